@@ -1,0 +1,18 @@
+import type { Db } from '../src/db/connect';
+import type { Config } from '../src/config';
+
+export interface ActivityDeps {
+  db: Db;
+  config: Config;
+}
+
+export const pingActivities = {
+  async echo(taskQueue: string): Promise<string> {
+    return `worker@${taskQueue}`;
+  },
+};
+
+/** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
+export function createActivities(_deps: ActivityDeps) {
+  return { ...pingActivities };
+}

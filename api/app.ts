@@ -1,0 +1,44 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { AppDeps, AppState } from './context';
+import { errorEnvelope } from './middleware/errors';
+import { requestId } from './middleware/request-id';
+import { requestLog } from './middleware/request-log';
+import { rateLimit } from './middleware/rate-limit';
+import { RouteRegistry } from './routes/registry';
+import { systemRoutes } from './routes/system';
+import { developerRoutes } from './routes/developers';
+
+/** Every route of the service, in one registry (the OpenAPI document is generated from it). */
+export function buildRoutes(): RouteRegistry {
+  const routes = new RouteRegistry();
+  systemRoutes(routes);
+  developerRoutes(routes);
+  return routes;
+}
+
+export function createApp(deps: AppDeps, opts: { extraRoutes?: (r: Router<AppState>) => void } = {}) {
+  const app = new Koa<AppState>({ proxy: false });
+  app.context.deps = deps;
+  // Errors are rendered by errorEnvelope; Koa's default handler would only print them again.
+  app.silent = true;
+
+  const registry = buildRoutes();
+  const router = new Router<AppState>();
+  registry.mount(router);
+  opts.extraRoutes?.(router);
+
+  app.use(requestId);
+  app.use(requestLog);
+  app.use(errorEnvelope);
+  app.use(rateLimit);
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: false,
+    }),
+  );
+  return { app, router, registry };
+}

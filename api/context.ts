@@ -1,0 +1,40 @@
+import type { ParameterizedContext } from 'koa';
+import type { Config } from '../src/config';
+import type { Db } from '../src/db/connect';
+import type { Developer, DeveloperSession } from '../src/db/schema';
+import type { Logger } from '../src/logger';
+import type { SigningKeys } from '../src/crypto/signing-keys';
+import type { TemporalHandle } from '../src/temporal/client';
+import type { RequestLogWriter } from '../src/console/request-logs';
+import type { ApiKeyPrincipal } from '../src/console/api-keys';
+import type { RateLimiters } from './middleware/rate-limit';
+
+/** Everything a request may need, built once per process and hung on the Koa context. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  temporal: TemporalHandle | null;
+  signingKeys: SigningKeys;
+  requestLogs: RequestLogWriter;
+  limiters: RateLimiters;
+  logger: Logger;
+}
+
+export interface AppState {
+  requestId: string;
+  startedAt: number;
+  apiKey?: ApiKeyPrincipal;
+  developer?: Developer;
+  session?: DeveloperSession;
+  supply?: boolean;
+  /** The id a registration token (X-Merchant-Token / X-Agent-Token) was verified for. */
+  registrationPrincipal?: string;
+}
+
+declare module 'koa' {
+  interface DefaultContext {
+    deps: AppDeps;
+  }
+}
+
+export type AppContext = ParameterizedContext<AppState>;

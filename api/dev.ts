@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { loadConfig, ConfigError } from '../src/config';
+import { createDb } from '../src/db/connect';
+import { migrateToLatest } from '../src/db/migrate';
+import { createLogger } from '../src/logger';
+import { loadSigningKeys } from '../src/crypto/signing-keys';
+import { connectTemporal } from '../src/temporal/client';
+import { startDevServer, type DevServer } from '../src/temporal/dev-server';
+import { ensureSearchAttributes } from '../src/temporal/search-attributes';
+import { PROJECT_ROOT } from '../src/temporal/cli';
+import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
+import { loadOrCreateDevSecrets } from '../src/dev/secrets';
+import { isPortFree } from '../src/net';
+import { createWorker } from '../worker/run';
+import { buildAppDeps, startApi } from './server';
+
+const DATA_DIR = path.join(PROJECT_ROOT, '.data');
+const EMBEDDED_PG_PORT = 54329;
+const TEMPORAL_PORT = 7233;
+const TEMPORAL_UI_PORT = 8233;
+
+/**
+ * `npm start`: the whole gateway on one machine. Whatever is not given by env is started here — an
+ * embedded Postgres, the Temporal CLI dev server with its Web UI — then migrations, the worker and
+ * the API. Ctrl-C stops everything this process started, in reverse order.
+ */
+async function main() {
+  const stops: Array<() => Promise<unknown>> = [];
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping ...');
+    for (const stop of stops.reverse()) await stop().catch((err) => console.error('shutdown step failed:', err));
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  try {
+    const secrets = await loadOrCreateDevSecrets(DATA_DIR);
+    const generated: string[] = [];
+    for (const [k, v] of Object.entries(secrets)) {
+      if (!process.env[k]) {
+        process.env[k] = v;
+        generated.push(k);
+      }
+    }
+    const env = loadConfig(); // validate early, before starting anything
+    const logger = createLogger(env.LOG_LEVEL);
+
+    let embedded: EmbeddedDb | undefined;
+    if (!env.DATABASE_URL) {
+      if (!(await isPortFree(EMBEDDED_PG_PORT))) throw new Error(`port ${EMBEDDED_PG_PORT} (embedded Postgres) is in use; set DATABASE_URL or free it`);
+      console.log('starting embedded Postgres under .data/pg ...');
+      embedded = await startEmbeddedPostgres({ dir: path.join(DATA_DIR, 'pg'), port: EMBEDDED_PG_PORT, database: 'gateway' });
+      stops.push(() => embedded!.stop());
+      process.env.DATABASE_URL = embedded.url;
+    }
+    let devServer: DevServer | undefined;
+    if (!env.TEMPORAL_ADDRESS) {
+      for (const p of [TEMPORAL_PORT, TEMPORAL_UI_PORT]) {
+        if (!(await isPortFree(p))) throw new Error(`port ${p} (Temporal dev server) is in use; set TEMPORAL_ADDRESS or free it`);
+      }
+      console.log('starting Temporal dev server (SQLite under .data/temporal.db) ...');
+      devServer = await startDevServer({
+        port: TEMPORAL_PORT,
+        uiPort: TEMPORAL_UI_PORT,
+        dbFile: path.join(DATA_DIR, 'temporal.db'),
+        namespace: env.TEMPORAL_NAMESPACE,
+        log: (m) => console.log(m),
+      });
+      stops.push(() => devServer!.stop());
+      process.env.TEMPORAL_ADDRESS = devServer.address;
+    }
+    const config = loadConfig();
+
+    const db = createDb(config.DATABASE_URL!);
+    stops.push(() => db.destroy());
+    await migrateToLatest(db);
+
+    const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
+    stops.push(() => temporal.connection.close());
+    await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
+
+    const { worker, connection } = await createWorker({
+      address: config.TEMPORAL_ADDRESS!,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      deps: { db, config },
+    });
+    const running = worker.run();
+    running.catch((err) => {
+      console.error('worker stopped:', err);
+      void shutdown(1);
+    });
+    stops.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => {});
+      await connection.close();
+    });
+
+    const signingKeys = await loadSigningKeys(config);
+    const api = await startApi(buildAppDeps({ config, db, temporal, signingKeys, logger }));
+    stops.push(() => api.close());
+
+    const ui = devServer?.uiUrl ?? '(external Temporal: open its own UI)';
+    console.log(
+      [
+        '',
+        'Commerce Intent-Matching Gateway is up',
+        `  API          ${config.publicBaseUrl}`,
+        `  OpenAPI      ${config.publicBaseUrl}/openapi.json`,
+        `  Health       ${config.publicBaseUrl}/healthz`,
+        `  Temporal UI  ${ui}`,
+        `  Temporal     ${config.TEMPORAL_ADDRESS} (namespace ${config.TEMPORAL_NAMESPACE}, task queue ${config.TEMPORAL_TASK_QUEUE})`,
+        `  Postgres     ${embedded ? 'embedded, .data/pg' : 'DATABASE_URL'}`,
+        `  Invite code  ${config.INVITE_CODES.join(', ') || '(none: set INVITE_CODES)'}`,
+        `  Supply key   ${config.SUPPLY_KEY ?? '(none: set SUPPLY_KEY)'}`,
+        generated.length ? `  Dev secrets  ${generated.join(', ')} from .data/dev-secrets.json` : '',
+        'Ctrl-C stops everything.',
+        '',
+      ]
+        .filter((l) => l !== '')
+        .join('\n'),
+    );
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : `start failed: ${(err as Error).message ?? err}`);
+    await shutdown(1);
+  }
+}
+
+void main();

@@ -1,0 +1,36 @@
+import { loadConfig, ConfigError } from '../src/config';
+import { createDb } from '../src/db/connect';
+import { migrateToLatest } from '../src/db/migrate';
+import { createLogger } from '../src/logger';
+import { loadSigningKeys } from '../src/crypto/signing-keys';
+import { connectTemporal } from '../src/temporal/client';
+import { buildAppDeps, startApi } from './server';
+
+/** `npm run api`: the HTTP API alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
+async function main() {
+  const config = loadConfig();
+  const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
+  if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run api\` (use \`npm start\` for embedded defaults)`));
+  const logger = createLogger(config.LOG_LEVEL, 'api');
+  const signingKeys = await loadSigningKeys(config);
+  if (signingKeys.ephemeral) logger.warn('MATCH_TOKEN_SIGNING_KEY unset: using a per-process key; tokens will not verify after a restart');
+  if (!config.SUPPLY_KEY) logger.warn('SUPPLY_KEY unset: supply-key operations will answer 401');
+  const db = createDb(config.DATABASE_URL!);
+  await migrateToLatest(db);
+  const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
+  const api = await startApi(buildAppDeps({ config, db, temporal, signingKeys, logger }));
+  logger.info({ url: api.url }, 'api listening');
+  const stop = async () => {
+    await api.close();
+    await temporal.connection.close();
+    await db.destroy();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,119 @@
+import type { Middleware } from 'koa';
+import { AppError } from '../../src/errors';
+import { constantTimeEqual } from '../../src/crypto/tokens';
+import { authenticateApiKey, hasScope } from '../../src/console/api-keys';
+import { authenticateSession } from '../../src/console/sessions';
+import type { ApiKeyScope } from '../../src/schemas/console';
+import type { AppContext, AppState } from '../context';
+
+/**
+ * One middleware per credential of spec part 5, composed per route. Each sets what it proved on
+ * `ctx.state`; a route lists the ones it needs (B, D, S, M, G) and the OpenAPI security that matches.
+ */
+
+export function bearerToken(ctx: AppContext): string | null {
+  const header = ctx.get('authorization');
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1] ?? null;
+}
+
+const invalidApiKey = () =>
+  new AppError(401, 'invalid_api_key', 'A valid API key is required: Authorization: Bearer <API_KEY>.');
+
+async function resolveApiKey(ctx: AppContext, scope?: ApiKeyScope): Promise<void> {
+  const token = bearerToken(ctx);
+  const principal = token ? await authenticateApiKey(ctx.deps.db, token) : null;
+  if (!principal) throw invalidApiKey();
+  if (scope && !hasScope(principal, scope)) {
+    // Authenticated (so the request is logged) but not allowed.
+    ctx.state.apiKey = principal;
+    throw new AppError(403, 'insufficient_scope', `This API key lacks the '${scope}' scope.`);
+  }
+  ctx.state.apiKey = principal;
+}
+
+/** B: an API key (never a developer token), optionally holding `scope`. */
+export function requireApiKey(scope?: ApiKeyScope): Middleware<AppState> {
+  return async (ctx, next) => {
+    await resolveApiKey(ctx as AppContext, scope);
+    await next();
+  };
+}
+
+/** D: a live developer console session (never an API key). */
+export const requireDeveloper: Middleware<AppState> = async (ctx, next) => {
+  const token = bearerToken(ctx as AppContext);
+  const found = token
+    ? await authenticateSession(ctx.deps.db, token, ctx.deps.config.DEVELOPER_SESSION_TTL_S)
+    : null;
+  if (!found) {
+    throw new AppError(401, 'invalid_developer_token', 'A valid developer session token is required: Authorization: Bearer <DEVELOPER_TOKEN>.');
+  }
+  ctx.state.developer = found.developer;
+  ctx.state.session = found.session;
+  await next();
+};
+
+function supplyKeyValid(ctx: AppContext): boolean {
+  const expected = ctx.deps.config.SUPPLY_KEY;
+  const given = ctx.get('x-supply-key');
+  return Boolean(expected && given && constantTimeEqual(given, expected));
+}
+
+const invalidSupplyKey = () => new AppError(401, 'invalid_supply_key', 'Invalid or missing X-Supply-Key.');
+
+/** S: the supply/admin key. */
+export const requireSupplyKey: Middleware<AppState> = async (ctx, next) => {
+  if (!supplyKeyValid(ctx as AppContext)) throw invalidSupplyKey();
+  ctx.state.supply = true;
+  await next();
+};
+
+/** S or B: report and billing operations accept either credential (spec 4.5). */
+export function requireSupplyKeyOrApiKey(scope: ApiKeyScope): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (ctx.get('x-supply-key')) {
+      if (!supplyKeyValid(ctx as AppContext)) throw invalidSupplyKey();
+      ctx.state.supply = true;
+    } else if (bearerToken(ctx as AppContext)) {
+      await resolveApiKey(ctx as AppContext, scope);
+    } else {
+      throw new AppError(401, 'unauthorized', 'Send X-Supply-Key or Authorization: Bearer <API_KEY>.');
+    }
+    await next();
+  };
+}
+
+/**
+ * Answers whether `token` is the registration token of the principal the request names
+ * (`unknown` when that principal does not exist, so the route can answer its own 404).
+ */
+export type RegistrationTokenVerifier = (
+  ctx: AppContext,
+  token: string,
+) => Promise<{ principalId: string; result: 'valid' | 'invalid' | 'unknown' }>;
+
+/**
+ * M and G: a registration token in `X-Merchant-Token` / `X-Agent-Token`. Missing → 401, wrong → 403
+ * (spec 5.4); the verifier compares against the token hash stored for the principal the request
+ * names, so merchant A's token never works for merchant B.
+ */
+export function requireRegistrationToken(opts: {
+  header: 'x-merchant-token' | 'x-agent-token';
+  verify: RegistrationTokenVerifier;
+  unknownPrincipal: () => AppError;
+}): Middleware<AppState> {
+  const missing =
+    opts.header === 'x-agent-token'
+      ? new AppError(401, 'agent_token_required', 'X-Agent-Token required.')
+      : new AppError(401, 'missing_registration_token', 'Missing registration token: send X-Merchant-Token.');
+  return async (ctx, next) => {
+    const token = ctx.get(opts.header).trim();
+    if (!token) throw missing;
+    const { principalId, result } = await opts.verify(ctx as AppContext, token);
+    if (result === 'unknown') throw opts.unknownPrincipal();
+    if (result === 'invalid') throw new AppError(403, 'invalid_registration_token', 'Invalid registration token.');
+    ctx.state.registrationPrincipal = principalId;
+    await next();
+  };
+}

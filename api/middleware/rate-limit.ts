@@ -1,0 +1,59 @@
+import type { Middleware } from 'koa';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { sha256Hex } from '../../src/crypto/tokens';
+import { API_KEY_PREFIX } from '../../src/console/api-keys';
+import { AppError } from '../../src/errors';
+import type { AppState } from '../context';
+
+export interface RateLimiters {
+  perKey: RateLimiterMemory;
+  perIp: RateLimiterMemory;
+}
+
+export function createRateLimiters(cfg: { RATE_LIMIT_PER_KEY: number; RATE_LIMIT_PER_IP: number; RATE_LIMIT_WINDOW_S: number }): RateLimiters {
+  return {
+    perKey: new RateLimiterMemory({ keyPrefix: 'key', points: cfg.RATE_LIMIT_PER_KEY, duration: cfg.RATE_LIMIT_WINDOW_S }),
+    perIp: new RateLimiterMemory({ keyPrefix: 'ip', points: cfg.RATE_LIMIT_PER_IP, duration: cfg.RATE_LIMIT_WINDOW_S }),
+  };
+}
+
+/** Paths that monitoring polls; never limited. */
+const EXEMPT = new Set(['/healthz']);
+
+function tooMany(res: RateLimiterRes): AppError {
+  const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  return new AppError(429, 'rate_limited', `Too many requests; retry after ${retryAfter} s.`, undefined, {
+    'Retry-After': String(retryAfter),
+  });
+}
+
+async function take(limiter: RateLimiterMemory, bucket: string, points = 1): Promise<void> {
+  try {
+    await limiter.consume(bucket, points);
+  } catch (res) {
+    if (res instanceof RateLimiterRes) throw tooMany(res);
+    throw res;
+  }
+}
+
+/**
+ * Requests that present an API key spend from that key's bucket (keyed by the key's hash, no DB
+ * lookup); everything else spends from the caller's IP bucket. A failed API-key authentication also
+ * costs the IP, and an IP that has spent its bucket that way cannot keep guessing keys.
+ */
+export const rateLimit: Middleware<AppState> = async (ctx, next) => {
+  if (EXEMPT.has(ctx.path)) return next();
+  const { perKey, perIp } = ctx.deps.limiters;
+  const auth = ctx.get('authorization');
+  const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+  if (token.startsWith(API_KEY_PREFIX)) {
+    const ipState = await perIp.get(ctx.ip);
+    if (ipState && ipState.remainingPoints <= 0) throw tooMany(ipState);
+    await take(perKey, sha256Hex(token).slice(0, 32));
+    await next();
+    if (ctx.status === 401) await perIp.penalty(ctx.ip, 1).catch(() => {});
+    return;
+  }
+  await take(perIp, ctx.ip);
+  await next();
+};

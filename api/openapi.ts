@@ -1,0 +1,95 @@
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { ErrorBody } from '../src/schemas/common';
+import type { AnyRouteSpec } from './routes/registry';
+import { LOCALES, translate, type Locale } from './openapi-locales';
+
+export const CONTRACT_VERSION = '0.1.0';
+
+const INFO_DESCRIPTION =
+  'HTTP gateway between shopper-side (demand) agents and merchant-side (supply) agents: recommendations, intents, proposals, match sessions and tokens, checkout authorization, registries, experience commerce, supply operations and the developer console.';
+
+function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
+  const registry = new OpenAPIRegistry();
+  registry.register('Error', ErrorBody);
+  registry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key issued in the developer console: Authorization: Bearer <API_KEY>.',
+  });
+  registry.registerComponent('securitySchemes', 'DeveloperToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Developer console session token returned by register and login.',
+  });
+  registry.registerComponent('securitySchemes', 'SupplyKey', { type: 'apiKey', in: 'header', name: 'X-Supply-Key', description: 'Supply/admin key.' });
+  registry.registerComponent('securitySchemes', 'MerchantToken', { type: 'apiKey', in: 'header', name: 'X-Merchant-Token', description: 'Registration token of a merchant agent.' });
+  registry.registerComponent('securitySchemes', 'AgentToken', { type: 'apiKey', in: 'header', name: 'X-Agent-Token', description: 'Registration token of a commerce agent.' });
+
+  for (const r of routes) {
+    const errors = [
+      ...(r.params || r.query || r.body ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const] : []),
+      ...r.auth.errors,
+      ...(r.errors ?? []),
+    ];
+    const errorResponses: Record<number, { description: string; content: Record<string, { schema: typeof ErrorBody }> }> = {};
+    for (const [status, code, description] of errors) {
+      const prior = errorResponses[status];
+      const line = `\`${code}\`: ${description}`;
+      errorResponses[status] = {
+        description: prior ? `${prior.description} ${line}` : line,
+        content: { 'application/json': { schema: ErrorBody } },
+      };
+    }
+    registry.registerPath({
+      method: r.method,
+      path: r.path,
+      tags: [r.tag],
+      summary: r.summary,
+      description: r.description,
+      deprecated: r.deprecated,
+      security: r.auth.security,
+      request: {
+        params: r.params,
+        query: r.query,
+        body: r.body
+          ? { required: Boolean(r.bodyRequired), content: { 'application/json': { schema: r.body } } }
+          : undefined,
+      },
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(r.responses).map(([status, res]) => [
+            status,
+            {
+              description: res.description,
+              ...(res.schema ? { content: { [res.contentType ?? 'application/json']: { schema: res.schema } } } : {}),
+            },
+          ]),
+        ),
+        ...errorResponses,
+      },
+    });
+  }
+  return registry;
+}
+
+/** The OpenAPI 3.0.3 document, in one locale; paths, methods and field names never change with it. */
+export function buildOpenApiDocument(routes: AnyRouteSpec[], opts: { locale: Locale; serverUrl: string }) {
+  const doc = new OpenApiGeneratorV3(buildRegistry(routes).definitions).generateDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'Commerce Intent-Matching Gateway',
+      version: CONTRACT_VERSION,
+      description: INFO_DESCRIPTION,
+    },
+    servers: [{ url: opts.serverUrl }],
+  });
+  return opts.locale === 'en' ? doc : translate(doc, opts.locale);
+}
+
+export function resolveLocale(requested: unknown): Locale {
+  if (typeof requested !== 'string') return 'en';
+  const exact = LOCALES.find((l) => l.toLowerCase() === requested.toLowerCase());
+  if (exact) return exact;
+  const base = requested.split(/[-_]/)[0]?.toLowerCase();
+  return LOCALES.find((l) => l.split('-')[0]!.toLowerCase() === base) ?? 'en';
+}

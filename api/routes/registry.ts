@@ -1,0 +1,159 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { z, type ZodType } from 'zod';
+import { AppError } from '../../src/errors';
+import type { ApiKeyScope } from '../../src/schemas/console';
+import type { AppContext, AppState } from '../context';
+import {
+  requireApiKey,
+  requireDeveloper,
+  requireSupplyKey,
+  requireSupplyKeyOrApiKey,
+} from '../middleware/auth';
+import { idempotency } from '../middleware/idempotency';
+
+/**
+ * One registry of routes: each definition mounts a Koa route (auth → idempotency → zod validation →
+ * handler) and describes the same route to the OpenAPI generator, so the published contract and the
+ * served API cannot drift apart.
+ */
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete' | 'put';
+export type ErrorRow = [status: number, code: string, description: string];
+
+export interface AuthSpec {
+  security: Array<Record<string, string[]>>;
+  middleware: Middleware<AppState>[];
+  errors: ErrorRow[];
+}
+
+const apiKeyErrors: ErrorRow[] = [
+  [401, 'invalid_api_key', 'Missing, invalid, revoked or deleted API key.'],
+  [403, 'insufficient_scope', 'The API key lacks the scope this operation needs.'],
+];
+
+export const auth = {
+  none: { security: [], middleware: [], errors: [] } as AuthSpec,
+  apiKey: (scope?: ApiKeyScope): AuthSpec => ({
+    security: [{ ApiKey: [] }],
+    middleware: [requireApiKey(scope)],
+    errors: apiKeyErrors,
+  }),
+  developer: {
+    security: [{ DeveloperToken: [] }],
+    middleware: [requireDeveloper],
+    errors: [[401, 'invalid_developer_token', 'Missing or invalid developer session token.']],
+  } as AuthSpec,
+  supply: {
+    security: [{ SupplyKey: [] }],
+    middleware: [requireSupplyKey],
+    errors: [[401, 'invalid_supply_key', 'Invalid or missing supply key.']],
+  } as AuthSpec,
+  supplyOrApiKey: (scope: ApiKeyScope): AuthSpec => ({
+    security: [{ SupplyKey: [] }, { ApiKey: [] }],
+    middleware: [requireSupplyKeyOrApiKey(scope)],
+    errors: [[401, 'unauthorized', 'Invalid or missing supply key or API key.'], apiKeyErrors[1]!],
+  }),
+  /** B plus a registration token (M or G), the token middleware supplied by the owning domain. */
+  apiKeyAnd: (scope: ApiKeyScope, scheme: 'MerchantToken' | 'AgentToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
+    security: [{ ApiKey: [], [scheme]: [] }],
+    middleware: [requireApiKey(scope), tokenMiddleware],
+    errors: [...apiKeyErrors, ...errors],
+  }),
+};
+
+export interface ResponseSpec {
+  description: string;
+  schema?: ZodType;
+  contentType?: string;
+}
+
+type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined> {
+  method: HttpMethod;
+  /** OpenAPI form: `/v1/developers/keys/{keyId}`. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  deprecated?: boolean;
+  auth: AuthSpec;
+  params?: P;
+  query?: Q;
+  body?: B;
+  bodyRequired?: boolean;
+  /** Error code for a request that fails validation (the spec's code for this operation). */
+  invalidCode?: string;
+  responses: Record<number, ResponseSpec>;
+  errors?: ErrorRow[];
+  /** Returns the JSON reply, or undefined when it wrote `ctx` itself (non-JSON documents). */
+  handler: (ctx: AppContext, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<Reply | undefined> | Reply | undefined;
+}
+
+export type AnyRouteSpec = RouteSpec<any, any, any>;
+
+export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
+
+function validationError(code: string, where: string, error: z.ZodError): AppError {
+  const fields = error.issues.map((i) => [where, ...i.path].filter((p) => p !== '').join('.'));
+  const first = error.issues[0];
+  const firstPath = [where, ...(first?.path ?? [])].filter((p) => p !== '').join('.');
+  return new AppError(400, code, `Invalid ${firstPath || where}: ${first?.message ?? 'invalid value'}`, {
+    fields: [...new Set(fields)],
+  });
+}
+
+function parse<T extends ZodType>(schema: T | undefined, value: unknown, where: string, code: string): unknown {
+  if (!schema) return undefined;
+  const res = schema.safeParse(value);
+  if (!res.success) throw validationError(code, where, res.error);
+  return res.data;
+}
+
+function hasBody(ctx: AppContext): boolean {
+  return Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+}
+
+export class RouteRegistry {
+  readonly routes: AnyRouteSpec[] = [];
+
+  add<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(spec: RouteSpec<P, Q, B>): this {
+    this.routes.push(spec as AnyRouteSpec);
+    return this;
+  }
+
+  mount(router: Router<AppState>): void {
+    for (const spec of this.routes) {
+      const code = spec.invalidCode ?? 'invalid_payload';
+      const run: Middleware<AppState> = async (c) => {
+        const ctx = c as AppContext;
+        const rawBody = (ctx.request as { body?: unknown }).body;
+        if (spec.body && hasBody(ctx) && !ctx.is('application/json', '+json')) {
+          throw new AppError(415, 'unsupported_media_type', 'Send the request body as application/json.');
+        }
+        if (spec.body && spec.bodyRequired && !hasBody(ctx)) {
+          throw new AppError(400, code, 'A JSON request body is required.', { fields: ['body'] });
+        }
+        const input = {
+          params: parse(spec.params, ctx.params, 'path', code),
+          query: parse(spec.query, ctx.query, 'query', code),
+          body: parse(spec.body, rawBody === undefined || !hasBody(ctx) ? {} : rawBody, '', code),
+        };
+        const reply = await spec.handler(ctx, input as never);
+        if (reply) {
+          ctx.status = reply.status ?? 200;
+          for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
+          ctx.body = reply.body;
+        }
+      };
+      router.register(koaPath(spec.path), [spec.method.toUpperCase()], [...spec.auth.middleware, idempotency, run]);
+    }
+  }
+}

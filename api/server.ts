@@ -1,0 +1,59 @@
+import type { Server } from 'node:http';
+import type { Config } from '../src/config';
+import type { Db } from '../src/db/connect';
+import type { Logger } from '../src/logger';
+import type { SigningKeys } from '../src/crypto/signing-keys';
+import type { TemporalHandle } from '../src/temporal/client';
+import { RequestLogWriter } from '../src/console/request-logs';
+import { createApp } from './app';
+import type { AppDeps } from './context';
+import { createRateLimiters } from './middleware/rate-limit';
+
+export interface RunningApi {
+  server: Server;
+  url: string;
+  deps: AppDeps;
+  /** Stops accepting requests, lets in-flight ones finish, then flushes buffered request logs. */
+  close(): Promise<void>;
+}
+
+export function buildAppDeps(parts: {
+  config: Config;
+  db: Db;
+  temporal: TemporalHandle | null;
+  signingKeys: SigningKeys;
+  logger: Logger;
+}): AppDeps {
+  return {
+    ...parts,
+    requestLogs: new RequestLogWriter(parts.db, {
+      flushMs: parts.config.REQUEST_LOG_FLUSH_MS,
+      onError: (err) => parts.logger.warn({ err }, 'request log flush failed; will retry'),
+    }),
+    limiters: createRateLimiters(parts.config),
+  };
+}
+
+export async function startApi(deps: AppDeps, opts: { port?: number; host?: string } = {}): Promise<RunningApi> {
+  const { app } = createApp(deps);
+  const server = app.listen(opts.port ?? deps.config.PORT, opts.host ?? '0.0.0.0');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : deps.config.PORT;
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await deps.requestLogs.close();
+    },
+  };
+}

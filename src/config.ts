@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * The service's environment contract (DESIGN §4). These names are public: operators and black-box
+ * tests drive the gateway with them, so renaming one is a breaking change.
+ */
+const csv = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+const keyEncryptionKey = z
+  .string()
+  .refine((s) => decodeKey(s)?.length === 32, {
+    message: 'must be 32 bytes, given as 64 hex characters or base64',
+  })
+  .transform((s) => decodeKey(s) as Buffer);
+
+function decodeKey(s: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(s)) return Buffer.from(s, 'hex');
+  const b = Buffer.from(s, 'base64');
+  return b.length === 32 ? b : null;
+}
+
+const pem = (kind: string) =>
+  z
+    .string()
+    .transform((s) => s.replace(/\\n/g, '\n'))
+    .refine((s) => s.includes('-----BEGIN') && s.includes('PRIVATE KEY-----'), {
+      message: `must be a PEM ${kind} private key`,
+    });
+
+export const envSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATABASE_URL: z.string().url().optional(),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('gateway'),
+  TEMPORAL_CLI: z.string().optional(),
+  SUPPLY_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  INVITE_CODES: csv.default([]),
+  KEY_ENCRYPTION_KEY: keyEncryptionKey.optional(),
+  MANDATE_SIGNING_KEY: pem('RSA').optional(),
+  MATCH_TOKEN_SIGNING_KEY: pem('Ed25519').optional(),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
+  DISPATCH_RETRY_SCHEDULE: csv
+    .transform((parts) => parts.map(Number))
+    .pipe(z.array(z.number().nonnegative()).min(1))
+    .default([0, 5, 300, 1800, 7200, 18000, 36000]),
+  MATCH_TOKEN_TTL_S: positiveInt.default(1800),
+  CHECKOUT_PLAN_TTL_S: positiveInt.default(900),
+  DEVELOPER_SESSION_TTL_S: positiveInt.default(7 * 24 * 3600),
+  RATE_LIMIT_PER_KEY: positiveInt.default(6000),
+  RATE_LIMIT_PER_IP: positiveInt.default(600),
+  RATE_LIMIT_WINDOW_S: positiveInt.default(60),
+  REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  publicBaseUrl: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`Invalid environment:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset" so that `FOO= npm start` behaves like leaving FOO out.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => k in envSchema.shape && v !== undefined && v !== ''),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  return {
+    ...e,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, ''),
+  };
+}

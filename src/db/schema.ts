@@ -1,0 +1,90 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T = Record<string, unknown>> = ColumnType<T, string | T | undefined, string | T>;
+
+export interface DevelopersTable {
+  developer_id: string;
+  display_name: string;
+  contact_email: string;
+  /** lower-cased e-mail: the unique key, so accounts are case-insensitive. */
+  email_normalized: string;
+  company: string | null;
+  website: string | null;
+  password_hash: string;
+  status: string;
+  invite_verified_at: NullableTimestamp;
+  metadata: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DeveloperSessionsTable {
+  session_id: string;
+  developer_id: string;
+  token_hash: string;
+  status: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+}
+
+export interface ApiKeysTable {
+  key_id: string;
+  developer_id: string;
+  key_prefix: string;
+  key_hash: string;
+  /** AES-256-GCM envelope of the full key; null for hash-only keys (cannot be revealed). */
+  key_ciphertext: string | null;
+  label: string | null;
+  scopes: Json<string[]>;
+  status: string;
+  last_used_at: NullableTimestamp;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export interface RequestLogsTable {
+  id: Generated<string>;
+  request_id: string;
+  key_id: string;
+  developer_id: string;
+  channel: string | null;
+  method: string;
+  path: string;
+  status_code: number;
+  duration_ms: number;
+  created_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  owner_id: string;
+  idem_key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  state: 'in_flight' | 'completed';
+  response_status: number | null;
+  response_body: Json<unknown> | null;
+  locked_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  developers: DevelopersTable;
+  developer_sessions: DeveloperSessionsTable;
+  api_keys: ApiKeysTable;
+  request_logs: RequestLogsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+export type Developer = Selectable<DevelopersTable>;
+export type NewDeveloper = Insertable<DevelopersTable>;
+export type DeveloperSession = Selectable<DeveloperSessionsTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+export type ApiKeyUpdate = Updateable<ApiKeysTable>;
+export type RequestLog = Selectable<RequestLogsTable>;
+export type NewRequestLog = Insertable<RequestLogsTable>;

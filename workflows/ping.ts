@@ -1,0 +1,15 @@
+import * as wf from '@temporalio/workflow';
+import type * as activities from '../activities/index';
+
+const { echo } = wf.proxyActivities<typeof activities.pingActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
+/**
+ * The smallest round trip through the worker: one workflow task and one activity. It proves a worker
+ * is polling the task queue and is the floor that the durable-flow benchmarks are measured against.
+ */
+export async function ping(message: string): Promise<{ message: string; answeredBy: string }> {
+  return { message, answeredBy: await echo(wf.workflowInfo().taskQueue) };
+}
