@@ -30,6 +30,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'Missing or invalid developer session token.': '开发者会话令牌缺失或无效。',
     'Invalid or missing supply key.': '供给密钥无效或缺失。',
     'Invalid or missing supply key or API key.': '供给密钥或 API 密钥无效或缺失。',
+    'Too many requests; retry after the Retry-After header (seconds).': '请求过多；请在 Retry-After 头（秒）之后重试。',
     // service
     'Liveness of the gateway and its dependencies': '网关及其依赖的存活状态',
     '200 when Postgres and Temporal both answer, 503 otherwise.': 'Postgres 与 Temporal 均可响应时返回 200，否则返回 503。',

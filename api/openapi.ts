@@ -10,7 +10,6 @@ const INFO_DESCRIPTION =
 
 function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
-  registry.register('Error', ErrorBody);
   registry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'http',
     scheme: 'bearer',
@@ -30,6 +29,7 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
       ...(r.params || r.query || r.body ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const] : []),
       ...r.auth.errors,
       ...(r.errors ?? []),
+      ...(r.path === '/healthz' ? [] : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
     ];
     const errorResponses: Record<number, { description: string; content: Record<string, { schema: typeof ErrorBody }> }> = {};
     for (const [status, code, description] of errors) {

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 async function waitForStatus(url: string, status: number, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
-  let last: Awaited<ReturnType<typeof call>> | undefined;
+  let last: Awaited<ReturnType<typeof call<any>>> | undefined;
   while (Date.now() < deadline) {
     last = await call(url, 'GET', '/healthz');
     if (last.status === status) return last;

@@ -169,6 +169,7 @@ export function developerRoutes(r: RouteRegistry): void {
     summary: 'Rename an API key',
     auth: auth.developer,
     params: S.KeyIdParams,
+    notFoundCode: 'api_key_not_found',
     body: S.KeyRenameBody,
     bodyRequired: true,
     responses: { 200: { description: 'Key renamed.', schema: S.KeyResponse } },
@@ -188,6 +189,7 @@ export function developerRoutes(r: RouteRegistry): void {
     deprecated: true,
     auth: auth.developer,
     params: S.KeyIdParams,
+    notFoundCode: 'api_key_not_found',
     responses: { 200: { description: 'Key revoked.', schema: S.KeyResponse } },
     errors: [keyNotFound],
     handler: async (ctx, { params }) => {
@@ -204,6 +206,7 @@ export function developerRoutes(r: RouteRegistry): void {
     description: 'The key stops authenticating immediately; the record is retained for audit and request-log joins.',
     auth: auth.developer,
     params: S.KeyIdParams,
+    notFoundCode: 'api_key_not_found',
     responses: { 200: { description: 'Key deleted.', schema: S.KeyResponse } },
     errors: [keyNotFound],
     handler: async (ctx, { params }) => {
@@ -220,6 +223,7 @@ export function developerRoutes(r: RouteRegistry): void {
     description: 'Decrypts the stored copy. Changes no state.',
     auth: auth.developer,
     params: S.KeyIdParams,
+    notFoundCode: 'api_key_not_found',
     responses: { 200: { description: 'The full key.', schema: S.KeyRevealResponse } },
     errors: [keyNotFound, [410, 'key_not_revealable', 'Full key unavailable for older hash-only keys.']],
     handler: async (ctx, { params }) => {

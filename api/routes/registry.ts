@@ -91,6 +91,8 @@ export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends 
   bodyRequired?: boolean;
   /** Error code for a request that fails validation (the spec's code for this operation). */
   invalidCode?: string;
+  /** A path parameter that cannot name anything is a 404 with this code (default `not_found`). */
+  notFoundCode?: string;
   responses: Record<number, ResponseSpec>;
   errors?: ErrorRow[];
   /** Returns the JSON reply, or undefined when it wrote `ctx` itself (non-JSON documents). */
@@ -140,6 +142,9 @@ export class RouteRegistry {
         }
         if (spec.body && spec.bodyRequired && !hasBody(ctx)) {
           throw new AppError(400, code, 'A JSON request body is required.', { fields: ['body'] });
+        }
+        if (spec.params && !spec.params.safeParse(ctx.params).success) {
+          throw new AppError(404, spec.notFoundCode ?? 'not_found', 'Not found.');
         }
         const input = {
           params: parse(spec.params, ctx.params, 'path', code),

@@ -119,7 +119,6 @@ export function systemRoutes(r: RouteRegistry): void {
     summary: 'Skill document for agents',
     auth: auth.none,
     params: z.object({ skillName: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/) }),
-    invalidCode: 'not_found',
     responses: { 200: { description: 'The skill document (Markdown).', schema: z.string(), contentType: 'text/markdown' } },
     errors: [[404, 'not_found', 'No such skill.']],
     handler: (ctx, { params }) => serveDocument(ctx, `skills/${params.skillName}/SKILL.md`, 'text/markdown; charset=utf-8'),

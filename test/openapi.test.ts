@@ -1,0 +1,134 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compactVerify, importJWK } from 'jose';
+import { CompactSign } from 'jose';
+import { koaPath } from '../api/routes/registry';
+import { translations } from '../api/openapi-locales';
+import { call } from './helpers/http';
+import { startTestApi, type TestApi } from './helpers/stack';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ withTemporal: false });
+});
+afterAll(() => api.close());
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+function documentedRoutes(doc: any): string[] {
+  return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, ops]) => Object.keys(ops).filter((m) => HTTP_METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${koaPath(path)}`))
+    .sort();
+}
+
+/** What the Koa router really serves, read from its layers (not from the registry). */
+function servedRoutes(): string[] {
+  return api.router.stack
+    .flatMap((layer: any) => (layer.methods as string[]).filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`))
+    .sort();
+}
+
+describe('/openapi.json', () => {
+  it('is a valid OpenAPI 3.0.3 document, contract version 0.1.0', async () => {
+    const res = await call(api.url, 'GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.0.3');
+    expect(res.body.info.version).toBe('0.1.0');
+    await SwaggerParser.validate(structuredClone(res.body));
+  });
+
+  it('lists exactly the routes the router serves', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    expect(documentedRoutes(doc)).toEqual(servedRoutes());
+  });
+
+  it('marks the revoke operation deprecated and describes every credential', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    expect(doc.paths['/v1/developers/keys/{keyId}/revoke'].post.deprecated).toBe(true);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['AgentToken', 'ApiKey', 'DeveloperToken', 'MerchantToken', 'SupplyKey']);
+    expect(doc.components.securitySchemes.SupplyKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Supply-Key' });
+    expect(doc.paths['/v1/developers/keys'].post.security).toEqual([{ DeveloperToken: [] }]);
+    expect(doc.paths['/v1/whoami'].get.security).toEqual([{ ApiKey: [] }]);
+    expect(doc.paths['/v1/developers/keys/{keyId}/reveal'].post.responses['410']).toBeDefined();
+    expect(doc.paths['/v1/developers/register'].post.requestBody.content['application/json'].schema).toBeDefined();
+  });
+
+  it('zh-CN: the same paths, methods and field names, with translated descriptions', async () => {
+    const en = (await call(api.url, 'GET', '/openapi.json')).body;
+    const zhRes = await call(api.url, 'GET', '/openapi.json?locale=zh-CN');
+    const zh = zhRes.body;
+    expect(zhRes.headers.get('content-language')).toBe('zh-CN');
+    await SwaggerParser.validate(structuredClone(zh));
+    expect(documentedRoutes(zh)).toEqual(documentedRoutes(en));
+    expect(Object.keys(zh.components.schemas)).toEqual(Object.keys(en.components.schemas));
+    for (const [name, schema] of Object.entries<any>(en.components.schemas)) {
+      expect(Object.keys(zh.components.schemas[name].properties ?? {}), name).toEqual(Object.keys(schema.properties ?? {}));
+    }
+    expect(zh.paths['/v1/developers/register'].post.summary).toBe('注册开发者账号');
+    expect(zh.info.description).not.toBe(en.info.description);
+    // Every operation summary has a translation, so later routes cannot ship English-only.
+    for (const ops of Object.values<any>(en.paths)) {
+      for (const op of Object.values<any>(ops)) {
+        expect(translations['zh-CN'][op.summary], op.summary).toBeDefined();
+      }
+    }
+    // Unknown locales fall back to English; `zh` resolves to zh-CN.
+    expect((await call(api.url, 'GET', '/openapi.json?locale=xx')).body.info.description).toBe(en.info.description);
+    expect((await call(api.url, 'GET', '/openapi.json?locale=zh')).headers.get('content-language')).toBe('zh-CN');
+  });
+});
+
+describe('static documents (spec 4.8)', () => {
+  it('agent card: a valid A2A card with skills and bearer security', async () => {
+    const res = await call(api.url, 'GET', '/.well-known/agent-card.json');
+    expect(res.status).toBe(200);
+    const card = res.body;
+    for (const field of ['protocolVersion', 'name', 'description', 'url', 'version', 'capabilities', 'defaultInputModes', 'defaultOutputModes', 'skills']) {
+      expect(card[field], field).toBeDefined();
+    }
+    expect(card.url.startsWith(api.config.publicBaseUrl)).toBe(true);
+    expect(card.skills.map((s: any) => s.id)).toContain('run_commerce_runtime');
+    for (const s of card.skills) expect(s).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
+    expect(card.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('jwks: the match-token public key verifies what the private key signs', async () => {
+    const res = await call(api.url, 'GET', '/.well-known/jwks.json');
+    expect(res.status).toBe(200);
+    const [jwk] = res.body.keys;
+    expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String) });
+    expect(jwk.d).toBeUndefined();
+    const signing = api.deps.signingKeys.matchToken;
+    const jws = await new CompactSign(new TextEncoder().encode('{"t":1}')).setProtectedHeader({ alg: 'EdDSA', kid: signing.kid }).sign(signing.privateKey);
+    const { payload } = await compactVerify(jws, await importJWK(jwk, 'EdDSA'));
+    expect(new TextDecoder().decode(payload)).toBe('{"t":1}');
+  });
+
+  it('jwks: the mandate RSA key is published only when configured', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const withMandate = await startTestApi({ withTemporal: false, env: { MANDATE_SIGNING_KEY: pem } });
+    try {
+      const keys = (await call(withMandate.url, 'GET', '/.well-known/jwks.json')).body.keys;
+      expect(keys.map((k: any) => k.alg).sort()).toEqual(['EdDSA', 'RS256']);
+      expect(keys.every((k: any) => k.d === undefined && k.p === undefined)).toBe(true);
+    } finally {
+      await withMandate.close();
+    }
+  });
+
+  it('skill document and protocol note are served as Markdown; unknown skill or traversal → 404', async () => {
+    const skill = await call(api.url, 'GET', '/skills/commerce-intent-matching/SKILL.md');
+    expect(skill.status).toBe(200);
+    expect(skill.headers.get('content-type')).toContain('text/markdown');
+    expect(skill.text).toContain('name: commerce-intent-matching');
+    const note = await call(api.url, 'GET', '/docs/INTENT_MATCHING_PROTOCOL.md');
+    expect(note.status).toBe(200);
+    expect(note.text).toContain('Intent-matching protocol v0.2');
+    for (const path of ['/skills/nope/SKILL.md', '/skills/..%2F..%2Fpackage.json/SKILL.md', '/skills/../package.json']) {
+      const res = await call(api.url, 'GET', path);
+      expect(res.status, path).toBe(404);
+      expect(res.body.error).toBe('not_found');
+    }
+  });
+});
