@@ -1,8 +1,9 @@
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_NAMES } from './names';
 
-const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+// Default import: Node's ESM loader cannot see this CommonJS package's named exports.
+const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 
 export async function listCustomSearchAttributes(connection: Connection, namespace: string): Promise<Record<string, number>> {
   const res = await connection.operatorService.listSearchAttributes({ namespace });

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sql } from 'kysely';
+import { ConfigError, loadConfig } from '../src/config';
+import { decryptSecret, encryptSecret } from '../src/crypto/key-encryption';
+import { hashPassword, verifyPassword } from '../src/crypto/passwords';
+import { requestHash } from '../src/idempotency/store';
+import { createDb, type Db } from '../src/db/connect';
+import { RequestLogWriter } from '../src/console/request-logs';
+import { freePort } from '../src/net';
+import net from 'node:net';
+
+describe('config', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      PORT: 8080,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'gateway',
+      INVITE_CODES: [],
+      ALLOW_PRIVATE_ENDPOINTS: false,
+      DISPATCH_RETRY_SCHEDULE: [0, 5, 300, 1800, 7200, 18000, 36000],
+      MATCH_TOKEN_TTL_S: 1800,
+      CHECKOUT_PLAN_TTL_S: 900,
+      publicBaseUrl: 'http://127.0.0.1:8080',
+    });
+  });
+
+  it('parses lists, flags and keys', () => {
+    const c = loadConfig({
+      INVITE_CODES: ' a, b ,,c ',
+      ALLOW_PRIVATE_ENDPOINTS: 'true',
+      DISPATCH_RETRY_SCHEDULE: '0,1,2',
+      KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      PUBLIC_BASE_URL: 'https://gw.example.com/',
+    });
+    expect(c.INVITE_CODES).toEqual(['a', 'b', 'c']);
+    expect(c.ALLOW_PRIVATE_ENDPOINTS).toBe(true);
+    expect(c.DISPATCH_RETRY_SCHEDULE).toEqual([0, 1, 2]);
+    expect(c.KEY_ENCRYPTION_KEY).toEqual(Buffer.alloc(32, 7));
+    expect(c.publicBaseUrl).toBe('https://gw.example.com');
+  });
+
+  it('rejects bad values with a message naming each variable', () => {
+    let err: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', KEY_ENCRYPTION_KEY: 'short', DISPATCH_RETRY_SCHEDULE: '1,x', TEMPORAL_ADDRESS: 'no-port', ALLOW_PRIVATE_ENDPOINTS: 'maybe' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const message = (err as Error).message;
+    for (const name of ['PORT', 'KEY_ENCRYPTION_KEY', 'DISPATCH_RETRY_SCHEDULE', 'TEMPORAL_ADDRESS', 'ALLOW_PRIVATE_ENDPOINTS']) {
+      expect(message).toContain(name);
+    }
+    expect(message).toContain('64 hex characters');
+  });
+
+  it('treats empty strings as unset', () => {
+    const c = loadConfig({ PORT: '', SUPPLY_KEY: '' });
+    expect(c.PORT).toBe(8080);
+    expect(c.SUPPLY_KEY).toBeUndefined();
+  });
+});
+
+describe('crypto', () => {
+  it('AES-256-GCM envelopes round-trip and are bound to their key id', () => {
+    const key = Buffer.alloc(32, 1);
+    const env = encryptSecret(key, 'cig_sk_secret', 'key_1');
+    expect(env).not.toContain('cig_sk_secret');
+    expect(decryptSecret(key, env, 'key_1')).toBe('cig_sk_secret');
+    expect(() => decryptSecret(key, env, 'key_2')).toThrow();
+    expect(() => decryptSecret(Buffer.alloc(32, 2), env, 'key_1')).toThrow();
+    const [v, iv, tag, ct] = env.split('.');
+    const flipped = Buffer.from(ct!, 'base64url');
+    flipped[0]! ^= 1;
+    expect(() => decryptSecret(key, [v, iv, tag, flipped.toString('base64url')].join('.'), 'key_1')).toThrow();
+  });
+
+  it('scrypt password hashes are salted and verify only the right password', async () => {
+    const a = await hashPassword('correct horse');
+    const b = await hashPassword('correct horse');
+    expect(a).not.toBe(b);
+    expect(await verifyPassword('correct horse', a)).toBe(true);
+    expect(await verifyPassword('correct horsf', a)).toBe(false);
+    expect(await verifyPassword('correct horse', 'garbage')).toBe(false);
+  });
+
+  it('idempotency request hashes ignore key order and spacing but not values, method or path', () => {
+    const h = (method: string, path: string, body: unknown) => requestHash({ method, path, body });
+    expect(h('POST', '/a', { x: 1, y: [1, 2] })).toBe(h('POST', '/a', { y: [1, 2], x: 1 }));
+    expect(h('POST', '/a', { x: 1 })).not.toBe(h('POST', '/a', { x: 2 }));
+    expect(h('POST', '/a', { x: 1 })).not.toBe(h('POST', '/b', { x: 1 }));
+    expect(h('POST', '/a', { y: [1, 2] })).not.toBe(h('POST', '/a', { y: [2, 1] }));
+  });
+});
+
+describe('buffered request logs', () => {
+  let db: Db;
+  beforeAll(() => {
+    db = createDb(inject('databaseUrl'));
+  });
+  afterAll(() => db.destroy());
+
+  const entry = (i: number, developer: string) => ({
+    request_id: `req_unit_${developer}_${i}`,
+    key_id: `key_${developer}`,
+    developer_id: developer,
+    channel: null,
+    method: 'GET',
+    path: '/v1/whoami',
+    status_code: 200,
+    duration_ms: 1,
+    created_at: new Date(Date.now() + i),
+  });
+  const count = async (developer: string) =>
+    (await db.selectFrom('request_logs').select(sql<number>`count(*)::int`.as('n')).where('developer_id', '=', developer).executeTakeFirstOrThrow()).n;
+
+  it('writes nothing on the request path, everything on close', async () => {
+    const writer = new RequestLogWriter(db, { flushMs: 60_000 });
+    for (let i = 0; i < 1234; i++) writer.push(entry(i, 'dev_unit_close'));
+    // Batches of 500 are written as they fill; the rest waits for the timer or close().
+    await new Promise((r) => setTimeout(r, 100));
+    expect(writer.pending).toBe(234);
+    await writer.close();
+    expect(writer.pending).toBe(0);
+    expect(await count('dev_unit_close')).toBe(1234);
+  });
+
+  it('keeps entries while Postgres is unreachable and writes them once it answers again', async () => {
+    // The writer talks to Postgres through a loopback port that first refuses, then forwards.
+    const target = new URL(inject('databaseUrl'));
+    const port = await freePort();
+    const viaProxy = Object.assign(new URL(target.toString()), { port: String(port) }).toString();
+    const flaky = createDb(viaProxy, { max: 1 });
+    const errors: unknown[] = [];
+    const writer = new RequestLogWriter(flaky, { flushMs: 10, onError: (e) => errors.push(e) });
+    writer.push(entry(1, 'dev_unit_retry'));
+    writer.push(entry(2, 'dev_unit_retry'));
+    await writer.flush();
+    expect(errors.length).toBe(1);
+    expect(writer.pending).toBe(2);
+
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(port, '127.0.0.1', () => r()));
+    try {
+      // The writer retries on its own timer; nothing was dropped.
+      for (let i = 0; i < 50 && (await count('dev_unit_retry')) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await count('dev_unit_retry')).toBe(2);
+      expect(writer.pending).toBe(0);
+    } finally {
+      await writer.close();
+      await flaky.destroy();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+});
