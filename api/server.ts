@@ -5,6 +5,7 @@ import type { Logger } from '../src/logger';
 import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
 import { RequestLogWriter } from '../src/console/request-logs';
+import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
 import { createApp } from './app';
 import type { AppDeps } from './context';
 import { createRateLimiters } from './middleware/rate-limit';
@@ -42,6 +43,11 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // Idempotency records are only replayed for 24 h; drop older ones hourly so the table stays small.
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys(deps.db).catch((err) => deps.logger.warn({ err }, 'idempotency purge failed'));
+  }, 3600_000);
+  purge.unref();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : deps.config.PORT;
   return {
@@ -49,6 +55,7 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     url: `http://127.0.0.1:${port}`,
     deps,
     close: async () => {
+      clearInterval(purge);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

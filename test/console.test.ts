@@ -274,6 +274,27 @@ describe('console error rows (spec 4.7 / 7)', () => {
   });
 });
 
+describe('developer sessions', () => {
+  it('slide on use and stop working once expired', async () => {
+    const dev = await onboard(base);
+    const before = await api.db.selectFrom('developer_sessions').selectAll().where('developer_id', '=', dev.developerId).executeTakeFirstOrThrow();
+    await api.db.updateTable('developer_sessions').set({ expires_at: new Date(Date.now() + 60_000) }).where('session_id', '=', before.session_id).execute();
+    const me = await call(base, 'GET', '/v1/developers/me', { token: dev.developerToken });
+    expect(me.status).toBe(200);
+    const slid = new Date(me.body.session.expires_at).getTime();
+    expect(slid).toBeGreaterThan(Date.now() + api.config.DEVELOPER_SESSION_TTL_S * 1000 - 60_000);
+
+    await api.db.updateTable('developer_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('session_id', '=', before.session_id).execute();
+    const expired = await call(base, 'GET', '/v1/developers/me', { token: dev.developerToken });
+    expect(expired.status).toBe(401);
+    expect(expired.body.error).toBe('invalid_developer_token');
+    // Logging in again opens a new session; the API key was never tied to the session.
+    const login = await call(base, 'POST', '/v1/developers/login', { body: { contact_email: dev.email, password } });
+    expect(login.status).toBe(200);
+    expect((await call(base, 'GET', '/v1/whoami', { token: dev.apiKey })).status).toBe(200);
+  });
+});
+
 describe('secrets at rest', () => {
   it('no row holds a plaintext password, developer token or API key', async () => {
     const dev = await onboard(base);

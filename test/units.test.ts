@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../src/config';
 import { decryptSecret, encryptSecret } from '../src/crypto/key-encryption';
 import { hashPassword, verifyPassword } from '../src/crypto/passwords';
-import { requestHash } from '../src/idempotency/store';
+import { purgeExpiredIdempotencyKeys, requestHash } from '../src/idempotency/store';
 import { createDb, type Db } from '../src/db/connect';
 import { RequestLogWriter } from '../src/console/request-logs';
 import { freePort } from '../src/net';
@@ -156,6 +156,25 @@ describe('buffered request logs', () => {
       await writer.close();
       await flaky.destroy();
       await new Promise((r) => proxy.close(r));
+    }
+  });
+});
+
+describe('idempotency retention', () => {
+  it('purges records older than 24 h and keeps newer ones', async () => {
+    const db = createDb(inject('databaseUrl'));
+    try {
+      const row = (key: string, age: string) => ({
+        owner_id: 'dev_unit_purge', idem_key: key, method: 'POST', path: '/x', request_hash: 'h',
+        state: 'completed' as const, response_status: 200, response_body: '{}',
+        locked_at: sql<Date>`now()`, created_at: sql<Date>`now() - ${age}::interval`,
+      });
+      await db.insertInto('idempotency_keys').values([row('old', '25 hours'), row('new', '1 hour')]).execute();
+      expect(await purgeExpiredIdempotencyKeys(db)).toBeGreaterThanOrEqual(1);
+      const left = await db.selectFrom('idempotency_keys').select('idem_key').where('owner_id', '=', 'dev_unit_purge').execute();
+      expect(left.map((r) => r.idem_key)).toEqual(['new']);
+    } finally {
+      await db.destroy();
     }
   });
 });
