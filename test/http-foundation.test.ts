@@ -280,47 +280,48 @@ describe('Idempotency-Key', () => {
   });
 });
 
+/** A second app with its own (low) limits, closed after `fn`. */
+async function withLimits(env: Record<string, string>, fn: (url: string) => Promise<void>) {
+  const limited = await startTestApi({ withTemporal: false, env: { RATE_LIMIT_WINDOW_S: '30', ...env } });
+  try {
+    await fn(limited.url);
+  } finally {
+    await limited.close();
+  }
+}
+
 describe('rate limiting', () => {
   it('per key: 429 rate_limited with Retry-After once the key’s bucket is spent; other keys unaffected', async () => {
-    const limited = await startTestApi({ withTemporal: false, env: { RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_PER_IP: '1000', RATE_LIMIT_WINDOW_S: '30' } });
-    try {
-      const a = await onboard(limited.url);
-      const b = await onboard(limited.url);
+    await withLimits({ RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_PER_IP: '1000' }, async (url) => {
+      const a = await onboard(url);
+      const b = await onboard(url);
       const statuses: number[] = [];
-      for (let i = 0; i < 7; i++) statuses.push((await call(limited.url, 'GET', '/v1/whoami', { token: a.apiKey })).status);
+      for (let i = 0; i < 7; i++) statuses.push((await call(url, 'GET', '/v1/whoami', { token: a.apiKey })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
-      const res = await call(limited.url, 'GET', '/v1/whoami', { token: a.apiKey });
+      const res = await call(url, 'GET', '/v1/whoami', { token: a.apiKey });
       expect(res.body.error).toBe('rate_limited');
       const retryAfter = Number(res.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(30);
-      expect((await call(limited.url, 'GET', '/v1/whoami', { token: b.apiKey })).status).toBe(200);
-    } finally {
-      await limited.close();
-    }
+      expect((await call(url, 'GET', '/v1/whoami', { token: b.apiKey })).status).toBe(200);
+    });
   });
 
   it('per IP: unauthenticated callers share their IP’s bucket; /healthz is exempt', async () => {
-    const limited = await startTestApi({ withTemporal: false, env: { RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '3', RATE_LIMIT_WINDOW_S: '30' } });
-    try {
+    await withLimits({ RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '3' }, async (url) => {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await call(limited.url, 'POST', '/v1/developers/login', { body: { contact_email: 'x@example.com', password: 'whatever1' } })).status);
+      for (let i = 0; i < 5; i++) statuses.push((await call(url, 'POST', '/v1/developers/login', { body: { contact_email: 'x@example.com', password: 'whatever1' } })).status);
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
-      const health = await call(limited.url, 'GET', '/healthz');
+      const health = await call(url, 'GET', '/healthz');
       expect(health.status).not.toBe(429);
-    } finally {
-      await limited.close();
-    }
+    });
   });
 
   it('failed API-key guesses spend the IP bucket, then further guesses are refused', async () => {
-    const limited = await startTestApi({ withTemporal: false, env: { RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '3', RATE_LIMIT_WINDOW_S: '30' } });
-    try {
+    await withLimits({ RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '3' }, async (url) => {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await call(limited.url, 'GET', '/v1/whoami', { token: `cig_sk_guess${i}` })).status);
+      for (let i = 0; i < 5; i++) statuses.push((await call(url, 'GET', '/v1/whoami', { token: `cig_sk_guess${i}` })).status);
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
-    } finally {
-      await limited.close();
-    }
+    });
   });
 });

@@ -10,6 +10,7 @@ import {
 } from '../../src/console/api-keys';
 import { listRequestLogs } from '../../src/console/request-logs';
 import { apiKeyView, developerView, sessionView } from '../../src/console/views';
+import type { Developer, DeveloperSession } from '../../src/db/schema';
 import type { AppContext } from '../context';
 import { auth, type RouteRegistry } from './registry';
 
@@ -32,6 +33,21 @@ function me(ctx: AppContext) {
 
 const keyNotFound: [number, string, string] = [404, 'api_key_not_found', 'API key not found.'];
 
+/** The register and login answer: the account, its new console session and the token for it. */
+function sessionOpened(
+  status: string,
+  r: { developer: Developer; token: string; session: DeveloperSession; warning?: string },
+) {
+  return {
+    status,
+    developer: developerView(r.developer),
+    developer_token: r.token,
+    session: sessionView(r.session),
+    invite_verified: r.developer.invite_verified_at !== null,
+    ...(r.warning ? { warning: r.warning } : {}),
+  };
+}
+
 export function developerRoutes(r: RouteRegistry): void {
   r.add({
     method: 'post',
@@ -44,20 +60,10 @@ export function developerRoutes(r: RouteRegistry): void {
     bodyRequired: true,
     responses: { 201: { description: 'Account created.', schema: S.DeveloperAuthResponse } },
     errors: [[409, 'account_exists', 'A developer account already exists for this email.']],
-    handler: async (ctx, { body }) => {
-      const { developer, token, session, warning } = await registerDeveloper(consoleDeps(ctx), body);
-      return {
-        status: 201,
-        body: {
-          status: 'registered',
-          developer: developerView(developer),
-          developer_token: token,
-          session: sessionView(session),
-          invite_verified: developer.invite_verified_at !== null,
-          ...(warning ? { warning } : {}),
-        },
-      };
-    },
+    handler: async (ctx, { body }) => ({
+      status: 201,
+      body: sessionOpened('registered', await registerDeveloper(consoleDeps(ctx), body)),
+    }),
   });
 
   r.add({
@@ -70,18 +76,9 @@ export function developerRoutes(r: RouteRegistry): void {
     bodyRequired: true,
     responses: { 200: { description: 'Logged in; a new console session.', schema: S.DeveloperAuthResponse } },
     errors: [[401, 'invalid_credentials', 'Invalid email or password.']],
-    handler: async (ctx, { body }) => {
-      const { developer, token, session } = await loginDeveloper(consoleDeps(ctx), body.contact_email, body.password);
-      return {
-        body: {
-          status: 'logged_in',
-          developer: developerView(developer),
-          developer_token: token,
-          session: sessionView(session),
-          invite_verified: developer.invite_verified_at !== null,
-        },
-      };
-    },
+    handler: async (ctx, { body }) => ({
+      body: sessionOpened('logged_in', await loginDeveloper(consoleDeps(ctx), body.contact_email, body.password)),
+    }),
   });
 
   r.add({
