@@ -7,6 +7,7 @@ import { ensureSearchAttributes, listCustomSearchAttributes } from '../src/tempo
 import { SEARCH_ATTRIBUTE_NAMES, workflowIds } from '../src/temporal/names';
 import { createDb, type Db } from '../src/db/connect';
 import { createWorker, workflowBundle } from '../worker/run';
+import { findTemporalCli } from '../src/temporal/cli';
 import { ping } from '../workflows/index';
 import { testConfig } from './helpers/stack';
 
@@ -51,6 +52,39 @@ describe('Temporal server and worker', () => {
       expect(result).toEqual({ message: 'hello', answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}` });
     } finally {
       await connection.close();
+    }
+  });
+
+  it('a flow started while no worker polls waits durably and completes once a worker comes up', async () => {
+    const config = testConfig();
+    const handle = await temporal.client.workflow.start(ping, {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowId: workflowIds.ping(`late-${Date.now()}`),
+      args: ['queued'],
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    const { worker, connection } = await createWorker({
+      address: config.TEMPORAL_ADDRESS!,
+      namespace: 'default',
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      deps: { db, config },
+    });
+    try {
+      expect(await worker.runUntil(handle.result())).toEqual({ message: 'queued', answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}` });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('a TEMPORAL_CLI that is not an executable is reported as such', async () => {
+    const saved = process.env.TEMPORAL_CLI;
+    process.env.TEMPORAL_CLI = '/nonexistent/temporal';
+    try {
+      await expect(findTemporalCli({ install: true })).rejects.toThrow('TEMPORAL_CLI=/nonexistent/temporal is not an executable file');
+    } finally {
+      if (saved === undefined) delete process.env.TEMPORAL_CLI;
+      else process.env.TEMPORAL_CLI = saved;
     }
   });
 

@@ -50,6 +50,8 @@ async function serveDocument(ctx: AppContext, relativePath: string, type: string
 }
 
 export function systemRoutes(r: RouteRegistry): void {
+  // The routes are fixed once mounted, so each locale's document is built once per process.
+  const documents = new Map<string, unknown>();
   r.add({
     method: 'get',
     path: '/healthz',
@@ -85,7 +87,12 @@ export function systemRoutes(r: RouteRegistry): void {
     handler: (ctx) => {
       const locale = resolveLocale(ctx.query.locale);
       ctx.set('Content-Language', locale);
-      return { body: buildOpenApiDocument(r.routes, { locale, serverUrl: ctx.deps.config.publicBaseUrl }) };
+      let doc = documents.get(locale);
+      if (!doc) {
+        doc = buildOpenApiDocument(r.routes, { locale, serverUrl: ctx.deps.config.publicBaseUrl });
+        documents.set(locale, doc);
+      }
+      return { body: doc };
     },
   });
 
