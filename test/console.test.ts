@@ -272,6 +272,17 @@ describe('console error rows (spec 4.7 / 7)', () => {
     const keys = await call(base, 'GET', '/v1/developers/keys', { token: dev.developerToken });
     expect(keys.body.keys[0].last_used_at).toEqual(expect.any(String));
   });
+
+  it('logs: default limit 50, maximum 200', async () => {
+    const dev = await onboard(base);
+    await Promise.all(Array.from({ length: 60 }, () => call(base, 'GET', '/v1/whoami', { token: dev.apiKey })));
+    const byDefault = await call(base, 'GET', '/v1/developers/logs', { token: dev.developerToken });
+    expect(byDefault.body.count).toBe(50);
+    const all = await call(base, 'GET', '/v1/developers/logs?limit=200', { token: dev.developerToken });
+    expect(all.body.count).toBe(60);
+    const times = all.body.logs.map((l: any) => Date.parse(l.created_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
 });
 
 describe('developer sessions', () => {
