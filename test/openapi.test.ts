@@ -2,7 +2,11 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, importJWK } from 'jose';
 import { CompactSign } from 'jose';
-import { koaPath } from '../api/routes/registry';
+import { z } from 'zod';
+import { auth, koaPath, RouteRegistry } from '../api/routes/registry';
+import { buildOpenApiDocument } from '../api/openapi';
+import { requireRegistrationToken } from '../api/middleware/auth';
+import { AppError } from '../src/errors';
 import { translations } from '../api/openapi-locales';
 import { call } from './helpers/http';
 import { startTestApi, type TestApi } from './helpers/stack';
@@ -75,6 +79,42 @@ describe('/openapi.json', () => {
     // Unknown locales fall back to English; `zh` resolves to zh-CN.
     expect((await call(api.url, 'GET', '/openapi.json?locale=xx')).body.info.description).toBe(en.info.description);
     expect((await call(api.url, 'GET', '/openapi.json?locale=zh')).headers.get('content-language')).toBe('zh-CN');
+  });
+});
+
+describe('credential specs for later routes', () => {
+  it('S, S-or-B and B+M routes are documented with their security and error rows', async () => {
+    const merchantToken = requireRegistrationToken({
+      header: 'x-merchant-token',
+      unknownPrincipal: () => new AppError(404, 'merchant_not_found', 'Merchant not found.'),
+      verify: async () => ({ principalId: 'm', result: 'valid' }),
+    });
+    const r = new RouteRegistry()
+      .add({ method: 'get', path: '/v1/s', tag: 't', summary: 's', auth: auth.supply, responses: { 200: { description: 'ok' } }, handler: () => ({ body: {} }) })
+      .add({ method: 'get', path: '/v1/sb', tag: 't', summary: 'sb', auth: auth.supplyOrApiKey('reports'), responses: { 200: { description: 'ok' } }, handler: () => ({ body: {} }) })
+      .add({
+        method: 'post',
+        path: '/v1/bm/{id}',
+        tag: 't',
+        summary: 'bm',
+        params: z.object({ id: z.string() }),
+        auth: auth.apiKeyAnd('registry', 'MerchantToken', merchantToken, [
+          [401, 'missing_registration_token', 'Missing registration token.'],
+          [403, 'invalid_registration_token', 'Invalid registration token.'],
+        ]),
+        responses: { 200: { description: 'ok' } },
+        handler: () => ({ body: {} }),
+      });
+    const doc: any = buildOpenApiDocument(r.routes, { locale: 'en', serverUrl: 'http://127.0.0.1' });
+    await SwaggerParser.validate(structuredClone(doc));
+    expect(doc.paths['/v1/s'].get.security).toEqual([{ SupplyKey: [] }]);
+    expect(doc.paths['/v1/s'].get.responses['401'].description).toContain('invalid_supply_key');
+    expect(doc.paths['/v1/sb'].get.security).toEqual([{ SupplyKey: [] }, { ApiKey: [] }]);
+    const bm = doc.paths['/v1/bm/{id}'].post;
+    expect(bm.security).toEqual([{ ApiKey: [], MerchantToken: [] }]);
+    expect(bm.responses['401'].description).toContain('invalid_api_key');
+    expect(bm.responses['401'].description).toContain('missing_registration_token');
+    expect(bm.responses['403'].description).toContain('invalid_registration_token');
   });
 });
 

@@ -6,7 +6,8 @@ import { connectTemporal, type TemporalHandle } from '../src/temporal/client';
 import { ensureSearchAttributes, listCustomSearchAttributes } from '../src/temporal/search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES, workflowIds } from '../src/temporal/names';
 import { createDb, type Db } from '../src/db/connect';
-import { createWorker, workflowBundle } from '../worker/run';
+import { workflowBundle } from '../worker/run';
+import { withTestWorker } from './helpers/worker';
 import { findTemporalCli } from '../src/temporal/cli';
 import { ping } from '../workflows/index';
 import { testConfig } from './helpers/stack';
@@ -35,24 +36,14 @@ describe('Temporal server and worker', () => {
 
   it('a worker connects, polls its task queue and runs a workflow with an activity', async () => {
     const config = testConfig();
-    const { worker, connection } = await createWorker({
-      address: config.TEMPORAL_ADDRESS!,
-      namespace: 'default',
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      deps: { db, config },
-    });
-    try {
-      const result = await worker.runUntil(
-        temporal.client.workflow.execute(ping, {
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          workflowId: workflowIds.ping(`t-${Date.now()}`),
-          args: ['hello'],
-        }),
-      );
-      expect(result).toEqual({ message: 'hello', answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}` });
-    } finally {
-      await connection.close();
-    }
+    const result = await withTestWorker(config, db, () =>
+      temporal.client.workflow.execute(ping, {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowId: workflowIds.ping(`t-${Date.now()}`),
+        args: ['hello'],
+      }),
+    );
+    expect(result).toEqual({ message: 'hello', answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}` });
   });
 
   it('a flow started while no worker polls waits durably and completes once a worker comes up', async () => {
@@ -64,17 +55,7 @@ describe('Temporal server and worker', () => {
     });
     await new Promise((r) => setTimeout(r, 1000));
     expect((await handle.describe()).status.name).toBe('RUNNING');
-    const { worker, connection } = await createWorker({
-      address: config.TEMPORAL_ADDRESS!,
-      namespace: 'default',
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      deps: { db, config },
-    });
-    try {
-      expect(await worker.runUntil(handle.result())).toEqual({ message: 'queued', answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}` });
-    } finally {
-      await connection.close();
-    }
+    expect(await withTestWorker(config, db, () => handle.result())).toEqual({ message: 'queued', answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}` });
   });
 
   it('a TEMPORAL_CLI that is not an executable is reported as such', async () => {
