@@ -3,7 +3,8 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { sha256Hex } from '../../src/crypto/tokens';
 import { API_KEY_PREFIX } from '../../src/console/api-keys';
 import { AppError } from '../../src/errors';
-import type { AppState } from '../context';
+import type { AppContext, AppState } from '../context';
+import { bearerToken } from './auth';
 
 export interface RateLimiters {
   perKey: RateLimiterMemory;
@@ -44,9 +45,8 @@ async function take(limiter: RateLimiterMemory, bucket: string, points = 1): Pro
 export const rateLimit: Middleware<AppState> = async (ctx, next) => {
   if (EXEMPT.has(ctx.path)) return next();
   const { perKey, perIp } = ctx.deps.limiters;
-  const auth = ctx.get('authorization');
-  const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
-  if (token.startsWith(API_KEY_PREFIX)) {
+  const token = bearerToken(ctx as AppContext);
+  if (token?.startsWith(API_KEY_PREFIX)) {
     const ipState = await perIp.get(ctx.ip);
     if (ipState && ipState.remainingPoints <= 0) throw tooMany(ipState);
     await take(perKey, sha256Hex(token).slice(0, 32));

@@ -143,11 +143,11 @@ export class RouteRegistry {
         if (spec.body && spec.bodyRequired && !hasBody(ctx)) {
           throw new AppError(400, code, 'A JSON request body is required.', { fields: ['body'] });
         }
-        if (spec.params && !spec.params.safeParse(ctx.params).success) {
-          throw new AppError(404, spec.notFoundCode ?? 'not_found', 'Not found.');
-        }
+        // A path parameter that cannot name anything means there is nothing there: 404, not 400.
+        const params = spec.params?.safeParse(ctx.params);
+        if (params && !params.success) throw new AppError(404, spec.notFoundCode ?? 'not_found', 'Not found.');
         const input = {
-          params: parse(spec.params, ctx.params, 'path', code),
+          params: params?.data,
           query: parse(spec.query, ctx.query, 'query', code),
           body: parse(spec.body, rawBody === undefined || !hasBody(ctx) ? {} : rawBody, '', code),
         };
