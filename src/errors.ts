@@ -14,6 +14,3 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 }
-
-export const notFound = (code: string, message: string) => new AppError(404, code, message);
-export const conflict = (code: string, message: string) => new AppError(409, code, message);

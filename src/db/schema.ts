@@ -82,7 +82,6 @@ export interface Database {
 }
 
 export type Developer = Selectable<DevelopersTable>;
-export type NewDeveloper = Insertable<DevelopersTable>;
 export type DeveloperSession = Selectable<DeveloperSessionsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type ApiKeyUpdate = Updateable<ApiKeysTable>;
