@@ -273,6 +273,28 @@ describe('Idempotency-Key', () => {
     expect(fresh.body.echo).toEqual({ v: 2 });
   });
 
+  it('a claim left in flight by a crashed process is taken over after 60 s, by the same request only', async () => {
+    const body = { crashed: true };
+    const { requestHash } = await import('../src/idempotency/store');
+    await api.db
+      .insertInto('idempotency_keys')
+      .values({
+        owner_id: dev.developerId, idem_key: 'k-crashed', method: 'POST', path: '/v1/test/echo',
+        request_hash: requestHash({ method: 'POST', path: '/v1/test/echo', body }),
+        state: 'in_flight', response_status: null, response_body: null,
+        locked_at: sql<Date>`now() - interval '2 minutes'`, created_at: sql<Date>`now() - interval '2 minutes'`,
+      })
+      .execute();
+    const other = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-crashed' }, body: { crashed: false } });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toBe('idempotency_conflict');
+    const retry = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-crashed' }, body });
+    expect(retry.status).toBe(201);
+    expect(retry.body.echo).toEqual(body);
+    const row = await api.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'k-crashed').executeTakeFirstOrThrow();
+    expect(row.state).toBe('completed');
+  });
+
   it('an ill-formed key → 400 invalid_idempotency_key', async () => {
     const res = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'x'.repeat(300) }, body: {} });
     expect(res.status).toBe(400);
