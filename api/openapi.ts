@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { ErrorBody } from '../src/schemas/common';
 import type { AnyRouteSpec } from './routes/registry';
+import { RATE_LIMIT_EXEMPT_PATHS } from './middleware/rate-limit';
 import { LOCALES, translate, type Locale } from './openapi-locales';
 
 export const CONTRACT_VERSION = '0.1.0';
@@ -29,7 +30,7 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
       ...(r.params || r.query || r.body ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const] : []),
       ...r.auth.errors,
       ...(r.errors ?? []),
-      ...(r.path === '/healthz' ? [] : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
+      ...(RATE_LIMIT_EXEMPT_PATHS.has(r.path) ? [] : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
     ];
     const errorResponses: Record<number, { description: string; content: Record<string, { schema: typeof ErrorBody }> }> = {};
     for (const [status, code, description] of errors) {

@@ -18,8 +18,8 @@ export function createRateLimiters(cfg: { RATE_LIMIT_PER_KEY: number; RATE_LIMIT
   };
 }
 
-/** Paths that monitoring polls; never limited. */
-const EXEMPT = new Set(['/healthz']);
+/** Paths that monitoring polls; never limited (the OpenAPI document reads this too). */
+export const RATE_LIMIT_EXEMPT_PATHS: ReadonlySet<string> = new Set(['/healthz']);
 
 function tooMany(res: RateLimiterRes): AppError {
   const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
@@ -43,7 +43,7 @@ async function take(limiter: RateLimiterMemory, bucket: string, points = 1): Pro
  * costs the IP, and an IP that has spent its bucket that way cannot keep guessing keys.
  */
 export const rateLimit: Middleware<AppState> = async (ctx, next) => {
-  if (EXEMPT.has(ctx.path)) return next();
+  if (RATE_LIMIT_EXEMPT_PATHS.has(ctx.path)) return next();
   const { perKey, perIp } = ctx.deps.limiters;
   const token = bearerToken(ctx as AppContext);
   if (token?.startsWith(API_KEY_PREFIX)) {
