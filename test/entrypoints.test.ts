@@ -5,7 +5,7 @@ import { connectTemporal } from '../src/temporal/client';
 import { workflowIds } from '../src/temporal/names';
 import { freePort } from '../src/net';
 import { ping } from '../workflows/index';
-import { call } from './helpers/http';
+import { waitForHealth } from './helpers/http';
 
 /** `npm run api` and `npm run worker` as real processes, the way operators run them. */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -46,12 +46,8 @@ describe('entrypoints', () => {
     const worker = run('worker/main.ts', env);
     const temporal = await connectTemporal(env.TEMPORAL_ADDRESS, 'default', taskQueue);
     try {
-      let health: Awaited<ReturnType<typeof call<any>>> | undefined;
-      for (let i = 0; i < 100 && health?.status !== 200; i++) {
-        health = await call(`http://127.0.0.1:${port}`, 'GET', '/healthz').catch(() => undefined);
-        if (health?.status !== 200) await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(health?.body).toEqual({ status: 'ok', db: 'ok', temporal: 'ok' });
+      const health = await waitForHealth(`http://127.0.0.1:${port}`, 200);
+      expect(health.body).toEqual({ status: 'ok', db: 'ok', temporal: 'ok' });
       const result = await temporal.client.workflow.execute(ping, { taskQueue, workflowId: workflowIds.ping(taskQueue), args: ['via worker process'] });
       expect(result).toEqual({ message: 'via worker process', answeredBy: `worker@${taskQueue}` });
     } finally {

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../src/db/migrate';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { freePort } from '../src/net';
-import { call } from './helpers/http';
+import { call, waitForHealth } from './helpers/http';
 import { startTestApi, type TestApi } from './helpers/stack';
 
 /** /healthz against dependencies this file owns, so it can stop and restart them for real. */
@@ -23,17 +23,6 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-async function waitForStatus(url: string, status: number, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last: Awaited<ReturnType<typeof call<any>>> | undefined;
-  while (Date.now() < deadline) {
-    last = await call(url, 'GET', '/healthz');
-    if (last.status === status) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`healthz stayed ${last?.status}: ${last?.text}`);
-}
-
 describe('GET /healthz', () => {
   it('200 when both answer; 503 while Postgres is stopped; 200 again once it is back', async () => {
     const db = createDb(pg.url, { max: 2 });
@@ -46,11 +35,11 @@ describe('GET /healthz', () => {
       expect(ok.headers.get('cache-control')).toBe('no-store');
 
       await pg.stop();
-      const down = await waitForStatus(api.url, 503);
+      const down = await waitForHealth(api.url, 503);
       expect(down.body).toEqual({ status: 'unavailable', db: 'unavailable', temporal: 'ok' });
 
       await pg.start();
-      const back = await waitForStatus(api.url, 200);
+      const back = await waitForHealth(api.url, 200);
       expect(back.body.db).toBe('ok');
     } finally {
       await api.close();
@@ -66,10 +55,10 @@ describe('GET /healthz', () => {
     try {
       expect((await call(api.url, 'GET', '/healthz')).status).toBe(200);
       await server.stop();
-      const down = await waitForStatus(api.url, 503);
+      const down = await waitForHealth(api.url, 503);
       expect(down.body).toEqual({ status: 'unavailable', db: 'ok', temporal: 'unavailable' });
       server = await startDevServer({ port, dbFile, install: true });
-      await waitForStatus(api.url, 200, 30_000);
+      await waitForHealth(api.url, 200, 30_000);
     } finally {
       await api.close();
       await server.stop();

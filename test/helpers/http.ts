@@ -34,3 +34,15 @@ export async function call<T = any>(
 }
 
 export const uniqueEmail = (tag = 'dev') => `${tag}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@Example.com`;
+
+/** Polls GET /healthz until it answers `status` (a server not listening yet counts as no answer). */
+export async function waitForHealth(base: string, status: number, timeoutMs = 20_000): Promise<HttpResult> {
+  const deadline = Date.now() + timeoutMs;
+  let last: HttpResult | undefined;
+  while (Date.now() < deadline) {
+    last = await call(base, 'GET', '/healthz').catch(() => undefined);
+    if (last?.status === status) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`healthz stayed ${last?.status ?? 'unreachable'}: ${last?.text ?? ''}`);
+}
