@@ -9,12 +9,16 @@ import { rateLimit } from './middleware/rate-limit';
 import { RouteRegistry } from './routes/registry';
 import { systemRoutes } from './routes/system';
 import { developerRoutes } from './routes/developers';
+import { merchantRoutes } from './routes/merchants';
+import { agentRoutes } from './routes/agents';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
   const routes = new RouteRegistry();
   systemRoutes(routes);
   developerRoutes(routes);
+  merchantRoutes(routes);
+  agentRoutes(routes);
   return routes;
 }
 

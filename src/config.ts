@@ -50,6 +50,9 @@ export const envSchema = z.object({
   MATCH_TOKEN_SIGNING_KEY: pem('Ed25519').optional(),
   PUBLIC_BASE_URL: z.string().url().optional(),
   ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
+  /** Deadline of one merchant health probe; the issue bounds it at 3 s. */
+  HEALTH_PROBE_TIMEOUT_MS: positiveInt.max(3000).default(3000),
+  AGENT_CARD_FETCH_TIMEOUT_MS: positiveInt.max(30_000).default(5000),
   DISPATCH_RETRY_SCHEDULE: csv
     .transform((parts) => parts.map(Number))
     .pipe(z.array(z.number().nonnegative()).min(1))

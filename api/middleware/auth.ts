@@ -4,6 +4,7 @@ import { constantTimeEqual } from '../../src/crypto/tokens';
 import { authenticateApiKey, hasScope } from '../../src/console/api-keys';
 import { authenticateSession } from '../../src/console/sessions';
 import type { ApiKeyScope } from '../../src/schemas/console';
+import { invalidRegistrationToken, missingRegistrationToken, type RegistrationTokenHeader } from '../../src/registry/secrets';
 import type { AppContext, AppState } from '../context';
 
 /**
@@ -99,20 +100,16 @@ export type RegistrationTokenVerifier = (
  * names, so merchant A's token never works for merchant B.
  */
 export function requireRegistrationToken(opts: {
-  header: 'x-merchant-token' | 'x-agent-token';
+  header: RegistrationTokenHeader;
   verify: RegistrationTokenVerifier;
-  unknownPrincipal: () => AppError;
+  unknownPrincipal: (principalId: string) => AppError;
 }): Middleware<AppState> {
-  const missing =
-    opts.header === 'x-agent-token'
-      ? new AppError(401, 'agent_token_required', 'X-Agent-Token required.')
-      : new AppError(401, 'missing_registration_token', 'Missing registration token: send X-Merchant-Token.');
   return async (ctx, next) => {
     const token = ctx.get(opts.header).trim();
-    if (!token) throw missing;
+    if (!token) throw missingRegistrationToken(opts.header);
     const { principalId, result } = await opts.verify(ctx as AppContext, token);
-    if (result === 'unknown') throw opts.unknownPrincipal();
-    if (result === 'invalid') throw new AppError(403, 'invalid_registration_token', 'Invalid registration token.');
+    if (result === 'unknown') throw opts.unknownPrincipal(principalId);
+    if (result === 'invalid') throw invalidRegistrationToken();
     ctx.state.registrationPrincipal = principalId;
     await next();
   };

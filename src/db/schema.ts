@@ -4,6 +4,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T = Record<string, unknown>> = ColumnType<T, string | T | undefined, string | T>;
+/** A column with a database default: optional on insert. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export interface DevelopersTable {
   developer_id: string;
@@ -73,12 +75,72 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+export interface MerchantsTable {
+  merchant_id: string;
+  agent_endpoint: string;
+  subscription_tags: Defaulted<string[]>;
+  capabilities: Defaulted<string[]>;
+  regions: Defaulted<string[]>;
+  category_tags: Defaulted<string[]>;
+  inventory_scope: Json<Record<string, unknown>[]>;
+  protocol_version: string | null;
+  a2a_capabilities: Json;
+  metadata: Json;
+  workflow_context: Json;
+  trust_evidence_policy: Json;
+  agent_ready_profile: Json;
+  status: Defaulted<'active' | 'inactive'>;
+  token_hash: string;
+  /** AES-256-GCM envelope (`v1.…`) when KEY_ENCRYPTION_KEY is set, else `plain.<secret>`. */
+  webhook_secret_sealed: string;
+  registered_by_key_id: string | null;
+  registered_at: Timestamp;
+  updated_at: Timestamp;
+  last_seen_at: NullableTimestamp;
+  deactivated_at: NullableTimestamp;
+}
+
+export interface MerchantHealthProbesTable {
+  id: Generated<string>;
+  merchant_id: string;
+  healthy: boolean;
+  reason: string | null;
+  http_status: number | null;
+  latency_ms: number | null;
+  endpoint: string;
+  checked_at: Timestamp;
+}
+
+export interface CommerceAgentsTable {
+  agent_id: string;
+  agent_type: string;
+  endpoint: string;
+  agent_card_url: string | null;
+  protocols: Json<string[]>;
+  auth_methods: Json<string[]>;
+  capabilities: Json<string[]>;
+  capability_profile: Json;
+  regions: Json<string[]>;
+  categories: Json<string[]>;
+  metadata: Json;
+  status: Defaulted<'active' | 'inactive'>;
+  token_hash: string;
+  registered_by_key_id: string | null;
+  registered_at: Timestamp;
+  updated_at: Timestamp;
+  last_seen_at: NullableTimestamp;
+  deactivated_at: NullableTimestamp;
+}
+
 export interface Database {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;
   request_logs: RequestLogsTable;
   idempotency_keys: IdempotencyKeysTable;
+  merchants: MerchantsTable;
+  merchant_health_probes: MerchantHealthProbesTable;
+  commerce_agents: CommerceAgentsTable;
 }
 
 export type Developer = Selectable<DevelopersTable>;
@@ -87,3 +149,5 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type ApiKeyUpdate = Updateable<ApiKeysTable>;
 export type RequestLog = Selectable<RequestLogsTable>;
 export type NewRequestLog = Insertable<RequestLogsTable>;
+export type MerchantRow = Selectable<MerchantsTable>;
+export type CommerceAgentRow = Selectable<CommerceAgentsTable>;

@@ -1,0 +1,159 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/connect';
+import type { MerchantRow } from '../db/schema';
+import { AppError } from '../errors';
+import type { MerchantRegisterInput } from '../schemas/merchants';
+import { assertEndpointField } from './endpoint-field';
+import {
+  assertRegistrationToken,
+  MERCHANT_TOKEN_PREFIX,
+  mintRegistrationToken,
+  newWebhookSecret,
+  openWebhookSecret,
+  registrationTokenMatches,
+  sealWebhookSecret,
+} from './secrets';
+
+/** The legacy merchant-agent registry (spec 2.6, 3.6, 4.5). */
+
+export interface RegistryDeps {
+  db: Db;
+  allowPrivateEndpoints: boolean;
+  keyEncryptionKey?: Buffer;
+}
+
+export const merchantNotFound = (id: string) => new AppError(404, 'merchant_not_found', `No merchant agent '${id}' is registered.`);
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function merchantView(m: MerchantRow) {
+  return {
+    merchant_id: m.merchant_id,
+    agent_endpoint: m.agent_endpoint,
+    subscription_tags: m.subscription_tags,
+    capabilities: m.capabilities,
+    regions: m.regions,
+    category_tags: m.category_tags,
+    inventory_scope: m.inventory_scope,
+    protocol_version: m.protocol_version,
+    a2a_capabilities: m.a2a_capabilities,
+    metadata: m.metadata,
+    status: m.status,
+    registered_at: iso(m.registered_at),
+    last_seen_at: iso(m.last_seen_at),
+    deactivated_at: iso(m.deactivated_at),
+    workflow_context: m.workflow_context,
+    trust_evidence_policy: m.trust_evidence_policy,
+    agent_ready_profile: m.agent_ready_profile,
+  };
+}
+export type MerchantView = ReturnType<typeof merchantView>;
+
+/** Columns a register body sets; absent optional members leave the stored value alone on update. */
+function columnsFrom(input: MerchantRegisterInput) {
+  const json = (v: unknown) => (v === undefined ? undefined : JSON.stringify(v));
+  const cols = {
+    agent_endpoint: input.agent_endpoint,
+    subscription_tags: input.subscription_tags,
+    capabilities: input.capabilities,
+    regions: input.regions,
+    category_tags: input.category_tags,
+    inventory_scope: json(input.inventory_scope),
+    protocol_version: input.protocol_version,
+    a2a_capabilities: json(input.a2a_capabilities),
+    metadata: json(input.metadata),
+    workflow_context: json(input.workflow_context),
+    trust_evidence_policy: json(input.trust_evidence_policy),
+    agent_ready_profile: json(input.agent_ready_profile),
+  };
+  return Object.fromEntries(Object.entries(cols).filter(([, v]) => v !== undefined)) as Partial<typeof cols>;
+}
+
+export interface MerchantRegistration {
+  created: boolean;
+  registrationToken: string;
+  webhookSecret: string;
+  merchant: MerchantRow;
+}
+
+/**
+ * Creates the merchant, or updates it when the merchant_id exists: an update must carry that
+ * merchant's X-Merchant-Token (otherwise anyone with an API key could re-point its endpoint), and
+ * it reactivates a deactivated merchant. The token and webhook secret stay the same on update.
+ */
+export async function registerMerchant(
+  deps: RegistryDeps,
+  input: MerchantRegisterInput,
+  caller: { presentedToken?: string; keyId?: string },
+): Promise<MerchantRegistration> {
+  await assertEndpointField('agent_endpoint', input.agent_endpoint, deps.allowPrivateEndpoints);
+  const cols = columnsFrom(input);
+  return deps.db.transaction().execute(async (trx) => {
+    const { token, hash } = mintRegistrationToken(MERCHANT_TOKEN_PREFIX);
+    const webhookSecret = newWebhookSecret();
+    const inserted = await trx
+      .insertInto('merchants')
+      .values({
+        merchant_id: input.merchant_id,
+        ...cols,
+        agent_endpoint: input.agent_endpoint,
+        token_hash: hash,
+        webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, webhookSecret),
+        registered_by_key_id: caller.keyId ?? null,
+      })
+      .onConflict((oc) => oc.column('merchant_id').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { created: true, registrationToken: token, webhookSecret, merchant: inserted };
+
+    const existing = await trx.selectFrom('merchants').selectAll().where('merchant_id', '=', input.merchant_id).forUpdate().executeTakeFirstOrThrow();
+    assertRegistrationToken('x-merchant-token', caller.presentedToken, existing.token_hash);
+    const merchant = await trx
+      .updateTable('merchants')
+      .set({ ...cols, status: 'active', deactivated_at: null, updated_at: sql`now()` })
+      .where('merchant_id', '=', input.merchant_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return {
+      created: false,
+      registrationToken: caller.presentedToken!,
+      webhookSecret: openWebhookSecret(deps.keyEncryptionKey, merchant.merchant_id, merchant.webhook_secret_sealed),
+      merchant,
+    };
+  });
+}
+
+export async function findMerchant(db: Db, merchantId: string): Promise<MerchantRow | undefined> {
+  return db.selectFrom('merchants').selectAll().where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+export async function getMerchant(db: Db, merchantId: string): Promise<MerchantRow> {
+  const m = await findMerchant(db, merchantId);
+  if (!m) throw merchantNotFound(merchantId);
+  return m;
+}
+
+/** For the X-Merchant-Token middleware: is `token` the token of this very merchant? */
+export async function checkMerchantToken(db: Db, merchantId: string, token: string): Promise<'valid' | 'invalid' | 'unknown'> {
+  const m = await db.selectFrom('merchants').select('token_hash').where('merchant_id', '=', merchantId).executeTakeFirst();
+  if (!m) return 'unknown';
+  return registrationTokenMatches(token, m.token_hash) ? 'valid' : 'invalid';
+}
+
+export async function heartbeatMerchant(db: Db, merchantId: string): Promise<MerchantRow> {
+  const m = await db.updateTable('merchants').set({ last_seen_at: sql`now()` }).where('merchant_id', '=', merchantId).returningAll().executeTakeFirst();
+  if (!m) throw merchantNotFound(merchantId);
+  return m;
+}
+
+/** Idempotent: a second deactivation keeps the first deactivated_at. */
+export async function deactivateMerchant(db: Db, merchantId: string): Promise<MerchantRow> {
+  const m = await db
+    .updateTable('merchants')
+    .set({ status: 'inactive', deactivated_at: sql`coalesce(deactivated_at, now())`, updated_at: sql`now()` })
+    .where('merchant_id', '=', merchantId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!m) throw merchantNotFound(merchantId);
+  return m;
+}

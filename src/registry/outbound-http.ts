@@ -1,0 +1,96 @@
+import http from 'node:http';
+import https from 'node:https';
+import { assertSafeEndpoint, guardedLookup, UnsafeEndpointError } from './endpoint-safety';
+
+/**
+ * Bounded outbound GET for URLs that registrants control (health probes, Agent Card fetches):
+ * one deadline for the whole exchange, a body size cap, a redirect cap, and the endpoint-safety
+ * check on every hop. Failures come back as a reason a caller can show, never as a hang.
+ */
+
+export type OutboundFailure = 'unsafe_endpoint' | 'unreachable' | 'timeout' | 'too_large' | 'too_many_redirects';
+
+export class OutboundError extends Error {
+  constructor(
+    readonly reason: OutboundFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
+
+export interface OutboundOptions {
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  allowPrivate: boolean;
+  headers?: Record<string, string>;
+}
+
+export interface OutboundResponse {
+  status: number;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+function getOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Promise<OutboundResponse> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      url,
+      { method: 'GET', headers: { 'user-agent': 'commerce-intent-gateway', ...opts.headers }, lookup: guardedLookup(opts.allowPrivate) as never, signal, agent: false },
+      (res) => {
+        const declared = Number(res.headers['content-length'] ?? 0);
+        if (declared > opts.maxBytes) {
+          res.destroy();
+          return reject(new OutboundError('too_large', `response body of ${declared} bytes exceeds ${opts.maxBytes}`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > opts.maxBytes) {
+            res.destroy();
+            reject(new OutboundError('too_large', `response body exceeds ${opts.maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, url: url.toString(), headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function classify(err: unknown, signal: AbortSignal, timeoutMs: number): OutboundError {
+  if (err instanceof OutboundError) return err;
+  if (signal.aborted) return new OutboundError('timeout', `no complete answer within ${timeoutMs} ms`);
+  if (err instanceof UnsafeEndpointError || (err as { code?: string }).code === 'EUNSAFE') {
+    return new OutboundError('unsafe_endpoint', (err as Error).message);
+  }
+  const code = (err as { code?: string }).code;
+  return new OutboundError('unreachable', code ? `${code}: ${(err as Error).message}` : (err as Error).message);
+}
+
+export async function boundedGet(rawUrl: string, opts: OutboundOptions): Promise<OutboundResponse> {
+  const signal = AbortSignal.timeout(opts.timeoutMs);
+  let current = rawUrl;
+  try {
+    for (let hop = 0; ; hop++) {
+      const url = await assertSafeEndpoint(current, opts.allowPrivate);
+      const res = await getOnce(url, opts, signal);
+      const location = res.headers.location;
+      // With no redirects allowed the 3xx itself is the answer (a health probe counts it as a bad status).
+      if (res.status < 300 || res.status >= 400 || !location || opts.maxRedirects === 0) return res;
+      if (hop >= opts.maxRedirects) throw new OutboundError('too_many_redirects', `more than ${opts.maxRedirects} redirects`);
+      current = new URL(location, url).toString();
+    }
+  } catch (err) {
+    throw classify(err, signal, opts.timeoutMs);
+  }
+}

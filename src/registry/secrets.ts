@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../errors';
+import { newSecret, sha256Hex, constantTimeEqual } from '../crypto/tokens';
+import { decryptSecret, encryptSecret } from '../crypto/key-encryption';
+
+/**
+ * Secrets a registry hands to a registrant: the registration token (stored only as a hash) and the
+ * merchant's webhook secret, which the gateway must read back to sign deliveries, so it is sealed
+ * with KEY_ENCRYPTION_KEY when one is configured.
+ */
+
+export const MERCHANT_TOKEN_PREFIX = 'mrt_';
+export const AGENT_TOKEN_PREFIX = 'agt_';
+
+export function mintRegistrationToken(prefix: string): { token: string; hash: string } {
+  const token = newSecret(prefix);
+  return { token, hash: sha256Hex(token) };
+}
+
+export function registrationTokenMatches(token: string, storedHash: string): boolean {
+  return constantTimeEqual(sha256Hex(token), storedHash);
+}
+
+/** Standard Webhooks secret: `whsec_` + base64 of 32 random bytes (what `standardwebhooks` expects). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export function sealWebhookSecret(key: Buffer | undefined, merchantId: string, secret: string): string {
+  return key ? encryptSecret(key, secret, `webhook:${merchantId}`) : `plain.${secret}`;
+}
+
+export function openWebhookSecret(key: Buffer | undefined, merchantId: string, sealed: string): string {
+  if (sealed.startsWith('plain.')) return sealed.slice('plain.'.length);
+  if (!key) throw new Error('KEY_ENCRYPTION_KEY is needed to read sealed webhook secrets');
+  return decryptSecret(key, sealed, `webhook:${merchantId}`);
+}
+
+export type RegistrationTokenHeader = 'x-merchant-token' | 'x-agent-token';
+
+/** Spec 5.4: a missing registration token is 401, a wrong one 403. */
+export function missingRegistrationToken(header: RegistrationTokenHeader): AppError {
+  return header === 'x-agent-token'
+    ? new AppError(401, 'agent_token_required', 'X-Agent-Token required.')
+    : new AppError(401, 'missing_registration_token', 'Missing registration token: send X-Merchant-Token.');
+}
+
+export const invalidRegistrationToken = () => new AppError(403, 'invalid_registration_token', 'Invalid registration token.');
+
+/** Updating an existing registration needs that registration's own token. */
+export function assertRegistrationToken(header: RegistrationTokenHeader, presented: string | undefined, storedHash: string): void {
+  if (!presented) throw missingRegistrationToken(header);
+  if (!registrationTokenMatches(presented, storedHash)) throw invalidRegistrationToken();
+}

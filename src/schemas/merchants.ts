@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { isoDateTime } from './common';
+
+/**
+ * Merchant agent (legacy registry, spec 2.6). The three profile objects have typed members so the
+ * readiness score is computed from facts, not free text; their member lists are written in
+ * docs/REGISTRIES.md. Members are optional (a merchant fills them in as it upgrades) but unknown
+ * members are refused, so a typo cannot silently cost readiness points.
+ */
+
+const shortText = z.string().trim().min(1).max(200);
+const tag = z.string().trim().min(1).max(64);
+const tagList = (max = 50) => z.array(tag).max(max);
+const freeObject = z.record(z.string(), z.unknown());
+
+export const CHECKOUT_MODES = ['match_token_checkout', 'agentic_checkout', 'payment_authorization', 'merchant_redirect'] as const;
+export const PROPOSAL_CONTRACTS = ['committed', 'indicative', 'none'] as const;
+export const ATTRIBUTION_MODES = ['match_token', 'rec_id', 'utm', 'none'] as const;
+export const DESTINATION_STRATEGIES = ['embedded_workflow', 'agent_checkout', 'merchant_site', 'deep_link'] as const;
+export const CONTRADICTION_HANDLING = ['flag', 'exclude', 'escalate', 'ignore'] as const;
+
+export const WorkflowContext = z
+  .object({
+    origin_workflow: shortText.optional().meta({ description: 'The workflow the agent lives in, e.g. `shopify_checkout` or `concierge_chat`.' }),
+    accepted_intent_shapes: tagList(20).optional().meta({ description: 'Intent shapes it answers, e.g. `product_search`, `bundle`, `replenishment`.' }),
+    required_context: tagList(20).optional().meta({ description: 'Intent fields it needs before it can quote, e.g. `budget`, `region`, `size`.' }),
+    proposal_response_sla_seconds: z.number().int().min(1).max(86_400).optional(),
+    checkout_modes: z.array(z.enum(CHECKOUT_MODES)).max(CHECKOUT_MODES.length).optional(),
+  })
+  .strict()
+  .meta({ id: 'WorkflowContext' });
+
+export const TrustEvidencePolicy = z
+  .object({
+    community_proof_required: z.boolean().optional(),
+    accepted_sources: tagList(20).optional().meta({ description: 'Evidence sources it accepts, e.g. `community`, `reddit`, `verified_reviews`.' }),
+    min_consensus_score: z.number().min(0).max(1).optional(),
+    contradiction_handling: z.enum(CONTRADICTION_HANDLING).optional(),
+  })
+  .strict()
+  .meta({ id: 'TrustEvidencePolicy' });
+
+export const AgentReadyProfile = z
+  .object({
+    destination_strategy: z.enum(DESTINATION_STRATEGIES).optional(),
+    proposal_contract: z.enum(PROPOSAL_CONTRACTS).optional().meta({ description: '`committed`: a proposal is a binding quote until valid_until.' }),
+    attribution_mode: z.enum(ATTRIBUTION_MODES).optional().meta({ description: '`match_token`: orders are attributed through the signed match token.' }),
+  })
+  .strict()
+  .meta({ id: 'AgentReadyProfile' });
+
+const InventoryScope = z
+  .object({
+    category: tag.optional(),
+    region: tag.optional(),
+    sku_count: z.number().int().min(0).optional(),
+    in_stock_only: z.boolean().optional(),
+  })
+  .catchall(z.unknown());
+
+export const MerchantRegisterBody = z
+  .object({
+    merchant_id: z.string().trim().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
+    agent_endpoint: z.string().trim().max(2048).url().meta({ description: 'HTTPS webhook URL of the merchant agent (Intent.Surge deliveries go here).' }),
+    subscription_tags: tagList(100).optional(),
+    capabilities: tagList(50).optional(),
+    regions: tagList(50).optional(),
+    category_tags: tagList(100).optional(),
+    inventory_scope: z.array(InventoryScope).max(100).optional(),
+    protocol_version: z.string().trim().min(1).max(32).optional(),
+    a2a_capabilities: freeObject.optional(),
+    metadata: freeObject.optional(),
+    workflow_context: WorkflowContext.optional(),
+    trust_evidence_policy: TrustEvidencePolicy.optional(),
+    agent_ready_profile: AgentReadyProfile.optional(),
+  })
+  .meta({ id: 'MerchantRegisterRequest' });
+export type MerchantRegisterInput = z.infer<typeof MerchantRegisterBody>;
+
+export const MerchantIdParams = z.object({ merchantId: z.string().min(1).max(128) });
+export const MerchantHeartbeatBody = z.object({ merchant_id: z.string().trim().min(1).max(128) }).meta({ id: 'MerchantHeartbeatRequest' });
+
+export const Merchant = z
+  .object({
+    merchant_id: z.string(),
+    agent_endpoint: z.string(),
+    subscription_tags: z.array(z.string()),
+    capabilities: z.array(z.string()),
+    regions: z.array(z.string()),
+    category_tags: z.array(z.string()),
+    inventory_scope: z.array(freeObject),
+    protocol_version: z.string().nullable(),
+    a2a_capabilities: freeObject,
+    metadata: freeObject,
+    status: z.enum(['active', 'inactive']),
+    registered_at: isoDateTime.nullable(),
+    last_seen_at: isoDateTime.nullable(),
+    deactivated_at: isoDateTime.nullable(),
+    workflow_context: WorkflowContext,
+    trust_evidence_policy: TrustEvidencePolicy,
+    agent_ready_profile: AgentReadyProfile,
+  })
+  .meta({ id: 'Merchant' });
+
+export const MerchantRegisterResponse = z
+  .object({
+    status: z.string(),
+    created: z.boolean(),
+    merchant_id: z.string(),
+    registration_token: z.string().meta({ description: 'Secret for X-Merchant-Token. Returned only here.' }),
+    webhook_secret: z.string().meta({ description: '`whsec_…` secret that signs Intent.Surge deliveries (Standard Webhooks).' }),
+    merchant: Merchant,
+  })
+  .meta({ id: 'MerchantRegisterResponse' });
+
+export const MerchantEnvelope = z.object({ status: z.string().optional(), merchant: Merchant }).meta({ id: 'MerchantEnvelope' });
+
+export const HEALTH_REASONS = ['unreachable', 'timeout', 'bad_status', 'inactive', 'unsafe_endpoint'] as const;
+
+export const MerchantHealth = z
+  .object({
+    merchant_id: z.string(),
+    status: z.literal('healthy'),
+    latency_ms: z.number().int(),
+    http_status: z.number().int(),
+    checked_at: isoDateTime,
+  })
+  .meta({ id: 'MerchantHealth' });
+
+export const MerchantUnhealthy = z
+  .object({
+    error: z.literal('merchant_unhealthy'),
+    message: z.string(),
+    merchant_id: z.string(),
+    status: z.literal('unhealthy'),
+    reason: z.enum(HEALTH_REASONS),
+    latency_ms: z.number().int().nullable(),
+    http_status: z.number().int().nullable(),
+    checked_at: isoDateTime,
+  })
+  .meta({ id: 'MerchantUnhealthy' });
+
+const ReadinessCheck = z.object({
+  passed: z.boolean(),
+  points: z.number().int(),
+  max_points: z.number().int(),
+  reason: z.string(),
+});
+
+export const AgentReadiness = z
+  .object({
+    kind: z.literal('merchant_agent_readiness'),
+    merchant_id: z.string(),
+    score: z.number().int().min(0).max(100),
+    summary: z.object({ ready_for_embedded_workflows: z.boolean(), insight: z.string(), next_upgrade: z.string() }),
+    checks: z.object({
+      workflow_context: ReadinessCheck,
+      committed_proposal_contract: ReadinessCheck,
+      trust_evidence_policy: ReadinessCheck,
+      match_token_attribution: ReadinessCheck,
+    }),
+    merchant: Merchant,
+  })
+  .meta({ id: 'AgentReadiness' });
