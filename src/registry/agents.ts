@@ -7,6 +7,7 @@ import { AgentRegisterBody } from '../schemas/agents';
 import { parseAgentCard } from './agent-card';
 import { assertEndpointField } from './endpoint-field';
 import type { RegistryDeps } from './merchants';
+import { endpointPolicy } from './endpoint-safety';
 import { boundedGet, OutboundError } from './outbound-http';
 import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken, registrationTokenMatches } from './secrets';
 
@@ -143,7 +144,7 @@ export async function fetchAgentCard(url: string, opts: { timeoutMs: number; all
       timeoutMs: opts.timeoutMs,
       maxBytes: AGENT_CARD_MAX_BYTES,
       maxRedirects: AGENT_CARD_MAX_REDIRECTS,
-      allowPrivate: opts.allowPrivate,
+      policy: endpointPolicy(opts.allowPrivate),
       // Ask for the v1.0 card; servers with only v0.3 ignore the header.
       headers: { accept: 'application/json', 'a2a-version': '1.0' },
     });

@@ -27,15 +27,26 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === 'unicast';
 }
 
-export function parseEndpointUrl(raw: string, allowPrivate: boolean): URL {
+/** What an outbound call may reach: the schemes, and which resolved addresses. */
+export interface EndpointPolicy {
+  schemes: string[];
+  addressAllowed(address: string): boolean;
+}
+
+export function endpointPolicy(allowPrivate: boolean): EndpointPolicy {
+  return allowPrivate
+    ? { schemes: ['https:', 'http:'], addressAllowed: () => true }
+    : { schemes: ['https:'], addressAllowed: isPublicAddress };
+}
+
+export function parseEndpointUrl(raw: string, policy: EndpointPolicy): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new UnsafeEndpointError('not an absolute URL');
   }
-  const allowed = allowPrivate ? ['https:', 'http:'] : ['https:'];
-  if (!allowed.includes(url.protocol)) throw new UnsafeEndpointError(`scheme ${url.protocol.replace(':', '')} is not allowed; use https`);
+  if (!policy.schemes.includes(url.protocol)) throw new UnsafeEndpointError(`scheme ${url.protocol.replace(':', '')} is not allowed; use https`);
   if (url.username || url.password) throw new UnsafeEndpointError('credentials in the URL are not allowed');
   return url;
 }
@@ -50,16 +61,15 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 }
 
 /** Checks scheme and every address the host resolves to; returns the parsed URL. */
-export async function assertSafeEndpoint(raw: string, allowPrivate: boolean): Promise<URL> {
-  const url = parseEndpointUrl(raw, allowPrivate);
-  if (allowPrivate) return url;
+export async function assertSafeEndpoint(raw: string, policy: EndpointPolicy): Promise<URL> {
+  const url = parseEndpointUrl(raw, policy);
   let addresses: LookupAddress[];
   try {
     addresses = await resolveAll(hostOf(url));
   } catch {
     throw new UnsafeEndpointError(`host ${url.hostname} does not resolve`);
   }
-  const blocked = addresses.find((a) => !isPublicAddress(a.address));
+  const blocked = addresses.find((a) => !policy.addressAllowed(a.address));
   if (blocked) throw new UnsafeEndpointError(`host ${url.hostname} resolves to a non-public address (${blocked.address})`);
   return url;
 }
@@ -70,12 +80,12 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * A `lookup` for node:http(s) requests that refuses non-public addresses at connect time, so the
  * address checked is the address connected to (no DNS-rebinding window).
  */
-export function guardedLookup(allowPrivate: boolean) {
+export function guardedLookup(policy: EndpointPolicy) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
-      const blocked = allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
+      const blocked = list.find((a) => !policy.addressAllowed(a.address));
       if (blocked) {
         return callback(Object.assign(new UnsafeEndpointError(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'EUNSAFE' }), []);
       }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { assertSafeEndpoint, guardedLookup, UnsafeEndpointError } from './endpoint-safety';
+import { assertSafeEndpoint, guardedLookup, UnsafeEndpointError, type EndpointPolicy } from './endpoint-safety';
 
 /**
  * Bounded outbound GET for URLs that registrants control (health probes, Agent Card fetches):
@@ -24,7 +24,7 @@ export interface OutboundOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  allowPrivate: boolean;
+  policy: EndpointPolicy;
   headers?: Record<string, string>;
 }
 
@@ -40,7 +40,7 @@ function getOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Promise<
   return new Promise((resolve, reject) => {
     const req = client.request(
       url,
-      { method: 'GET', headers: { 'user-agent': 'commerce-intent-gateway', ...opts.headers }, lookup: guardedLookup(opts.allowPrivate) as never, signal, agent: false },
+      { method: 'GET', headers: { 'user-agent': 'commerce-intent-gateway', ...opts.headers }, lookup: guardedLookup(opts.policy) as never, signal, agent: false },
       (res) => {
         const declared = Number(res.headers['content-length'] ?? 0);
         if (declared > opts.maxBytes) {
@@ -82,7 +82,7 @@ export async function boundedGet(rawUrl: string, opts: OutboundOptions): Promise
   let current = rawUrl;
   try {
     for (let hop = 0; ; hop++) {
-      const url = await assertSafeEndpoint(current, opts.allowPrivate);
+      const url = await assertSafeEndpoint(current, opts.policy);
       const res = await getOnce(url, opts, signal);
       const location = res.headers.location;
       // With no redirects allowed the 3xx itself is the answer (a health probe counts it as a bad status).
