@@ -30,12 +30,13 @@ export function isPublicAddress(address: string): boolean {
 /** What an outbound call may reach: the schemes, and which resolved addresses. */
 export interface EndpointPolicy {
   schemes: string[];
-  addressAllowed(address: string): boolean;
+  /** null: any address, so names need not resolve when registered (the flag is on). */
+  addressAllowed: ((address: string) => boolean) | null;
 }
 
 export function endpointPolicy(allowPrivate: boolean): EndpointPolicy {
   return allowPrivate
-    ? { schemes: ['https:', 'http:'], addressAllowed: () => true }
+    ? { schemes: ['https:', 'http:'], addressAllowed: null }
     : { schemes: ['https:'], addressAllowed: isPublicAddress };
 }
 
@@ -63,13 +64,15 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 /** Checks scheme and every address the host resolves to; returns the parsed URL. */
 export async function assertSafeEndpoint(raw: string, policy: EndpointPolicy): Promise<URL> {
   const url = parseEndpointUrl(raw, policy);
+  const allowed = policy.addressAllowed;
+  if (!allowed) return url;
   let addresses: LookupAddress[];
   try {
     addresses = await resolveAll(hostOf(url));
   } catch {
     throw new UnsafeEndpointError(`host ${url.hostname} does not resolve`);
   }
-  const blocked = addresses.find((a) => !policy.addressAllowed(a.address));
+  const blocked = addresses.find((a) => !allowed(a.address));
   if (blocked) throw new UnsafeEndpointError(`host ${url.hostname} resolves to a non-public address (${blocked.address})`);
   return url;
 }
@@ -85,7 +88,8 @@ export function guardedLookup(policy: EndpointPolicy) {
     dnsLookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
-      const blocked = list.find((a) => !policy.addressAllowed(a.address));
+      const allowed = policy.addressAllowed;
+      const blocked = allowed ? list.find((a) => !allowed(a.address)) : undefined;
       if (blocked) {
         return callback(Object.assign(new UnsafeEndpointError(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'EUNSAFE' }), []);
       }

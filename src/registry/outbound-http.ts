@@ -74,7 +74,8 @@ function classify(err: unknown, signal: AbortSignal, timeoutMs: number): Outboun
     return new OutboundError('unsafe_endpoint', (err as Error).message);
   }
   const code = (err as { code?: string }).code;
-  return new OutboundError('unreachable', code ? `${code}: ${(err as Error).message}` : (err as Error).message);
+  const message = (err as Error).message;
+  return new OutboundError('unreachable', code && !message.includes(code) ? `${code}: ${message}` : message);
 }
 
 export async function boundedGet(rawUrl: string, opts: OutboundOptions): Promise<OutboundResponse> {
