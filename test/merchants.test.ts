@@ -170,6 +170,26 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
     });
   });
 
+  it('rotate_webhook_secret issues a new secret; a secret sealed under a replaced KEY_ENCRYPTION_KEY is re-issued on re-register', async () => {
+    const a = await registerMerchant();
+    const same = { merchant_id: a.merchant_id, agent_endpoint: `${agent.url}/h` };
+    const rotated = await post('/v1/merchant/register', { ...same, rotate_webhook_secret: true }, { 'x-merchant-token': a.token });
+    expect(rotated.body.webhook_secret).toMatch(/^whsec_/);
+    expect(rotated.body.webhook_secret).not.toBe(a.res.body.webhook_secret);
+    const kept = await post('/v1/merchant/register', same, { 'x-merchant-token': a.token });
+    expect(kept.body.webhook_secret).toBe(rotated.body.webhook_secret);
+
+    const rekeyed = await startTestApi({ withTemporal: false, env: { ALLOW_PRIVATE_ENDPOINTS: 'true', KEY_ENCRYPTION_KEY: 'b'.repeat(64) } });
+    try {
+      const res = await call(rekeyed.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: same, headers: { 'x-merchant-token': a.token } });
+      expect(res.status).toBe(200);
+      expect(res.body.webhook_secret).toMatch(/^whsec_/);
+      expect(res.body.webhook_secret).not.toBe(rotated.body.webhook_secret);
+    } finally {
+      await rekeyed.close();
+    }
+  });
+
   it('heartbeat: 401 without a token, 403 with a wrong one or another merchant\'s, 404 unknown merchant, else last_seen_at', async () => {
     const a = await registerMerchant();
     const b = await registerMerchant();

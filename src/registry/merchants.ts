@@ -79,7 +79,7 @@ export interface MerchantRegistration {
 /**
  * Creates the merchant, or updates it when the merchant_id exists: an update must carry that
  * merchant's X-Merchant-Token (otherwise anyone with an API key could re-point its endpoint), and
- * it reactivates a deactivated merchant. The token and webhook secret stay the same on update.
+ * it reactivates a deactivated merchant. The registration token stays the same on update.
  */
 export async function registerMerchant(
   deps: RegistryDeps,
@@ -90,7 +90,7 @@ export async function registerMerchant(
   const cols = columnsFrom(input);
   return deps.db.transaction().execute(async (trx) => {
     const { token, hash } = mintRegistrationToken(MERCHANT_TOKEN_PREFIX);
-    const webhookSecret = newWebhookSecret();
+    const newSecret = newWebhookSecret();
     const inserted = await trx
       .insertInto('merchants')
       .values({
@@ -98,29 +98,43 @@ export async function registerMerchant(
         ...cols,
         agent_endpoint: input.agent_endpoint,
         token_hash: hash,
-        webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, webhookSecret),
+        webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, newSecret),
         registered_by_key_id: caller.keyId ?? null,
       })
       .onConflict((oc) => oc.column('merchant_id').doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (inserted) return { created: true, registrationToken: token, webhookSecret, merchant: inserted };
+    if (inserted) return { created: true, registrationToken: token, webhookSecret: newSecret, merchant: inserted };
 
     const existing = await trx.selectFrom('merchants').selectAll().where('merchant_id', '=', input.merchant_id).forUpdate().executeTakeFirstOrThrow();
     assertRegistrationToken('x-merchant-token', caller.presentedToken, existing.token_hash);
+    // The webhook secret is kept unless asked to rotate, or unless it can no longer be read (sealed
+    // under a KEY_ENCRYPTION_KEY that has since changed): then re-registering is the recovery.
+    let webhookSecret = input.rotate_webhook_secret ? null : readableSecret(deps, existing);
+    const rotated = webhookSecret === null;
+    webhookSecret ??= newWebhookSecret();
     const merchant = await trx
       .updateTable('merchants')
-      .set({ ...cols, status: 'active', deactivated_at: null, updated_at: sql`now()` })
+      .set({
+        ...cols,
+        ...(rotated ? { webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, webhookSecret) } : {}),
+        status: 'active',
+        deactivated_at: null,
+        updated_at: sql`now()`,
+      })
       .where('merchant_id', '=', input.merchant_id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return {
-      created: false,
-      registrationToken: caller.presentedToken!,
-      webhookSecret: openWebhookSecret(deps.keyEncryptionKey, merchant.merchant_id, merchant.webhook_secret_sealed),
-      merchant,
-    };
+    return { created: false, registrationToken: caller.presentedToken!, webhookSecret, merchant };
   });
+}
+
+function readableSecret(deps: RegistryDeps, m: MerchantRow): string | null {
+  try {
+    return openWebhookSecret(deps.keyEncryptionKey, m.merchant_id, m.webhook_secret_sealed);
+  } catch {
+    return null;
+  }
 }
 
 export async function findMerchant(db: Db, merchantId: string): Promise<MerchantRow | undefined> {

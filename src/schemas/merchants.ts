@@ -73,6 +73,7 @@ export const MerchantRegisterBody = z
     workflow_context: WorkflowContext.optional(),
     trust_evidence_policy: TrustEvidencePolicy.optional(),
     agent_ready_profile: AgentReadyProfile.optional(),
+    rotate_webhook_secret: z.boolean().optional().meta({ description: 'On an update: issue a new webhook_secret (the old one stops signing at once).' }),
   })
   .meta({ id: 'MerchantRegisterRequest' });
 export type MerchantRegisterInput = z.infer<typeof MerchantRegisterBody>;
