@@ -132,6 +132,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     '`committed`: a proposal is a binding quote until valid_until.': '`committed`：提案在 valid_until 之前是有约束力的报价。',
     '`match_token`: orders are attributed through the signed match token.': '`match_token`：订单通过签名的匹配令牌归因。',
     'On an update: issue a new webhook_secret (the old one stops signing at once).': '更新时：签发新的 webhook_secret（旧密钥立即停止用于签名）。',
+    'On an update: issue a new registration_token; the one sent in the header stops working at once.': '更新时：签发新的 registration_token；请求头中发送的旧令牌立即失效。',
     // commerce agent registry
     'Register or update a commerce agent': '注册或更新商务智能体',
     "agent_id, agent_type and endpoint are required. capability_profile is grouped by agent kind and validated for the agent's own kind. 201 when created; an existing agent_id is updated (200) with its X-Agent-Token.":

@@ -68,6 +68,16 @@ describe('commerce agent registry (spec 2.7, 4.6)', () => {
     expect(updated.body).toMatchObject({ status: 'updated', created: false, agent: { endpoint: 'http://127.0.0.1:9/v2', registered_at: created.body.agent.registered_at } });
   });
 
+  it('rotate_registration_token replaces the agent token', async () => {
+    const body = paymentAgent();
+    const created = await post('/v1/agents/register', body);
+    const rotated = await post('/v1/agents/register', { ...body, rotate_registration_token: true }, { 'x-agent-token': created.body.registration_token });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.registration_token).not.toBe(created.body.registration_token);
+    expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': created.body.registration_token })).status).toBe(403);
+    expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': rotated.body.registration_token })).status).toBe(200);
+  });
+
   it('400 missing_fields names agent_id, agent_type and endpoint', async () => {
     const res = await post('/v1/agents/register', { protocols: ['a2a'] });
     expect(res.status).toBe(400);

@@ -190,6 +190,19 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
     }
   });
 
+  it('rotate_registration_token: the new token works, the old one is refused from then on', async () => {
+    const a = await registerMerchant();
+    const rotated = await post('/v1/merchant/register', { merchant_id: a.merchant_id, agent_endpoint: `${agent.url}/h`, rotate_registration_token: true }, { 'x-merchant-token': a.token });
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.registration_token;
+    expect(fresh).toMatch(/^mrt_/);
+    expect(fresh).not.toBe(a.token);
+    expect(rotated.body.webhook_secret).toBe(a.res.body.webhook_secret);
+    const hb = (token: string) => post('/v1/merchant/heartbeat', { merchant_id: a.merchant_id }, { 'x-merchant-token': token });
+    expect((await hb(a.token)).status).toBe(403);
+    expect((await hb(fresh)).status).toBe(200);
+  });
+
   it('heartbeat: 401 without a token, 403 with a wrong one or another merchant\'s, 404 unknown merchant, else last_seen_at', async () => {
     const a = await registerMerchant();
     const b = await registerMerchant();

@@ -62,7 +62,7 @@ function columnsFrom(input: AgentRegisterInput, agentCardUrl?: string) {
 
 /**
  * Creates the agent or, when agent_id exists, updates it: updates need that agent's X-Agent-Token
- * and reactivate a deactivated agent; the token stays the same.
+ * and reactivate a deactivated agent; the token stays the same unless rotated.
  */
 export async function registerAgent(
   deps: RegistryDeps,
@@ -83,13 +83,14 @@ export async function registerAgent(
 
     const existing = await trx.selectFrom('commerce_agents').select('token_hash').where('agent_id', '=', input.agent_id).forUpdate().executeTakeFirstOrThrow();
     assertRegistrationToken('x-agent-token', caller.presentedToken, existing.token_hash);
+    const newToken = input.rotate_registration_token ? mintRegistrationToken(AGENT_TOKEN_PREFIX) : null;
     const agent = await trx
       .updateTable('commerce_agents')
-      .set({ ...cols, status: 'active', deactivated_at: null, updated_at: sql`now()` })
+      .set({ ...cols, ...(newToken ? { token_hash: newToken.hash } : {}), status: 'active', deactivated_at: null, updated_at: sql`now()` })
       .where('agent_id', '=', input.agent_id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { created: false, registrationToken: caller.presentedToken!, agent };
+    return { created: false, registrationToken: newToken?.token ?? caller.presentedToken!, agent };
   });
 }
 

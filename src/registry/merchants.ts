@@ -79,7 +79,7 @@ export interface MerchantRegistration {
 /**
  * Creates the merchant, or updates it when the merchant_id exists: an update must carry that
  * merchant's X-Merchant-Token (otherwise anyone with an API key could re-point its endpoint), and
- * it reactivates a deactivated merchant. The registration token stays the same on update.
+ * it reactivates a deactivated merchant. The registration token stays the same unless rotated.
  */
 export async function registerMerchant(
   deps: RegistryDeps,
@@ -110,6 +110,7 @@ export async function registerMerchant(
     assertRegistrationToken('x-merchant-token', caller.presentedToken, existing.token_hash);
     // The webhook secret is kept unless asked to rotate, or unless it can no longer be read (sealed
     // under a KEY_ENCRYPTION_KEY that has since changed): then re-registering is the recovery.
+    const newToken = input.rotate_registration_token ? mintRegistrationToken(MERCHANT_TOKEN_PREFIX) : null;
     let webhookSecret = input.rotate_webhook_secret ? null : readableSecret(deps, existing);
     const rotated = webhookSecret === null;
     webhookSecret ??= newWebhookSecret();
@@ -117,6 +118,7 @@ export async function registerMerchant(
       .updateTable('merchants')
       .set({
         ...cols,
+        ...(newToken ? { token_hash: newToken.hash } : {}),
         ...(rotated ? { webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, webhookSecret) } : {}),
         status: 'active',
         deactivated_at: null,
@@ -125,7 +127,7 @@ export async function registerMerchant(
       .where('merchant_id', '=', input.merchant_id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { created: false, registrationToken: caller.presentedToken!, webhookSecret, merchant };
+    return { created: false, registrationToken: newToken?.token ?? caller.presentedToken!, webhookSecret, merchant };
   });
 }
 

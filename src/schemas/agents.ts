@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime } from './common';
-import { ATTRIBUTION_MODES, CHECKOUT_MODES, PROPOSAL_CONTRACTS } from './merchants';
+import { ATTRIBUTION_MODES, CHECKOUT_MODES, PROPOSAL_CONTRACTS, rotateToken } from './merchants';
 
 /**
  * Commerce agents (general registry, spec 2.7). `capability_profile` is grouped by agent kind: the
@@ -107,6 +107,7 @@ export const AgentRegisterBody = z
     regions: tags(250).optional(),
     categories: tags(100).optional(),
     metadata: freeObject.optional(),
+    rotate_registration_token: rotateToken,
   })
   .superRefine((body, ctx) => {
     for (const [key, value] of Object.entries(body.capability_profile ?? {})) {

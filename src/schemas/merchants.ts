@@ -58,6 +58,11 @@ const InventoryScope = z
   })
   .catchall(z.unknown());
 
+export const rotateToken = z
+  .boolean()
+  .optional()
+  .meta({ description: 'On an update: issue a new registration_token; the one sent in the header stops working at once.' });
+
 export const MerchantRegisterBody = z
   .object({
     merchant_id: z.string().trim().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
@@ -73,6 +78,7 @@ export const MerchantRegisterBody = z
     workflow_context: WorkflowContext.optional(),
     trust_evidence_policy: TrustEvidencePolicy.optional(),
     agent_ready_profile: AgentReadyProfile.optional(),
+    rotate_registration_token: rotateToken,
     rotate_webhook_secret: z.boolean().optional().meta({ description: 'On an update: issue a new webhook_secret (the old one stops signing at once).' }),
   })
   .meta({ id: 'MerchantRegisterRequest' });
