@@ -331,6 +331,14 @@ describe('A2A Agent Card import (POST /v1/agents/import-card)', () => {
     ]);
   });
 
+  it('the gateway can import its own published Agent Card by URL', async () => {
+    const url = `${base}/.well-known/agent-card.json`;
+    const res = await post('/v1/agents/import-card', { agent_card_url: url, agent_id: uid('self') });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.agent).toMatchObject({ agent_type: 'service_core', endpoint: `${api.config.publicBaseUrl}/a2a`, auth_methods: ['http'], agent_card_url: url });
+    expect(res.body.agent.capabilities).toEqual(expect.arrayContaining(['recommend', 'intent_matching', 'agentic_checkout']));
+  });
+
   it('fetch failures are 502 agent_card_fetch_failed with the reason: 404, malformed JSON, oversized, redirect loop, timeout', async () => {
     const cases: Array<[string, string]> = [
       ['/missing.json', 'bad_status'],
