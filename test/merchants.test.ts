@@ -279,6 +279,17 @@ describe('health probe (GET /v1/merchant/{id}/health)', () => {
     } finally {
       await postOnly.close();
     }
+
+    // A status page with a large body is still just "up": the probe reads the status line only.
+    const bigPage = await startLoopback((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('x'.repeat(2 * 1024 * 1024));
+    });
+    try {
+      expect((await health((await merchantAt(`${bigPage.url}/`)).merchant_id)).status).toBe(200);
+    } finally {
+      await bigPage.close();
+    }
   });
 
   it('503 bad_status for a 500 and for a redirect', async () => {

@@ -24,13 +24,13 @@ async function probe(endpoint: string, timeoutMs: number, allowPrivate: boolean)
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const res = await boundedGet(endpoint, { timeoutMs, maxBytes: 64 * 1024, maxRedirects: 0, policy: endpointPolicy(allowPrivate), headers: { accept: 'application/json' } });
+    const res = await boundedGet(endpoint, { timeoutMs, maxBytes: 0, headersOnly: true, maxRedirects: 0, policy: endpointPolicy(allowPrivate), headers: { accept: 'application/json' } });
     if (isAlive(res.status)) return { healthy: true, latency_ms: elapsed(), http_status: res.status };
     return { healthy: false, reason: 'bad_status', message: `The agent endpoint answered HTTP ${res.status}.`, latency_ms: elapsed(), http_status: res.status };
   } catch (err) {
     if (!(err instanceof OutboundError)) throw err;
     const reason: HealthReason =
-      err.reason === 'timeout' ? 'timeout' : err.reason === 'unsafe_endpoint' ? 'unsafe_endpoint' : err.reason === 'too_large' ? 'bad_status' : 'unreachable';
+      err.reason === 'timeout' ? 'timeout' : err.reason === 'unsafe_endpoint' ? 'unsafe_endpoint' : 'unreachable';
     return { healthy: false, reason, message: `The agent endpoint is ${reason.replace('_', ' ')}: ${err.message}.`, latency_ms: reason === 'timeout' ? null : elapsed(), http_status: null };
   }
 }

@@ -24,6 +24,8 @@ export interface OutboundOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
+  /** Answer as soon as the status line and headers arrive; the body is not read (health probes). */
+  headersOnly?: boolean;
   policy: EndpointPolicy;
   headers?: Record<string, string>;
 }
@@ -42,6 +44,10 @@ function getOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Promise<
       url,
       { method: 'GET', headers: { 'user-agent': 'commerce-intent-gateway', ...opts.headers }, lookup: guardedLookup(opts.policy) as never, signal, agent: false },
       (res) => {
+        if (opts.headersOnly) {
+          res.destroy();
+          return resolve({ status: res.statusCode ?? 0, url: url.toString(), headers: res.headers, body: Buffer.alloc(0) });
+        }
         const declared = Number(res.headers['content-length'] ?? 0);
         if (declared > opts.maxBytes) {
           res.destroy();
@@ -80,18 +86,25 @@ function classify(err: unknown, signal: AbortSignal, timeoutMs: number): Outboun
 
 export async function boundedGet(rawUrl: string, opts: OutboundOptions): Promise<OutboundResponse> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
-  let current = rawUrl;
+  // The deadline also covers DNS resolution, which the socket's abort signal does not reach.
+  const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  deadline.catch(() => undefined);
   try {
-    for (let hop = 0; ; hop++) {
-      const url = await assertSafeEndpoint(current, opts.policy);
-      const res = await getOnce(url, opts, signal);
-      const location = res.headers.location;
-      // With no redirects allowed the 3xx itself is the answer (a health probe counts it as a bad status).
-      if (res.status < 300 || res.status >= 400 || !location || opts.maxRedirects === 0) return res;
-      if (hop >= opts.maxRedirects) throw new OutboundError('too_many_redirects', `more than ${opts.maxRedirects} redirects`);
-      current = new URL(location, url).toString();
-    }
+    return await Promise.race([follow(rawUrl, opts, signal), deadline]);
   } catch (err) {
     throw classify(err, signal, opts.timeoutMs);
+  }
+}
+
+async function follow(rawUrl: string, opts: OutboundOptions, signal: AbortSignal): Promise<OutboundResponse> {
+  let current = rawUrl;
+  for (let hop = 0; ; hop++) {
+    const url = await assertSafeEndpoint(current, opts.policy);
+    const res = await getOnce(url, opts, signal);
+    const location = res.headers.location;
+    // With no redirects allowed the 3xx itself is the answer (a health probe counts it as a bad status).
+    if (res.status < 300 || res.status >= 400 || !location || opts.maxRedirects === 0) return res;
+    if (hop >= opts.maxRedirects) throw new OutboundError('too_many_redirects', `more than ${opts.maxRedirects} redirects`);
+    current = new URL(location, url).toString();
   }
 }
