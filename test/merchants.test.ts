@@ -220,6 +220,7 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
     const missing = await hb({}, a.token);
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ error: 'missing_fields', fields: ['merchant_id'] });
+    expect((await hb({ merchant_id: 42 }, a.token)).body).toMatchObject({ error: 'invalid_payload', fields: ['merchant_id'] });
 
     const ok = await hb({ merchant_id: a.merchant_id }, a.token);
     expect(ok.status).toBe(200);

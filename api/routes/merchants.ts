@@ -38,8 +38,11 @@ const merchantToken = (idFrom: (ctx: AppContext) => unknown) =>
     unknownPrincipal: merchantNotFound,
     verify: async (ctx, token) => {
       const id = idFrom(ctx);
-      if (typeof id !== 'string' || !id.trim()) {
+      if (id === undefined || id === null || id === '') {
         throw new AppError(400, 'missing_fields', 'Missing required field(s): merchant_id.', { fields: ['merchant_id'] });
+      }
+      if (typeof id !== 'string' || !id.trim()) {
+        throw new AppError(400, 'invalid_payload', 'Invalid merchant_id: expected a non-empty string.', { fields: ['merchant_id'] });
       }
       return { principalId: id.trim(), result: await checkMerchantToken(ctx.deps.db, id.trim(), token) };
     },
