@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadConfig, ConfigError } from '../src/config';
 import { createDb } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
+import { seedCatalog } from '../src/catalog/seed';
 import { createLogger } from '../src/logger';
 import { loadSigningKeys } from '../src/crypto/signing-keys';
 import { connectTemporal } from '../src/temporal/client';
@@ -78,6 +79,10 @@ async function main() {
     const db = createDb(config.DATABASE_URL!);
     stops.push(() => db.destroy());
     await migrateToLatest(db);
+    if (!(await db.selectFrom('products').select('product_id').limit(1).executeTakeFirst())) {
+      const seeded = await seedCatalog(db);
+      console.log(`catalog was empty: seeded ${seeded.products} products, ${seeded.creators} creators, ${seeded.videos} videos`);
+    }
 
     const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
     stops.push(() => temporal.connection.close());

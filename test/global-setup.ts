@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createDb } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
+import { seedCatalog } from '../src/catalog/seed';
 import { startDevServer } from '../src/temporal/dev-server';
 import { createScratchDatabase } from '../src/dev/scratch-database';
 import { freePort } from '../src/net';
@@ -25,6 +26,8 @@ export default async function setup(project: TestProject) {
   const database = await createScratchDatabase({ adminUrl: process.env.TEST_DATABASE_ADMIN_URL, tmpDir: tmp, prefix: 'cig_test' });
   const db = createDb(database.url);
   await migrateToLatest(db);
+  // The full seeded catalog, as `npm start` has it: tests that need products read it, none write it.
+  await seedCatalog(db);
   await db.destroy();
 
   const temporal = await startDevServer({ port: await freePort(), dbFile: path.join(tmp, 'temporal.db'), install: true });

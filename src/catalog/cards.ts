@@ -1,0 +1,206 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/connect';
+import type { ProductRow } from '../db/schema-catalog';
+import type { ProductCardDocumentT, VideoT } from '../schemas/catalog';
+import { CDN } from './generator';
+import { minorUnitDigits } from './money';
+import { centsToNumber, productView } from './products';
+import { TAXONOMY } from './taxonomy';
+
+/**
+ * Product Card Documents (spec 2.1). All copy is derived from catalog facts with fixed templates,
+ * so the same product and data always give the same card; only rec_id and generated_at vary.
+ */
+
+export interface CardOptions {
+  publicBaseUrl: string;
+  channel?: string | null;
+  recIdFor: (productId: number) => string;
+  now?: Date;
+}
+
+const VIDEOS_PER_CARD = 3;
+
+interface RankedProduct extends ProductRow {
+  /** Products in the same category with more GMV (0 = category leader). */
+  gmv_rank: number;
+  category_size: number;
+}
+
+interface VideoWithCreator {
+  product_id: number;
+  task_id: string;
+  thumbnail: string | null;
+  video_url: string | null;
+  platform_video_url: string | null;
+  duration_s: number;
+  gmv_cents: string;
+  orders: number;
+  views: string;
+  conversion_score: number;
+  username: string;
+  display_name: string;
+  avatar: string | null;
+  followers: number;
+  creator_region: string;
+}
+
+export async function buildProductCards(db: Db, productIds: number[], opts: CardOptions): Promise<ProductCardDocumentT[]> {
+  const ids = [...new Set(productIds.filter((id) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647))];
+  if (!ids.length) return [];
+  const [products, videos] = await Promise.all([loadRankedProducts(db, ids), loadTopVideos(db, ids)]);
+  const byId = new Map(products.map((p) => [p.product_id, p]));
+  const videosByProduct = new Map<number, VideoWithCreator[]>();
+  for (const v of videos) {
+    const list = videosByProduct.get(v.product_id) ?? [];
+    list.push(v);
+    videosByProduct.set(v.product_id, list);
+  }
+  const generatedAt = (opts.now ?? new Date()).toISOString();
+  const cards: ProductCardDocumentT[] = [];
+  for (const id of productIds) {
+    const product = byId.get(id);
+    if (product) cards.push(buildCard(product, videosByProduct.get(id) ?? [], opts, generatedAt));
+  }
+  return cards;
+}
+
+async function loadRankedProducts(db: Db, ids: number[]): Promise<RankedProduct[]> {
+  const { rows } = await sql<RankedProduct>`
+    select p.*,
+      (select count(*)::int from products q where q.category_id = p.category_id and q.gmv_cents > p.gmv_cents) as gmv_rank,
+      (select count(*)::int from products q where q.category_id = p.category_id) as category_size
+    from products p
+    where p.product_id = any(${ids}::int[])`.execute(db);
+  return rows;
+}
+
+/** Top videos of every requested product in one round trip (lateral join on (product_id, gmv_cents desc)). */
+async function loadTopVideos(db: Db, ids: number[]): Promise<VideoWithCreator[]> {
+  const { rows } = await sql<VideoWithCreator>`
+    select v.product_id, v.task_id, v.thumbnail, v.video_url, v.platform_video_url, v.duration_s, v.gmv_cents, v.orders, v.views,
+      v.conversion_score, c.username, c.display_name, c.avatar, c.followers, c.region as creator_region
+    from unnest(${ids}::int[]) as want(product_id)
+    cross join lateral (
+      select * from videos x where x.product_id = want.product_id order by x.gmv_cents desc, x.task_id limit ${VIDEOS_PER_CARD}
+    ) v
+    join creators c on c.creator_id = v.creator_id
+    order by v.product_id, v.gmv_cents desc, v.task_id`.execute(db);
+  return rows;
+}
+
+function buildCard(p: RankedProduct, videos: VideoWithCreator[], opts: CardOptions, generatedAt: string): ProductCardDocumentT {
+  const recId = opts.recIdFor(p.product_id);
+  const base = opts.publicBaseUrl.replace(/\/+$/, '');
+  const l1 = TAXONOMY.find((c) => c.name === p.category_l1);
+  const stats = { gmv: Number(p.gmv_cents), orders: p.orders, views: Number(p.views) };
+  const topVideo = videos[0];
+  const price = formatPrice(p.price_cents, p.currency);
+  const kind = (p.category_l2 ?? p.category_l1 ?? 'its category').toLowerCase();
+
+  const oneLiner = p.discount_label
+    ? `${p.title} at ${price} (${p.discount_label}).`
+    : `${p.title} at ${price}${l1 ? `: ${l1.benefits[p.product_id % l1.benefits.length]!.title.toLowerCase()}` : ''}.`;
+  const why = topVideo
+    ? `A ${topVideo.duration_s}s video by @${topVideo.username} alone drove ${formatUsd(Number(topVideo.gmv_cents))} in sales from ${compact(Number(topVideo.views))} views; short demos make the value obvious.`
+    : stats.orders > 0
+      ? `${compact(stats.orders)} orders so far in ${kind}; it sells on its own before any creator push.`
+      : `New in ${kind} with no creator videos yet: an early-mover pick at ${price}.`;
+
+  return {
+    rec_id: recId,
+    product: productView(p),
+    hero_pitch: {
+      one_liner: oneLiner,
+      why_it_wins_on_platform: why,
+      key_benefits: keyBenefits(p, l1, stats.orders),
+      target_audience: {
+        persona: l1?.persona ?? `Shoppers looking for ${kind}`,
+        age: l1?.age ?? '18-54',
+        region: p.region_allow.length ? p.region_allow : [...new Set(videos.map((v) => v.creator_region))],
+      },
+    },
+    selection_story: selectionStory(p, videos, stats),
+    videos: videos.map(videoView),
+    cta: {
+      primary: { label: p.inventory_qty > 0 ? 'Shop now' : 'Check availability', url: `${base}/r/${encodeURIComponent(recId)}` },
+      secondary: p.link
+        ? { label: 'View on merchant site', url: p.link }
+        : { label: 'View product card', url: `${base}/v1/products/${p.product_id}/card` },
+    },
+    compliance: { region_allow: p.region_allow, risk_level: p.risk_level },
+    generated_at: generatedAt,
+    channel: opts.channel ?? null,
+  };
+}
+
+function keyBenefits(p: ProductRow, l1: (typeof TAXONOMY)[number] | undefined, orders: number): ProductCardDocumentT['hero_pitch']['key_benefits'] {
+  const out: ProductCardDocumentT['hero_pitch']['key_benefits'] = [];
+  if (p.discount_label && p.original_price_cents != null) {
+    out.push({ icon: 'tag', title: `Save ${p.discount_label.replace(/^-/, '')}`, desc: `Now ${formatPrice(p.price_cents, p.currency)}, down from ${formatPrice(p.original_price_cents, p.currency)}.` });
+  }
+  if (orders >= 100) out.push({ icon: 'trending-up', title: 'Proven seller', desc: `${compact(orders)} orders from creator videos.` });
+  const pool = l1?.benefits ?? [{ icon: 'star', title: 'Shopper favourite', desc: p.description.split('. ')[0] ?? p.title }];
+  for (let i = 0; out.length < 3 && i < pool.length; i++) out.push(pool[(p.product_id + i) % pool.length]!);
+  return out;
+}
+
+function selectionStory(p: RankedProduct, videos: VideoWithCreator[], stats: { gmv: number; orders: number; views: number }): ProductCardDocumentT['selection_story'] {
+  const kind = p.category_l2 ?? p.category_l1 ?? 'its category';
+  // Share of the category it beats on GMV; a product without sales scores only on its offer.
+  const percentile = p.category_size > 1 ? 1 - p.gmv_rank / (p.category_size - 1) : 1;
+  const conversion = videos.length ? Math.max(...videos.map((v) => v.conversion_score)) : 0;
+  const offer = (p.inventory_qty > 0 ? 0.6 : 0) + (p.discount_label ? 0.4 : 0.2);
+  const score = stats.gmv > 0 ? 100 * (0.6 * percentile + 0.25 * conversion + 0.15 * offer) : 25 * offer;
+  const topShare = Math.max(1, Math.ceil((1 - percentile) * 100));
+  const headline =
+    stats.gmv <= 0
+      ? `Fresh pick in ${kind}`
+      : p.gmv_rank === 0
+        ? `#1 in ${kind} by creator GMV`
+        : topShare <= 50
+          ? `Top ${topShare}% in ${kind} by creator GMV`
+          : `Early traction in ${kind}`;
+  const bullets: string[] = [];
+  if (stats.gmv > 0) bullets.push(`${formatUsd(stats.gmv)} GMV, ${compact(stats.orders)} orders, ${compact(stats.views)} views across creator videos`);
+  if (videos.length) {
+    const best = videos[0]!;
+    bullets.push(`Best video: @${best.username} (${compact(best.followers)} followers), ${formatUsd(Number(best.gmv_cents))} GMV`);
+  }
+  if (p.discount_label) bullets.push(`On sale ${p.discount_label}: ${formatPrice(p.price_cents, p.currency)}`);
+  bullets.push(p.inventory_qty > 0 ? `In stock (${p.inventory_qty} units)` : 'Currently out of stock');
+  bullets.push(p.region_allow.length ? `Ships to ${p.region_allow.join(', ')}` : 'Ships to all regions');
+  return { headline, bullets, platform_score: Math.round(score * 10) / 10 };
+}
+
+function videoView(v: VideoWithCreator): VideoT {
+  return {
+    task_id: v.task_id,
+    creator: { username: v.username, display_name: v.display_name, avatar: v.avatar ?? `${CDN}/creators/default.jpg`, followers: v.followers },
+    thumbnail: v.thumbnail,
+    video_url: v.video_url,
+    duration_s: v.duration_s,
+    gmv_usd: centsToNumber(v.gmv_cents),
+    orders: v.orders,
+    views: Number(v.views),
+    conversion_score: v.conversion_score,
+    platform_video_url: v.platform_video_url,
+  };
+}
+
+export function formatPrice(cents: number, currency: string): string {
+  if (currency === 'USD') return formatUsd(cents);
+  const amount = minorUnitDigits(currency) === 0 ? String(cents) : (cents / 100).toFixed(2);
+  return `${currency} ${amount}`;
+}
+
+function formatUsd(cents: number): string {
+  const usd = cents / 100;
+  return usd >= 10_000 ? `$${compact(usd)}` : `$${usd.toFixed(2)}`;
+}
+
+function compact(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1).replace(/\.0$/, '')}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1).replace(/\.0$/, '')}k`;
+  return String(Math.round(n));
+}

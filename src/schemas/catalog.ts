@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { isoDateTime } from './common';
+
+/** Catalog objects of the spec (2.1 Product Card Document). Optional spec fields are sent as null. */
+
+const optionalText = z.string().nullable().optional();
+const optionalNumber = z.number().nullable().optional();
+
+export const Product = z
+  .object({
+    id: z.string().meta({ description: 'Catalog product id (integer as a string).' }),
+    title: z.string(),
+    brand: optionalText,
+    price_usd: optionalNumber.meta({ description: 'Current price in USD; null when the product is priced in another currency.' }),
+    original_price_usd: optionalNumber.meta({ description: 'Price before discount, when discounted.' }),
+    discount_label: optionalText.meta({ description: 'E.g. `-20%`.' }),
+    main_image: optionalText,
+    gallery: z.array(z.string()),
+    category_l1: optionalText,
+    category_l2: optionalText,
+  })
+  .meta({ id: 'Product' });
+
+export const KeyBenefit = z.object({ icon: z.string(), title: z.string(), desc: z.string() }).meta({ id: 'KeyBenefit' });
+
+export const HeroPitch = z
+  .object({
+    one_liner: z.string(),
+    why_it_wins_on_platform: z.string(),
+    key_benefits: z.array(KeyBenefit),
+    target_audience: z.object({ persona: z.string(), age: z.string(), region: z.array(z.string()) }),
+  })
+  .meta({ id: 'HeroPitch' });
+
+export const SelectionStory = z
+  .object({
+    headline: z.string(),
+    bullets: z.array(z.string()),
+    platform_score: z.number().meta({ description: '0..100: how strongly the platform data backs this product.' }),
+  })
+  .meta({ id: 'SelectionStory' });
+
+export const Video = z
+  .object({
+    task_id: z.string(),
+    creator: z.object({ username: z.string(), display_name: z.string(), avatar: z.string(), followers: z.number().int() }),
+    thumbnail: optionalText,
+    video_url: optionalText,
+    duration_s: z.number().int(),
+    gmv_usd: z.number(),
+    orders: z.number().int(),
+    views: z.number().int(),
+    conversion_score: z.number().meta({ description: '0..1: orders per view against a 10% benchmark.' }),
+    platform_video_url: optionalText,
+  })
+  .meta({ id: 'Video' });
+
+const Link = z.object({ label: z.string(), url: z.string() });
+
+export const Cta = z.object({ primary: Link, secondary: Link }).meta({ id: 'Cta' });
+
+export const RISK_LEVELS = ['low', 'medium', 'high'] as const;
+
+export const Compliance = z
+  .object({
+    region_allow: z.array(z.string()).meta({ description: 'ISO country codes the product may be sold to; empty means everywhere.' }),
+    risk_level: z.enum(RISK_LEVELS),
+  })
+  .meta({ id: 'Compliance' });
+
+export const ProductCardDocument = z
+  .object({
+    rec_id: z.string().meta({ description: 'Globally unique recommendation id.' }),
+    product: Product,
+    hero_pitch: HeroPitch,
+    selection_story: SelectionStory,
+    videos: z.array(Video).meta({ description: 'Up to three top videos by GMV.' }),
+    cta: Cta,
+    compliance: Compliance.optional(),
+    generated_at: isoDateTime,
+    channel: z.string().nullable().optional(),
+  })
+  .meta({ id: 'ProductCardDocument' });
+
+export type ProductCardDocumentT = z.infer<typeof ProductCardDocument>;
+export type VideoT = z.infer<typeof Video>;
