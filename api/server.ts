@@ -6,6 +6,7 @@ import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
 import { RequestLogWriter } from '../src/console/request-logs';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
+import { expireDueProposals } from '../src/matching/proposals';
 import { createApp } from './app';
 import type { AppDeps } from './context';
 import { createRateLimiters } from './middleware/rate-limit';
@@ -48,6 +49,11 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     purgeExpiredIdempotencyKeys(deps.db).catch((err) => deps.logger.warn({ err }, 'idempotency purge failed'));
   }, 3600_000);
   purge.unref();
+  // Reads apply proposal expiry themselves; the sweep makes it true for rows nobody reads too.
+  const sweep = setInterval(() => {
+    expireDueProposals(deps.db).catch((err) => deps.logger.warn({ err }, 'proposal expiry sweep failed'));
+  }, 60_000);
+  sweep.unref();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : deps.config.PORT;
   return {
@@ -56,6 +62,7 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     deps,
     close: async () => {
       clearInterval(purge);
+      clearInterval(sweep);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

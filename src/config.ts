@@ -58,6 +58,7 @@ export const envSchema = z.object({
     .pipe(z.array(z.number().nonnegative()).min(1))
     .default([0, 5, 300, 1800, 7200, 18000, 36000]),
   MATCH_TOKEN_TTL_S: positiveInt.default(1800),
+  MATCH_SESSION_TTL_S: positiveInt.default(86_400),
   CHECKOUT_PLAN_TTL_S: positiveInt.default(900),
   DEVELOPER_SESSION_TTL_S: positiveInt.default(7 * 24 * 3600),
   RATE_LIMIT_PER_KEY: positiveInt.default(6000),

@@ -31,22 +31,25 @@ const tokenErrors: ErrorRow[] = [
 ];
 const invalidEndpoint: ErrorRow = [400, 'invalid_endpoint', 'The endpoint is not https or resolves to a private, loopback or link-local address.'];
 
-/** X-Merchant-Token of the merchant the request names (path, or body for heartbeat). */
-const merchantToken = (idFrom: (ctx: AppContext) => unknown) =>
+/** X-Merchant-Token of the merchant the request names (a path parameter, or `field` of the body). */
+export const merchantToken = (idFrom: (ctx: AppContext) => unknown, field = 'merchant_id') =>
   requireRegistrationToken({
     header: 'x-merchant-token',
     unknownPrincipal: merchantNotFound,
     verify: async (ctx, token) => {
       const id = idFrom(ctx);
       if (id === undefined || id === null || id === '') {
-        throw new AppError(400, 'missing_fields', 'Missing required field(s): merchant_id.', { fields: ['merchant_id'] });
+        throw new AppError(400, 'missing_fields', `Missing required field(s): ${field}.`, { fields: [field] });
       }
       if (typeof id !== 'string' || !id.trim()) {
-        throw new AppError(400, 'invalid_payload', 'Invalid merchant_id: expected a non-empty string.', { fields: ['merchant_id'] });
+        throw new AppError(400, 'invalid_payload', `Invalid ${field}: expected a non-empty string.`, { fields: [field] });
       }
       return { principalId: id.trim(), result: await checkMerchantToken(ctx.deps.db, id.trim(), token) };
     },
   });
+
+/** The body member naming the merchant, read before validation (the token check runs first). */
+export const bodyMember = (name: string) => (ctx: AppContext) => (ctx.request as { body?: Record<string, unknown> }).body?.[name];
 
 const envelope = (status: string | undefined, m: Parameters<typeof merchantView>[0]) => ({ ...(status ? { status } : {}), merchant: merchantView(m) });
 
@@ -90,7 +93,7 @@ export function merchantRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Merchant agent heartbeat',
     description: 'Refreshes last_seen_at.',
-    auth: auth.apiKeyAnd('registry', 'MerchantToken', merchantToken((ctx) => (ctx.request as { body?: { merchant_id?: unknown } }).body?.merchant_id), tokenErrors),
+    auth: auth.apiKeyAnd('registry', 'MerchantToken', merchantToken(bodyMember('merchant_id')), tokenErrors),
     body: S.MerchantHeartbeatBody,
     bodyRequired: true,
     missingFields: ['merchant_id'],

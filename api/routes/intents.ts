@@ -1,0 +1,94 @@
+import * as I from '../../src/schemas/intents';
+import * as P from '../../src/schemas/proposals';
+import { createIntent, getIntent, intentView } from '../../src/matching/intents';
+import { getProposal, listProposals, proposalView, submitProposal } from '../../src/matching/proposals';
+import { bodyMember, merchantToken } from './merchants';
+import { auth, type ErrorRow, type RouteRegistry } from './registry';
+
+const TAG = 'Intents and proposals';
+const intentNotFound: ErrorRow = [404, 'intent_not_found', 'No intent with this id.'];
+
+export function intentRoutes(r: RouteRegistry): void {
+  r.add({
+    method: 'post',
+    path: '/v1/intents',
+    tag: TAG,
+    summary: 'Create a shopping intent',
+    description:
+      'raw_query is required. Missing structure is read from the text: a normalized query, tags, a budget ("under $50") and a region ("in Canada"); resolution_summary says what was derived.',
+    auth: auth.apiKey('intents'),
+    body: I.IntentCreateBody,
+    bodyRequired: true,
+    missingFields: ['raw_query'],
+    responses: { 201: { description: 'The intent.', schema: I.IntentEnvelope } },
+    handler: async (ctx, { body }) => ({ status: 201, body: { intent: intentView(await createIntent(ctx.deps.db, body, { developerId: ctx.state.apiKey?.developerId })) } }),
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/intents/{intentId}',
+    tag: TAG,
+    summary: 'Get an intent',
+    auth: auth.apiKey('intents'),
+    params: I.IntentIdParams,
+    notFoundCode: 'intent_not_found',
+    responses: { 200: { description: 'The intent.', schema: I.IntentEnvelope } },
+    errors: [intentNotFound],
+    handler: async (ctx, { params }) => ({ body: { intent: intentView(await getIntent(ctx.deps.db, params.intentId)) } }),
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/intents/{intentId}/proposals',
+    tag: TAG,
+    summary: 'List the proposals of an intent',
+    description: 'Oldest first. Expired proposals are left out unless include_expired=true.',
+    auth: auth.apiKey('proposals'),
+    params: I.IntentIdParams,
+    query: P.ProposalListQuery,
+    notFoundCode: 'intent_not_found',
+    responses: { 200: { description: 'The proposals.', schema: P.ProposalList } },
+    errors: [intentNotFound],
+    handler: async (ctx, { params, query }) => {
+      const proposals = await listProposals(ctx.deps.db, params.intentId, query.include_expired);
+      return { body: { intent_id: params.intentId, count: proposals.length, proposals: proposals.map(proposalView) } };
+    },
+  });
+
+  r.add({
+    method: 'post',
+    path: '/v1/proposals',
+    tag: TAG,
+    summary: 'Submit a merchant proposal for an intent',
+    description:
+      'Needs the X-Merchant-Token of merchant_agent_id. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft).',
+    auth: auth.apiKeyAnd('proposals', 'MerchantToken', merchantToken(bodyMember('merchant_agent_id'), 'merchant_agent_id'), [
+      [401, 'missing_registration_token', 'Missing registration token (X-Merchant-Token).'],
+      [403, 'invalid_registration_token', 'The token is not the registration token of merchant_agent_id.'],
+      [404, 'merchant_not_found', 'No merchant agent with this id.'],
+    ]),
+    body: P.ProposalCreateBody,
+    bodyRequired: true,
+    missingFields: ['merchant_agent_id', 'intent_id', 'product_id', 'offer_title', 'price'],
+    responses: { 201: { description: 'The proposal.', schema: P.ProposalEnvelope } },
+    errors: [
+      intentNotFound,
+      [404, 'product_not_found', 'No catalog product with this id.'],
+      [409, 'merchant_inactive', 'The merchant is deactivated.'],
+    ],
+    handler: async (ctx, { body }) => ({ status: 201, body: { proposal: proposalView(await submitProposal(ctx.deps.db, body)) } }),
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/proposals/{proposalId}',
+    tag: TAG,
+    summary: 'Get a proposal',
+    auth: auth.apiKey('proposals'),
+    params: P.ProposalIdParams,
+    notFoundCode: 'proposal_not_found',
+    responses: { 200: { description: 'The proposal.', schema: P.ProposalEnvelope } },
+    errors: [[404, 'proposal_not_found', 'No proposal with this id.']],
+    handler: async (ctx, { params }) => ({ body: { proposal: proposalView(await getProposal(ctx.deps.db, params.proposalId)) } }),
+  });
+}

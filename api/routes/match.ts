@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import * as M from '../../src/schemas/match';
+import { ProductCardDocument } from '../../src/schemas/catalog';
+import { buildProductCards } from '../../src/catalog/cards';
+import { createMatchSession, getMatchSession, matchSessionView } from '../../src/matching/match-sessions';
+import { acceptMatch, getMatchToken, listSessionTokens, matchTokenView } from '../../src/matching/match-tokens';
+import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
+import type { RankedProposal } from '../../src/matching/ranking';
+import type { AppContext } from '../context';
+import { auth, type ErrorRow, type RouteRegistry } from './registry';
+
+const TAG = 'Match sessions and tokens';
+const matchNotFound: ErrorRow = [404, 'match_not_found', 'No match session with this id.'];
+
+/** Stable per session and product, so a re-rendered session shows the same rec ids. */
+const recIdFor = (sessionId: string) => (productId: number) =>
+  `rec_${createHash('sha256').update(`${sessionId}:${productId}`).digest('base64url').slice(0, 22)}`;
+
+const RenderedMatchSession = z
+  .object({
+    match_session: M.MatchSession,
+    ranked_proposals: z.array(M.RankedProposal),
+    match_tokens: z.array(M.MatchToken),
+    items: z.array(ProductCardDocument),
+  })
+  .meta({ id: 'RenderedMatchSession' });
+
+function acceptDeps(ctx: AppContext) {
+  const { db, signingKeys, config } = ctx.deps;
+  return { db, signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl, ttlSeconds: config.MATCH_TOKEN_TTL_S };
+}
+
+export function matchRoutes(r: RouteRegistry): void {
+  r.add({
+    method: 'post',
+    path: '/v1/match',
+    tag: TAG,
+    summary: 'Create a match session',
+    description:
+      'Ranks the named proposals of the intent (or all its active ones) by price fit, trust, inventory, shipping, evidence and commission; ranked_proposals carries each score breakdown and summary the explanation.',
+    auth: auth.apiKey('match'),
+    body: M.MatchCreateBody,
+    bodyRequired: true,
+    missingFields: ['intent_id'],
+    responses: { 201: { description: 'The ranked session.', schema: M.MatchSessionEnvelope } },
+    errors: [
+      [404, 'intent_not_found', 'No intent with this id.'],
+      [404, 'proposal_not_found', 'A named proposal does not exist for this intent.'],
+    ],
+    handler: async (ctx, { body }) => {
+      const session = await createMatchSession(ctx.deps.db, body, { ttlSeconds: ctx.deps.config.MATCH_SESSION_TTL_S, developerId: ctx.state.apiKey?.developerId });
+      return { status: 201, body: { match_session: matchSessionView(session) } };
+    },
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/match/{matchSessionId}',
+    tag: TAG,
+    summary: 'Get a rendered match session',
+    description:
+      'The session, its top `limit` ranked proposals (1..10, default 5; match_session.ranked_proposals is cut to the same top), its match tokens, and a Product Card Document for each of those proposals.',
+    auth: auth.apiKey('match'),
+    params: M.MatchSessionParams,
+    query: M.MatchRenderQuery,
+    notFoundCode: 'match_not_found',
+    responses: { 200: { description: 'The rendered session.', schema: RenderedMatchSession } },
+    errors: [matchNotFound],
+    handler: async (ctx, { params, query }) => {
+      const { db, config } = ctx.deps;
+      const session = await getMatchSession(db, params.matchSessionId, { top: query.limit });
+      const top = session.ranked_proposals as unknown as RankedProposal[];
+      const [tokens, items] = await Promise.all([
+        listSessionTokens(db, session.match_session_id),
+        buildProductCards(db, [...new Set(top.map((p) => p.product_id))], {
+          publicBaseUrl: config.publicBaseUrl,
+          channel: 'match',
+          recIdFor: recIdFor(session.match_session_id),
+        }),
+      ]);
+      return { body: { match_session: matchSessionView(session), ranked_proposals: top, match_tokens: tokens.map(matchTokenView), items } };
+    },
+  });
+
+  r.add({
+    method: 'post',
+    path: '/v1/match/{matchSessionId}/accept',
+    tag: TAG,
+    summary: 'Accept a ranked proposal for a match token',
+    description:
+      'Body required: `proposal_id` (default: the best ranked) mints a match token, or `match_token_id` confirms an existing one. Accepting the same proposal again returns the same token. The token lives MATCH_TOKEN_TTL_S (30 min) and carries a signed JWS.',
+    auth: auth.apiKey('match'),
+    params: M.MatchSessionParams,
+    body: M.AcceptBody,
+    bodyRequired: true,
+    notFoundCode: 'match_not_found',
+    responses: { 200: { description: 'The match token.', schema: M.MatchTokenEnvelope } },
+    errors: [
+      matchNotFound,
+      [404, 'proposal_not_found', 'No proposal with this id.'],
+      [404, 'match_token_not_found', 'No match token with this id in this session.'],
+      [409, 'match_session_expired', 'The match session has expired.'],
+      [409, 'no_ranked_proposals', 'Nothing was ranked in this session.'],
+      [409, 'proposal_not_in_session', 'The proposal was not ranked in this session.'],
+      [409, 'proposal_expired', 'The proposal has expired.'],
+      [409, 'match_token_expired', 'The match token has expired.'],
+    ],
+    handler: async (ctx, { params, body }) => {
+      const token = await acceptMatch(acceptDeps(ctx), params.matchSessionId, body, {
+        requestId: ctx.state.requestId,
+        keyId: ctx.state.apiKey?.keyId,
+        developerId: ctx.state.apiKey?.developerId,
+      });
+      return { body: { match_token: matchTokenView(token) } };
+    },
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/match-tokens/{matchTokenId}',
+    tag: TAG,
+    summary: 'Get a match token',
+    auth: auth.apiKey('match'),
+    params: M.MatchTokenParams,
+    notFoundCode: 'match_token_not_found',
+    responses: { 200: { description: 'The match token.', schema: M.MatchTokenEnvelope } },
+    errors: [[404, 'match_token_not_found', 'No match token with this id.']],
+    handler: async (ctx, { params }) => ({ body: { match_token: matchTokenView(await getMatchToken(ctx.deps.db, params.matchTokenId)) } }),
+  });
+
+  r.add({
+    method: 'post',
+    path: '/v1/match-tokens/{matchTokenId}/payment-authorization',
+    tag: TAG,
+    summary: 'Authorize payment against a match token',
+    description:
+      'Succeeds only for an existing, unexpired token in state accepted whose proposal is pending confirmation and matches proposal_id, expected_amount and currency when given. The token moves to payment_authorized and the proposal to accepted; repeating returns the same authorization.',
+    auth: auth.apiKey('payments'),
+    params: M.MatchTokenParams,
+    body: M.PaymentAuthorizationBody,
+    responses: { 200: { description: 'Payment authorized.', schema: M.PaymentAuthorizationResponse } },
+    errors: [
+      [409, 'match_token_invalid', 'No such match token.'],
+      [409, 'match_token_expired', 'The match token has expired.'],
+      [409, 'acceptance_state_invalid', 'The token is not in state accepted.'],
+      [409, 'proposal_mismatch', 'proposal_id is not the proposal the token names.'],
+      [409, 'proposal_expired', 'The proposal has expired.'],
+      [409, 'proposal_state_invalid', 'The proposal is not pending confirmation.'],
+      [409, 'amount_mismatch', 'expected_amount differs from the proposal price.'],
+      [409, 'currency_mismatch', 'currency differs from the proposal currency.'],
+    ],
+    handler: async (ctx, { params, body }) => {
+      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, { keyId: ctx.state.apiKey?.keyId });
+      return { body: { payment_authorization: paymentAuthorizationView(authorization, token.intent_id), match_token: matchTokenView(token) } };
+    },
+  });
+}

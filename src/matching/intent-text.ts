@@ -1,0 +1,80 @@
+/**
+ * What the gateway reads out of a shopper's words when the caller did not say it explicitly:
+ * a normalized query, keyword tags, a budget ("under $50", "$20-40", "between 20 and 40 dollars")
+ * and a ship-to region ("in Canada", "to the UK"). Deterministic and dependency-free.
+ */
+
+const STOPWORDS = new Set(
+  'a an and are as at be best buy for from good great i in is it me my need of on or please some something that the this to under over below above less more than with want looking find get new between around about dollars dollar usd bucks ship shipped shipping deliver delivered delivery'.split(' '),
+);
+
+const REGION_NAMES: Record<string, string> = {
+  us: 'US', usa: 'US', 'united states': 'US', america: 'US',
+  canada: 'CA', ca: 'CA',
+  uk: 'GB', 'united kingdom': 'GB', britain: 'GB', england: 'GB', gb: 'GB',
+  germany: 'DE', france: 'FR', spain: 'ES', italy: 'IT', netherlands: 'NL',
+  japan: 'JP', australia: 'AU', mexico: 'MX', brazil: 'BR', india: 'IN', singapore: 'SG', korea: 'KR',
+};
+
+export function normalizeQuery(raw: string): string {
+  return raw
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}$.\-\s]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export interface ParsedBudget {
+  min?: number;
+  max?: number;
+  phrase: string;
+}
+
+const money = String.raw`\$?\s?(\d+(?:[.,]\d{1,2})?)\s?(?:k\b)?\s?(?:dollars?|usd|bucks)?`;
+const BUDGET_PATTERNS: Array<[RegExp, (a: number, b?: number) => Omit<ParsedBudget, 'phrase'>]> = [
+  [new RegExp(String.raw`between\s+${money}\s+and\s+${money}`, 'i'), (a, b) => ({ min: Math.min(a, b!), max: Math.max(a, b!) })],
+  [new RegExp(String.raw`${money}\s?(?:-|–|to)\s?${money}`, 'i'), (a, b) => ({ min: Math.min(a, b!), max: Math.max(a, b!) })],
+  [new RegExp(String.raw`(?:under|below|less than|no more than|max(?:imum)?|up to|at most|cheaper than|within)\s+${money}`, 'i'), (a) => ({ max: a })],
+  [new RegExp(String.raw`(?:over|above|more than|at least|min(?:imum)?)\s+${money}`, 'i'), (a) => ({ min: a })],
+  [new RegExp(String.raw`(?:around|about|roughly|~)\s*${money}`, 'i'), (a) => ({ min: Math.round(a * 0.8 * 100) / 100, max: Math.round(a * 1.2 * 100) / 100 })],
+];
+
+const amount = (s: string) => Number(s.replace(',', '.'));
+
+export function parseBudget(text: string): ParsedBudget | null {
+  for (const [re, build] of BUDGET_PATTERNS) {
+    const m = re.exec(text);
+    if (!m) continue;
+    // A bare number without a currency sign or word is too ambiguous ("2 pack", "size 10") except after budget words.
+    const values = m.slice(1).filter((v) => v !== undefined).map(amount);
+    if (values.some((v) => !Number.isFinite(v) || v <= 0)) continue;
+    const range = build(values[0]!, values[1]);
+    const isRange = re.source.startsWith(String.raw`\$`);
+    if (isRange && !/\$|dollar|usd|bucks/i.test(m[0])) continue;
+    return { ...range, phrase: m[0].trim() };
+  }
+  return null;
+}
+
+export function parseRegion(text: string): { code: string; phrase: string } | null {
+  // The place name is read in a lookahead so "for someone in the UK" still sees "in the UK".
+  const m = /\b(?:in|to|for|from)\s+(?:the\s+)?(?=([a-z]+(?:\s[a-z]+)?))/gi;
+  for (const hit of text.matchAll(m)) {
+    const words = hit[1]!.toLowerCase();
+    const two = REGION_NAMES[words] ? words : undefined;
+    const one = words.split(' ')[0]!;
+    let name = two ?? (REGION_NAMES[one] ? one : undefined);
+    // "us" is a pronoun far more often than a country: only the upper-case "US" counts.
+    if (name === 'us' && hit[1]!.slice(0, 2) !== 'US') name = undefined;
+    if (name) return { code: REGION_NAMES[name]!, phrase: `${hit[0]}${hit[1]!.slice(0, name.length)}`.trim() };
+  }
+  return null;
+}
+
+export function keywordTags(normalized: string, budgetPhrase?: string): string[] {
+  const withoutBudget = budgetPhrase ? normalized.replace(normalizeQuery(budgetPhrase), ' ') : normalized;
+  const words = withoutBudget.split(/\s+/).map((w) => w.replace(/^[.\-$]+|[.\-]+$/g, ''));
+  const tags = words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && !/^\$?\d/.test(w) && !REGION_NAMES[w]);
+  return [...new Set(tags)].slice(0, 20);
+}

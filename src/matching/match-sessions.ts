@@ -1,0 +1,122 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/connect';
+import type { MatchSessionsTable } from '../db/schema-matching';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { getIntent } from './intents';
+import { expireDueProposals, type ProposalRow } from './proposals';
+import { rankProposals, RANKING_WEIGHTS, type RankedProposal } from './ranking';
+
+export type MatchSessionRow = Selectable<MatchSessionsTable>;
+
+export const matchNotFound = (id: string) => new AppError(404, 'match_not_found', `No match session '${id}'.`);
+
+/** Proposals a match can rank: live quotes (drafts are not offers yet; accepted/settled are taken). */
+const RANKABLE_STATES = new Set(['quoted', 'pending_confirmation']);
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function matchSessionView(s: MatchSessionRow) {
+  return {
+    match_session_id: s.match_session_id,
+    intent_id: s.intent_id,
+    best_proposal_id: s.best_proposal_id,
+    ranked_proposals: s.ranked_proposals,
+    summary: s.summary,
+    status: s.status,
+    created_at: iso(s.created_at),
+    updated_at: iso(s.updated_at),
+    expires_at: iso(s.expires_at),
+  };
+}
+
+function explain(ranked: RankedProposal[], excluded: number): string {
+  if (ranked.length === 0) return `No proposal could be ranked${excluded ? ` (${excluded} excluded)` : ''}.`;
+  const best = ranked[0]!;
+  const strongest = Object.entries(best.breakdown)
+    .sort((a, b) => b[1].contribution - a[1].contribution)
+    .slice(0, 2)
+    .map(([k, v]) => `${k} (${v.reason})`);
+  return `Ranked ${ranked.length} proposal(s); best is ${best.proposal_id} at ${best.price} ${best.currency} with score ${best.score}, led by ${strongest.join(' and ')}.`;
+}
+
+export async function createMatchSession(
+  db: Db,
+  input: { intent_id: string; proposal_ids?: string[] },
+  opts: { ttlSeconds: number; developerId?: string },
+): Promise<MatchSessionRow> {
+  const intent = await getIntent(db, input.intent_id);
+  await expireDueProposals(db, { intentId: intent.intent_id });
+  let candidates: ProposalRow[];
+  if (input.proposal_ids) {
+    const ids = [...new Set(input.proposal_ids)];
+    candidates = await db.selectFrom('proposals').selectAll().where('proposal_id', 'in', ids).where('intent_id', '=', intent.intent_id).execute();
+    const missing = ids.filter((id) => !candidates.some((p) => p.proposal_id === id));
+    if (missing.length) {
+      throw new AppError(404, 'proposal_not_found', `No proposal ${missing.join(', ')} for intent ${intent.intent_id}.`, { proposal_ids: missing });
+    }
+  } else {
+    candidates = await db.selectFrom('proposals').selectAll().where('intent_id', '=', intent.intent_id).where('status', '=', 'active').execute();
+  }
+  const rankable = candidates.filter((p) => p.status === 'active' && RANKABLE_STATES.has(p.proposal_state));
+  const excluded = candidates
+    .filter((p) => !rankable.includes(p))
+    .map((p) => ({ proposal_id: p.proposal_id, reason: `proposal_state ${p.proposal_state}` }));
+  const now = new Date();
+  const deadline = (intent.time_window as { deadline?: string } | null)?.deadline;
+  const ranked = rankProposals(rankable, {
+    budgetMaxCents: intent.budget_max_cents,
+    budgetMinCents: intent.budget_min_cents,
+    budgetCurrency: intent.budget_currency,
+    deadline: deadline ? new Date(deadline) : null,
+    now,
+  });
+  const summary = {
+    candidates: candidates.length,
+    ranked: ranked.length,
+    excluded,
+    best_proposal_id: ranked[0]?.proposal_id ?? null,
+    best_score: ranked[0]?.score ?? null,
+    weights: RANKING_WEIGHTS,
+    budget: intent.budget_max_cents !== null || intent.budget_min_cents !== null
+      ? { min: intent.budget_min_cents === null ? null : intent.budget_min_cents / 100, max: intent.budget_max_cents === null ? null : intent.budget_max_cents / 100, currency: intent.budget_currency }
+      : null,
+    deadline: deadline ?? null,
+    explanation: explain(ranked, excluded.length),
+  };
+  return db
+    .insertInto('match_sessions')
+    .values({
+      match_session_id: newId('ms'),
+      intent_id: intent.intent_id,
+      best_proposal_id: summary.best_proposal_id,
+      ranked_proposals: JSON.stringify(ranked),
+      summary: JSON.stringify(summary),
+      status: 'open',
+      expires_at: new Date(now.getTime() + opts.ttlSeconds * 1000),
+      developer_id: opts.developerId ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Reads a session; one whose lifetime has passed reads as `expired` (accept persists that). With
+ * `top`, only the first `top` ranked proposals are read: a rendered session shows at most 10 of
+ * possibly hundreds. Reads never write, so rendering stays cheap under load.
+ */
+export async function getMatchSession(db: Db, id: string, opts: { top?: number } = {}): Promise<MatchSessionRow> {
+  const ranked = opts.top
+    ? sql<MatchSessionRow['ranked_proposals']>`jsonb_path_query_array(ranked_proposals, ${`$[0 to ${opts.top - 1}]`}::jsonpath)`
+    : sql<MatchSessionRow['ranked_proposals']>`ranked_proposals`;
+  const status = sql<MatchSessionRow['status']>`case when status in ('open', 'accepted') and expires_at <= now() then 'expired' else status end`;
+  const s = await db
+    .selectFrom('match_sessions')
+    .select(['match_session_id', 'intent_id', 'best_proposal_id', 'summary', 'expires_at', 'developer_id', 'created_at', 'updated_at', status.as('status'), ranked.as('ranked_proposals')])
+    .where('match_session_id', '=', id)
+    .executeTakeFirst();
+  if (!s) throw matchNotFound(id);
+  return s;
+}

@@ -1,0 +1,109 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/connect';
+import type { PaymentAuthorizationsTable } from '../db/schema-matching';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { expireDueTokens, type MatchTokenRow } from './match-tokens';
+import { toCents } from './money';
+import { transitionProposal } from './proposals';
+
+/**
+ * Payment authorization against a match token (spec 3.4, 4.2). It succeeds only when every check
+ * holds; each failing check has its own 409 code so a payment agent knows what to fix. Repeating a
+ * successful authorization returns the same record.
+ */
+
+export type PaymentAuthorizationRow = Selectable<PaymentAuthorizationsTable>;
+
+const conflict = (code: string, message: string, details?: Record<string, unknown>) => new AppError(409, code, message, details);
+
+export function paymentAuthorizationView(a: PaymentAuthorizationRow, intentId: string) {
+  return {
+    authorization_id: a.authorization_id,
+    status: 'authorized' as const,
+    match_token_id: a.match_token_id,
+    proposal_id: a.proposal_id,
+    intent_id: intentId,
+    amount: a.amount_cents / 100,
+    currency: a.currency,
+    authorized_at: a.authorized_at.toISOString(),
+  };
+}
+
+export interface PaymentRequest {
+  expected_amount?: number;
+  currency?: string;
+  proposal_id?: string;
+}
+
+function assertRequestMatches(req: PaymentRequest, t: { proposalId: string; amountCents: number; currency: string }): void {
+  if (req.proposal_id !== undefined && req.proposal_id !== t.proposalId) {
+    throw conflict('proposal_mismatch', `The match token names proposal ${t.proposalId}, not ${req.proposal_id}.`, { expected_proposal_id: t.proposalId });
+  }
+  if (req.expected_amount !== undefined && toCents(req.expected_amount) !== t.amountCents) {
+    throw conflict('amount_mismatch', `expected_amount ${req.expected_amount} does not match the proposal price ${t.amountCents / 100}.`, { amount: t.amountCents / 100 });
+  }
+  if (req.currency !== undefined && req.currency.toUpperCase() !== t.currency) {
+    throw conflict('currency_mismatch', `currency ${req.currency} does not match the proposal currency ${t.currency}.`, { currency: t.currency });
+  }
+}
+
+export async function authorizePayment(
+  db: Db,
+  tokenId: string,
+  req: PaymentRequest,
+  caller: { keyId?: string },
+): Promise<{ authorization: PaymentAuthorizationRow; token: MatchTokenRow }> {
+  await expireDueTokens(db, { tokenId });
+  return db.transaction().execute(async (trx) => {
+    const token = await trx.selectFrom('match_tokens').selectAll().where('match_token_id', '=', tokenId).forUpdate().executeTakeFirst();
+    if (!token) throw conflict('match_token_invalid', `No match token '${tokenId}'.`);
+
+    if (token.acceptance_state === 'payment_authorized') {
+      const existing = await trx.selectFrom('payment_authorizations').selectAll().where('match_token_id', '=', tokenId).executeTakeFirstOrThrow();
+      assertRequestMatches(req, { proposalId: existing.proposal_id, amountCents: existing.amount_cents, currency: existing.currency });
+      return { authorization: existing, token };
+    }
+    if (token.acceptance_state === 'expired') {
+      throw conflict('match_token_expired', `Match token ${tokenId} expired at ${token.expires_at.toISOString()}.`, { acceptance_state: token.acceptance_state });
+    }
+    if (token.acceptance_state !== 'accepted') {
+      throw conflict('acceptance_state_invalid', `Match token ${tokenId} is ${token.acceptance_state}; payment needs an accepted token.`, { acceptance_state: token.acceptance_state });
+    }
+
+    const proposal = await trx.selectFrom('proposals').selectAll().where('proposal_id', '=', token.proposal_id).forUpdate().executeTakeFirstOrThrow();
+    if (proposal.proposal_state === 'expired' || (proposal.valid_until && proposal.valid_until <= new Date())) {
+      throw conflict('proposal_expired', `Proposal ${proposal.proposal_id} has expired.`, { proposal_state: 'expired' });
+    }
+    if (proposal.proposal_state !== 'pending_confirmation') {
+      throw conflict('proposal_state_invalid', `Proposal ${proposal.proposal_id} is ${proposal.proposal_state}; payment needs pending_confirmation.`, { proposal_state: proposal.proposal_state });
+    }
+    if (proposal.price_cents !== token.amount_cents || proposal.currency !== token.currency) {
+      throw conflict('amount_mismatch', 'The proposal price no longer matches the match token.', { amount: proposal.price_cents / 100 });
+    }
+    assertRequestMatches(req, { proposalId: proposal.proposal_id, amountCents: proposal.price_cents, currency: proposal.currency });
+
+    const now = new Date();
+    const authorization = await trx
+      .insertInto('payment_authorizations')
+      .values({
+        authorization_id: newId('pauth'),
+        match_token_id: tokenId,
+        proposal_id: proposal.proposal_id,
+        amount_cents: proposal.price_cents,
+        currency: proposal.currency,
+        authorized_at: now,
+        key_id: caller.keyId ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const updated = await trx
+      .updateTable('match_tokens')
+      .set({ acceptance_state: 'payment_authorized', updated_at: now })
+      .where('match_token_id', '=', tokenId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await transitionProposal(trx, proposal.proposal_id, 'accepted', `payment authorized (${authorization.authorization_id})`);
+    return { authorization, token: updated };
+  });
+}

@@ -1,0 +1,178 @@
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Db } from '../db/connect';
+import type { Database } from '../db/schema';
+import type { ProposalState, ProposalsTable } from '../db/schema-matching';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { getProduct, productView } from '../catalog/products';
+import { getMerchant } from '../registry/merchants';
+import { assessReadiness } from '../registry/readiness';
+import type { ProposalCreateInput } from '../schemas/proposals';
+import { getIntent } from './intents';
+import { fromCents, toCents } from './money';
+import { assertTransition } from './proposal-state';
+import { computeTrustScore, recentHealth } from './trust-score';
+
+export type ProposalRow = Selectable<ProposalsTable>;
+
+export const proposalNotFound = (id: string) => new AppError(404, 'proposal_not_found', `No proposal '${id}'.`);
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function proposalView(p: ProposalRow) {
+  return {
+    proposal_id: p.proposal_id,
+    merchant_agent_id: p.merchant_agent_id,
+    intent_id: p.intent_id,
+    product_id: p.product_id,
+    offer_title: p.offer_title,
+    price: fromCents(p.price_cents),
+    currency: p.currency,
+    inventory_status: p.inventory_status,
+    shipping_commitment: p.shipping_commitment,
+    commission_plan: p.commission_plan,
+    service_terms: p.service_terms,
+    evidence: p.evidence,
+    valid_until: iso(p.valid_until),
+    proposal_score_inputs: p.proposal_score_inputs,
+    product_snapshot: p.product_snapshot,
+    metadata: p.metadata,
+    provenance: p.provenance,
+    status: p.status,
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
+    asset_refs: p.asset_refs,
+    trust_score: p.trust_score,
+    attribution_chain: p.attribution_chain,
+    proposal_state: p.proposal_state,
+    workflow: p.workflow,
+    experience_preview: p.experience_preview,
+    experience_card: p.experience_card,
+  };
+}
+export type ProposalView = ReturnType<typeof proposalView>;
+
+function inventoryFromStock(qty: number): ProposalRow['inventory_status'] {
+  if (qty <= 0) return 'out_of_stock';
+  return qty < 10 ? 'low_stock' : 'in_stock';
+}
+
+/**
+ * A merchant's answer to an intent. The caller's X-Merchant-Token has already been checked against
+ * `merchant_agent_id`. The product is frozen into `product_snapshot` and the trust score computed
+ * now, so later catalog changes cannot rewrite what the shopper was shown.
+ */
+export async function submitProposal(db: Db, input: ProposalCreateInput): Promise<ProposalRow> {
+  const [intent, merchant, product] = await Promise.all([
+    getIntent(db, input.intent_id),
+    getMerchant(db, input.merchant_agent_id),
+    getProduct(db, input.product_id),
+  ]);
+  if (!product) throw new AppError(404, 'product_not_found', `No product ${input.product_id} in the catalog.`, { fields: ['product_id'] });
+  if (merchant.status !== 'active') throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
+  if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
+    throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
+  }
+  const priceCents = toCents(input.price);
+  const trust = computeTrustScore({
+    readinessScore: assessReadiness(merchant).score,
+    healthProbes: await recentHealth(db, merchant.merchant_id),
+    evidence: input.evidence ?? [],
+    priceCents,
+    catalogPriceCents: product.price_cents,
+    sameCurrency: product.currency === input.currency,
+  });
+  const now = new Date();
+  const json = (v: unknown) => JSON.stringify(v);
+  return db.transaction().execute(async (trx) => {
+    const p = await trx
+      .insertInto('proposals')
+      .values({
+        proposal_id: newId('prop'),
+        merchant_agent_id: merchant.merchant_id,
+        intent_id: intent.intent_id,
+        product_id: product.product_id,
+        offer_title: input.offer_title,
+        price_cents: priceCents,
+        currency: input.currency,
+        inventory_status: input.inventory_status ?? inventoryFromStock(product.inventory_qty),
+        shipping_commitment: json(input.shipping_commitment ?? {}),
+        commission_plan: json(input.commission_plan ?? {}),
+        service_terms: json(input.service_terms ?? {}),
+        evidence: json(input.evidence ?? []),
+        valid_until: input.valid_until ?? null,
+        proposal_score_inputs: json(input.proposal_score_inputs ?? {}),
+        product_snapshot: json({ ...productView(product), catalog_price: product.price_cents / 100, catalog_currency: product.currency, captured_at: now.toISOString() }),
+        metadata: json(input.metadata ?? {}),
+        provenance: input.provenance ?? 'merchant_agent',
+        proposal_state: input.proposal_state,
+        trust_score: json(trust),
+        asset_refs: json(input.asset_refs ?? []),
+        attribution_chain: json(input.attribution_chain ?? []),
+        workflow: json(input.workflow ?? {}),
+        experience_preview: json(input.experience_preview ?? {}),
+        experience_card: json(input.experience_card ?? {}),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx.insertInto('proposal_transitions').values({ proposal_id: p.proposal_id, from_state: 'none', to_state: p.proposal_state, reason: 'submitted', at: now }).execute();
+    return p;
+  });
+}
+
+/**
+ * Expiry is applied where proposals are read and by a periodic sweep; both use this one statement,
+ * which records a transition for each proposal it expires.
+ */
+export async function expireDueProposals(db: Db | Transaction<Database>, scope: { intentId?: string; proposalIds?: string[] } = {}): Promise<number> {
+  const intentFilter = scope.intentId ? sql`and intent_id = ${scope.intentId}` : sql``;
+  const idFilter = scope.proposalIds ? sql`and proposal_id = any(${scope.proposalIds})` : sql``;
+  const { rows } = await sql<{ proposal_id: string }>`
+    with due as (
+      select proposal_id, proposal_state as from_state from proposals
+      where valid_until <= now() and proposal_state not in ('settled', 'expired') ${intentFilter} ${idFilter}
+      for update skip locked
+    ), expired as (
+      update proposals p set proposal_state = 'expired', status = 'expired', updated_at = now()
+      from due where p.proposal_id = due.proposal_id
+      returning p.proposal_id, due.from_state
+    )
+    insert into proposal_transitions (proposal_id, from_state, to_state, reason, at)
+    select proposal_id, from_state, 'expired', 'valid_until passed', now() from expired
+    returning proposal_id`.execute(db);
+  return rows.length;
+}
+
+export async function getProposal(db: Db, proposalId: string): Promise<ProposalRow> {
+  await expireDueProposals(db, { proposalIds: [proposalId] });
+  const p = await db.selectFrom('proposals').selectAll().where('proposal_id', '=', proposalId).executeTakeFirst();
+  if (!p) throw proposalNotFound(proposalId);
+  return p;
+}
+
+export async function listProposals(db: Db, intentId: string, includeExpired: boolean): Promise<ProposalRow[]> {
+  await getIntent(db, intentId);
+  await expireDueProposals(db, { intentId });
+  let q = db.selectFrom('proposals').selectAll().where('intent_id', '=', intentId);
+  if (!includeExpired) q = q.where('proposal_state', '!=', 'expired');
+  return q.orderBy('created_at', 'asc').orderBy('proposal_id', 'asc').execute();
+}
+
+/** Moves a proposal along the lifecycle (409 when the move is not allowed) and records it. */
+export async function transitionProposal(trx: Transaction<Database>, proposalId: string, to: ProposalState, reason: string): Promise<ProposalRow> {
+  const p = await trx.selectFrom('proposals').selectAll().where('proposal_id', '=', proposalId).forUpdate().executeTakeFirst();
+  if (!p) throw proposalNotFound(proposalId);
+  if (p.proposal_state === to) return p;
+  assertTransition(proposalId, p.proposal_state, to);
+  const now = new Date();
+  const updated = await trx
+    .updateTable('proposals')
+    .set({ proposal_state: to, ...(to === 'expired' ? { status: 'expired' as const } : {}), updated_at: now })
+    .where('proposal_id', '=', proposalId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx.insertInto('proposal_transitions').values({ proposal_id: proposalId, from_state: p.proposal_state, to_state: to, reason, at: now }).execute();
+  return updated;
+}

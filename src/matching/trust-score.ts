@@ -1,0 +1,65 @@
+import type { Db } from '../db/connect';
+
+/**
+ * A proposal's trust score (0..1, higher is safer) and its basis, frozen at submission so a ranking
+ * can be audited later. Three inputs: the merchant (declared readiness and observed health), the
+ * evidence attached, and how the price compares with the catalog's price for the same product.
+ */
+
+export const TRUST_WEIGHTS = { merchant: 0.4, evidence: 0.2, price_sanity: 0.4 } as const;
+const HEALTH_WINDOW = 20;
+
+export interface TrustInputs {
+  readinessScore: number;
+  healthProbes: { healthy: number; total: number };
+  evidence: Array<{ score?: number }>;
+  priceCents: number;
+  catalogPriceCents: number;
+  sameCurrency: boolean;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** 1 inside a normal discount band, falling off when far above catalog, low when suspiciously cheap. */
+export function priceSanity(ratio: number): { value: number; reason: string } {
+  if (ratio < 0.5) return { value: 0.3, reason: `price is ${Math.round((1 - ratio) * 100)}% below catalog: suspiciously cheap` };
+  if (ratio <= 1.1) return { value: 1, reason: 'price within the catalog band (-50% … +10%)' };
+  if (ratio >= 2) return { value: 0, reason: 'price is at least twice the catalog price' };
+  return { value: round(1 - (ratio - 1.1) / 0.9), reason: `price is ${Math.round((ratio - 1) * 100)}% above catalog` };
+}
+
+export function computeTrustScore(i: TrustInputs) {
+  const health = i.healthProbes.total ? i.healthProbes.healthy / i.healthProbes.total : 0.5;
+  const merchant = round(0.5 * (i.readinessScore / 100) + 0.5 * health);
+  const evidenceStrength = i.evidence.slice(0, 5).reduce((sum, e) => sum + (e.score ?? 0.6), 0) / 5;
+  const ratio = i.sameCurrency && i.catalogPriceCents > 0 ? i.priceCents / i.catalogPriceCents : 1;
+  const price = i.sameCurrency ? priceSanity(ratio) : { value: 0.5, reason: 'currency differs from the catalog: not compared' };
+  const score = round(TRUST_WEIGHTS.merchant * merchant + TRUST_WEIGHTS.evidence * evidenceStrength + TRUST_WEIGHTS.price_sanity * price.value);
+  return {
+    score,
+    risk: score >= 0.7 ? 'low' : score >= 0.45 ? 'medium' : 'high',
+    basis: {
+      weights: TRUST_WEIGHTS,
+      merchant: {
+        value: merchant,
+        readiness_score: i.readinessScore,
+        health_success_rate: i.healthProbes.total ? round(health) : null,
+        health_probes: i.healthProbes.total,
+      },
+      evidence: { value: round(evidenceStrength), count: i.evidence.length },
+      price_sanity: { value: price.value, ratio_to_catalog: round(ratio), catalog_price: i.catalogPriceCents / 100, reason: price.reason },
+    },
+  };
+}
+export type TrustScore = ReturnType<typeof computeTrustScore>;
+
+export async function recentHealth(db: Db, merchantId: string): Promise<{ healthy: number; total: number }> {
+  const rows = await db
+    .selectFrom('merchant_health_probes')
+    .select('healthy')
+    .where('merchant_id', '=', merchantId)
+    .orderBy('checked_at', 'desc')
+    .limit(HEALTH_WINDOW)
+    .execute();
+  return { healthy: rows.filter((r) => r.healthy).length, total: rows.length };
+}

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { isoDateTime } from './common';
+
+const freeObject = z.record(z.string(), z.unknown());
+
+export const MatchCreateBody = z
+  .object({
+    intent_id: z.string().trim().min(1).max(100),
+    proposal_ids: z.array(z.string().trim().min(1).max(100)).min(1).max(500).optional().meta({ description: 'Absent: every active proposal of the intent.' }),
+  })
+  .meta({ id: 'MatchCreateRequest' });
+
+const BreakdownPart = z.object({ value: z.number(), weight: z.number(), contribution: z.number(), reason: z.string() });
+export const RankedProposal = z
+  .object({
+    rank: z.number().int(),
+    proposal_id: z.string(),
+    merchant_agent_id: z.string(),
+    product_id: z.number().int(),
+    offer_title: z.string(),
+    price: z.number(),
+    currency: z.string(),
+    proposal_state: z.string(),
+    score: z.number(),
+    breakdown: z.object({
+      price_fit: BreakdownPart,
+      trust: BreakdownPart,
+      inventory: BreakdownPart,
+      shipping: BreakdownPart,
+      evidence: BreakdownPart,
+      commission: BreakdownPart,
+    }),
+  })
+  .meta({ id: 'RankedProposal' });
+
+export const MatchSession = z
+  .object({
+    match_session_id: z.string(),
+    intent_id: z.string(),
+    best_proposal_id: z.string().nullable(),
+    ranked_proposals: z.array(RankedProposal),
+    summary: freeObject,
+    status: z.enum(['open', 'accepted', 'closed', 'expired']),
+    created_at: isoDateTime.nullable(),
+    updated_at: isoDateTime.nullable(),
+    expires_at: isoDateTime.nullable(),
+  })
+  .meta({ id: 'MatchSession' });
+
+export const MatchToken = z
+  .object({
+    match_token_id: z.string(),
+    match_session_id: z.string(),
+    intent_id: z.string(),
+    proposal_id: z.string(),
+    acceptance_state: z.enum(['issued', 'accepted', 'payment_authorized', 'consumed', 'expired', 'revoked']),
+    amount: z.number(),
+    currency: z.string(),
+    intent_snapshot: freeObject,
+    proposal_snapshot: freeObject,
+    ranking_snapshot: freeObject,
+    trace_ids: freeObject,
+    signed_token: z.string().meta({ description: 'Compact JWS (EdDSA) over ids, amount, currency and expiry; keys at /.well-known/jwks.json.' }),
+    issued_at: isoDateTime.nullable(),
+    expires_at: isoDateTime.nullable(),
+    accepted_at: isoDateTime.nullable(),
+  })
+  .meta({ id: 'MatchToken' });
+
+export const MatchSessionEnvelope = z.object({ match_session: MatchSession }).meta({ id: 'MatchSessionEnvelope' });
+export const MatchTokenEnvelope = z.object({ match_token: MatchToken }).meta({ id: 'MatchTokenEnvelope' });
+export const MatchSessionParams = z.object({ matchSessionId: z.string().min(1).max(100) });
+export const MatchTokenParams = z.object({ matchTokenId: z.string().min(1).max(100) });
+export const MatchRenderQuery = z.object({ limit: z.coerce.number().int().min(1).max(10).default(5) });
+
+export const AcceptBody = z
+  .object({
+    proposal_id: z.string().trim().min(1).max(100).optional(),
+    match_token_id: z.string().trim().min(1).max(100).optional(),
+  })
+  .meta({ id: 'MatchAcceptRequest' });
+
+export const PaymentAuthorizationBody = z
+  .object({
+    expected_amount: z.number().positive().max(1e7).optional(),
+    currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'ISO 4217 code').optional(),
+    proposal_id: z.string().trim().min(1).max(100).optional(),
+  })
+  .meta({ id: 'PaymentAuthorizationRequest' });
+
+export const PaymentAuthorization = z
+  .object({
+    authorization_id: z.string(),
+    status: z.literal('authorized'),
+    match_token_id: z.string(),
+    proposal_id: z.string(),
+    intent_id: z.string(),
+    amount: z.number(),
+    currency: z.string(),
+    authorized_at: isoDateTime,
+  })
+  .meta({ id: 'PaymentAuthorization' });
+
+export const PaymentAuthorizationResponse = z
+  .object({ payment_authorization: PaymentAuthorization, match_token: MatchToken })
+  .meta({ id: 'PaymentAuthorizationResponse' });

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { isoDateTime } from './common';
+import { AssetRef, AttributionLink, currencyCode, Workflow } from './intents';
+
+/**
+ * Proposal (spec 2.4, DESIGN §6.1). The objects that ranking reads (shipping, commission, evidence)
+ * have typed members; all keep unknown members for the merchant's own use.
+ */
+
+const text = (max = 500) => z.string().trim().min(1).max(max);
+const freeObject = z.record(z.string(), z.unknown());
+
+export const INVENTORY_STATUSES = ['in_stock', 'low_stock', 'preorder', 'out_of_stock', 'unknown'] as const;
+
+export const ShippingCommitment = z
+  .object({
+    min_days: z.number().int().min(0).max(365).optional(),
+    max_days: z.number().int().min(0).max(365).optional(),
+    cost: z.number().min(0).max(1e6).optional(),
+    free: z.boolean().optional(),
+    carrier: text(100).optional(),
+    regions: z.array(z.string().regex(/^[A-Z]{2}$/)).max(250).optional(),
+  })
+  .catchall(z.unknown())
+  .refine((s) => s.min_days === undefined || s.max_days === undefined || s.min_days <= s.max_days, { message: 'min_days must not exceed max_days', path: ['min_days'] })
+  .meta({ id: 'ShippingCommitment' });
+
+export const CommissionPlan = z
+  .object({
+    model: z.enum(['cps', 'cpa', 'flat']).optional(),
+    rate: z.number().min(0).max(1).optional().meta({ description: 'Share of the sale, 0..1.' }),
+    flat: z.number().min(0).max(1e6).optional(),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'CommissionPlan' });
+
+export const Evidence = z
+  .object({
+    type: text(100).meta({ description: 'e.g. review, community_post, certification, test_report' }),
+    source: text(200).optional(),
+    url: z.string().url().max(2048).optional(),
+    summary: text(2000).optional(),
+    score: z.number().min(0).max(1).optional(),
+  })
+  .catchall(z.unknown());
+
+export const ProposalCreateBody = z
+  .object({
+    merchant_agent_id: text(128),
+    intent_id: text(100),
+    product_id: z.number().int().positive().max(2_147_483_647),
+    offer_title: text(300),
+    price: z.number().positive().max(1e7),
+    currency: currencyCode.default('USD'),
+    valid_until: z.iso.datetime({ offset: true }).optional(),
+    proposal_state: z.enum(['draft', 'quoted']).default('quoted').meta({ description: 'Submit as a draft (not ranked) or as a quote (default).' }),
+    inventory_status: z.enum(INVENTORY_STATUSES).optional().meta({ description: 'Defaults from the catalog stock.' }),
+    shipping_commitment: ShippingCommitment.optional(),
+    commission_plan: CommissionPlan.optional(),
+    service_terms: freeObject.optional(),
+    evidence: z.array(Evidence).max(50).optional(),
+    proposal_score_inputs: freeObject.optional(),
+    metadata: freeObject.optional(),
+    provenance: text(100).optional(),
+    asset_refs: z.array(AssetRef).max(50).optional(),
+    attribution_chain: z.array(AttributionLink).max(50).optional(),
+    workflow: Workflow.optional(),
+    experience_preview: freeObject.optional(),
+    experience_card: freeObject.optional(),
+  })
+  .meta({ id: 'ProposalCreateRequest' });
+export type ProposalCreateInput = z.infer<typeof ProposalCreateBody>;
+
+export const Proposal = z
+  .object({
+    proposal_id: z.string(),
+    merchant_agent_id: z.string(),
+    intent_id: z.string(),
+    product_id: z.number().int(),
+    offer_title: z.string(),
+    price: z.number().nullable(),
+    currency: z.string(),
+    inventory_status: z.string(),
+    shipping_commitment: freeObject,
+    commission_plan: freeObject,
+    service_terms: freeObject,
+    evidence: z.array(freeObject),
+    valid_until: isoDateTime.nullable(),
+    proposal_score_inputs: freeObject,
+    product_snapshot: freeObject.nullable(),
+    metadata: freeObject,
+    provenance: z.string(),
+    status: z.enum(['active', 'withdrawn', 'expired']),
+    created_at: isoDateTime.nullable(),
+    updated_at: isoDateTime.nullable(),
+    asset_refs: z.array(freeObject),
+    trust_score: freeObject,
+    attribution_chain: z.array(freeObject),
+    proposal_state: z.enum(['draft', 'quoted', 'pending_confirmation', 'accepted', 'settled', 'expired']),
+    workflow: freeObject,
+    experience_preview: freeObject,
+    experience_card: freeObject,
+  })
+  .meta({ id: 'Proposal' });
+
+export const ProposalEnvelope = z.object({ proposal: Proposal }).meta({ id: 'ProposalEnvelope' });
+export const ProposalList = z.object({ intent_id: z.string(), count: z.number().int(), proposals: z.array(Proposal) }).meta({ id: 'ProposalList' });
+export const ProposalIdParams = z.object({ proposalId: z.string().min(1).max(100) });
+export const ProposalListQuery = z.object({
+  include_expired: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+});
