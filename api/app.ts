@@ -11,6 +11,9 @@ import { systemRoutes } from './routes/system';
 import { developerRoutes } from './routes/developers';
 import { merchantRoutes } from './routes/merchants';
 import { agentRoutes } from './routes/agents';
+import { mandateRoutes } from './routes/mandates';
+import { intentRoutes } from './routes/intents';
+import { matchRoutes } from './routes/match';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
@@ -19,6 +22,9 @@ export function buildRoutes(): RouteRegistry {
   developerRoutes(routes);
   merchantRoutes(routes);
   agentRoutes(routes);
+  intentRoutes(routes);
+  matchRoutes(routes);
+  mandateRoutes(routes);
   return routes;
 }
 

@@ -3,6 +3,8 @@
  * `summary` and `description` texts only, so paths, methods and field names are identical. Every
  * phrase used in a route's summary must have a translation here (a test checks it).
  */
+import { mandatesZhCN } from './routes/mandates.zh-CN';
+
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
 
@@ -163,6 +165,67 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'HTTPS URL the card is fetched from, e.g. https://agent.example/.well-known/agent-card.json.': '获取卡片的 HTTPS 地址，例如 https://agent.example/.well-known/agent-card.json。',
     'Defaults to a slug of the card host and name.': '默认取卡片主机名与名称的 slug。',
     'Defaults to the AP2 role in the card, else service_core.': '默认取卡片中的 AP2 角色，否则为 service_core。',
+    // intents, proposals, match sessions, match tokens
+    'Create a shopping intent': '创建购物意图',
+    'raw_query is required. Missing structure is read from the text: a normalized query, tags, a budget ("under $50") and a region ("in Canada"); resolution_summary says what was derived.':
+      'raw_query 为必填。缺少的结构化信息从文本中解析：规范化查询、标签、预算（"under $50"）和地区（"in Canada"）；resolution_summary 说明推导了哪些内容。',
+    'The intent.': '意图。',
+    'Get an intent': '获取意图',
+    'No intent with this id.': '不存在该 ID 的意图。',
+    'List the proposals of an intent': '列出意图的提案',
+    'Oldest first. Expired proposals are left out unless include_expired=true.': '按时间先后排列。除非 include_expired=true，否则不包含已过期的提案。',
+    'The proposals.': '提案列表。',
+    'Submit a merchant proposal for an intent': '为意图提交商家提案',
+    'Needs the X-Merchant-Token of merchant_agent_id. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft).':
+      '需要 merchant_agent_id 对应的 X-Merchant-Token。商品必须存在于目录中；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。',
+    'The proposal.': '提案。',
+    'The token is not the registration token of merchant_agent_id.': '该令牌不是 merchant_agent_id 的注册令牌。',
+    'No catalog product with this id.': '目录中不存在该 ID 的商品。',
+    'The merchant is deactivated.': '该商家已停用。',
+    'Get a proposal': '获取提案',
+    'No proposal with this id.': '不存在该 ID 的提案。',
+    'Create a match session': '创建匹配会话',
+    'Ranks the named proposals of the intent (or all its active ones) by price fit, trust, inventory, shipping, evidence and commission; ranked_proposals carries each score breakdown and summary the explanation.':
+      '按价格匹配度、信任、库存、配送、证据和佣金对意图的指定提案（或全部有效提案）排序；ranked_proposals 含每个提案的得分明细，summary 含解释。',
+    'The ranked session.': '已排序的会话。',
+    'A named proposal does not exist for this intent.': '指定的提案不属于该意图或不存在。',
+    'Get a rendered match session': '获取渲染后的匹配会话',
+    'The session, its top `limit` ranked proposals (1..10, default 5; match_session.ranked_proposals is cut to the same top), its match tokens, and a Product Card Document for each of those proposals.':
+      '会话本身、排名前 `limit` 的提案（1..10，默认 5；match_session.ranked_proposals 也截取同样的前几名）、其匹配令牌，以及这些提案对应的商品卡片文档。',
+    'The rendered session.': '渲染后的会话。',
+    'No match session with this id.': '不存在该 ID 的匹配会话。',
+    'Accept a ranked proposal for a match token': '接受已排序的提案以获取匹配令牌',
+    'Body required: `proposal_id` (default: the best ranked) mints a match token, or `match_token_id` confirms an existing one. Accepting the same proposal again returns the same token. The token lives MATCH_TOKEN_TTL_S (30 min) and carries a signed JWS.':
+      '必须提供请求体：`proposal_id`（默认排名第一）签发匹配令牌，或 `match_token_id` 确认已有令牌。再次接受同一提案返回同一令牌。令牌有效期为 MATCH_TOKEN_TTL_S（30 分钟），并带有签名的 JWS。',
+    'The match token.': '匹配令牌。',
+    'No match token with this id in this session.': '该会话中不存在该 ID 的匹配令牌。',
+    'The match session has expired.': '匹配会话已过期。',
+    'Nothing was ranked in this session.': '该会话没有任何已排序的提案。',
+    'The proposal was not ranked in this session.': '该提案未在此会话中参与排序。',
+    'The proposal has expired.': '该提案已过期。',
+    'The match token has expired.': '匹配令牌已过期。',
+    'Get a match token': '获取匹配令牌',
+    'No match token with this id.': '不存在该 ID 的匹配令牌。',
+    'Authorize payment against a match token': '基于匹配令牌授权支付',
+    'Succeeds only for an existing, unexpired token in state accepted whose proposal is pending confirmation and matches proposal_id, expected_amount and currency when given. The token moves to payment_authorized and the proposal to accepted; repeating returns the same authorization.':
+      '仅当令牌存在、未过期、状态为 accepted，且其提案处于待确认状态并与给定的 proposal_id、expected_amount 和 currency 一致时成功。令牌进入 payment_authorized，提案进入 accepted；重复调用返回同一授权。',
+    'Payment authorized.': '支付已授权。',
+    'No such match token.': '不存在该匹配令牌。',
+    'The token is not in state accepted.': '令牌状态不是 accepted。',
+    'proposal_id is not the proposal the token names.': 'proposal_id 与令牌所指的提案不一致。',
+    'The proposal is not pending confirmation.': '提案不处于待确认状态。',
+    'expected_amount differs from the proposal price.': 'expected_amount 与提案价格不一致。',
+    'currency differs from the proposal currency.': 'currency 与提案币种不一致。',
+    'Spend range in major units; `max` is the hard ceiling used by ranking.': '以主币种单位表示的消费区间；`max` 是排序使用的硬上限。',
+    'Latest acceptable delivery time.': '可接受的最晚送达时间。',
+    'Skill / MCP / A2A execution context, kept for replay and governance.': 'Skill / MCP / A2A 执行上下文，用于重放和治理。',
+    'Submit as a draft (not ranked) or as a quote (default).': '以草稿（不参与排序）或报价（默认）提交。',
+    'Defaults from the catalog stock.': '默认根据目录库存推断。',
+    'Share of the sale, 0..1.': '销售额分成比例，0..1。',
+    'e.g. review, community_post, certification, test_report': '例如 review、community_post、certification、test_report',
+    'Absent: every active proposal of the intent.': '缺省时：该意图的全部有效提案。',
+    'Compact JWS (EdDSA) over ids, amount, currency and expiry; keys at /.well-known/jwks.json.': '对各 ID、金额、币种和过期时间签名的紧凑 JWS（EdDSA）；公钥见 /.well-known/jwks.json。',
+    ...mandatesZhCN,
   },
 };
 

@@ -1,11 +1,14 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { CatalogTables } from './schema-catalog';
+import type { MatchingTables } from './schema-matching';
+import type { MandatesTables } from './schema-mandates';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json<T = Record<string, unknown>> = ColumnType<T, string | T | undefined, string | T>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+export type Json<T = Record<string, unknown>> = ColumnType<T, string | T | undefined, string | T>;
 /** A column with a database default: optional on insert. */
-type Defaulted<T> = ColumnType<T, T | undefined, T>;
+export type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export interface DevelopersTable {
   developer_id: string;
@@ -132,7 +135,7 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database {
+export interface Database extends CatalogTables, MatchingTables, MandatesTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;

@@ -1,9 +1,15 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_console';
 import * as m0002 from './0002_registries';
+import * as m0003 from './0003_catalog';
+import * as m0004 from './0004_matching';
+import * as m0005 from './0005_intent_mandates';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
   '0001_console': m0001,
   '0002_registries': m0002,
+  '0003_catalog': m0003,
+  '0004_matching': m0004,
+  '0005_intent_mandates': m0005,
 };
