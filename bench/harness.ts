@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { createDb, type Db } from '../src/db/connect';
+import { migrateToLatest } from '../src/db/migrate';
+import { createScratchDatabase } from '../src/dev/scratch-database';
+import { startDevServer } from '../src/temporal/dev-server';
+import { freePort } from '../src/net';
+import { PROJECT_ROOT } from '../src/temporal/cli';
+
+/**
+ * What every benchmark stands on: a Temporal dev server, a scratch database (migrated, optionally
+ * prepared), `npm run api` as its own process with rate limits out of the way, and an API key.
+ */
+
+export async function json(url: string, init?: RequestInit) {
+  const res = await fetch(url, init);
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${res.status} ${await res.text()}`);
+  return res.json() as Promise<any>;
+}
+
+export const post = (base: string, p: string, body: unknown, headers: Record<string, string>) =>
+  json(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+export async function measure(name: string, url: string, headers: Record<string, string>, connections: number, duration: number) {
+  await autocannon({ url, connections, duration: 2, headers }); // warm-up
+  const r = await autocannon({ url, connections, duration, headers });
+  const non2xx = r.non2xx + r.errors + r.timeouts;
+  return { name, mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, failed: non2xx };
+}
+
+export const machine = () => `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`;
+
+export interface BenchStack {
+  base: string;
+  apiKey: string;
+  db: Db;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(opts: { prepare?: (db: Db) => Promise<void>; env?: Record<string, string> } = {}): Promise<BenchStack> {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'cig-bench-'));
+  const database = await createScratchDatabase({ tmpDir: tmp, prefix: 'cig_bench' });
+  const temporal = await startDevServer({ port: await freePort(), dbFile: path.join(tmp, 'temporal.db') });
+  const db = createDb(database.url);
+  await migrateToLatest(db);
+  await opts.prepare?.(db);
+
+  const port = await freePort();
+  const api = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: temporal.address,
+      INVITE_CODES: 'bench-invite',
+      SUPPLY_KEY: 'bench-supply-key-0123456789',
+      RATE_LIMIT_PER_KEY: '100000000',
+      RATE_LIMIT_PER_IP: '100000000',
+      LOG_LEVEL: 'warn',
+      ...opts.env,
+    },
+  });
+  const stop = async () => {
+    api.kill('SIGTERM');
+    await new Promise((r) => api.once('exit', r));
+    await db.destroy();
+    await temporal.stop();
+    await database.drop();
+    await rm(tmp, { recursive: true, force: true });
+  };
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {}
+      if (i > 100) throw new Error('API did not come up');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const reg = await post(base, '/v1/developers/register', { display_name: 'Bench', contact_email: `bench${Date.now()}@example.com`, password: 'benchmark-password', invite_code: 'bench-invite' }, {});
+    const key = await post(base, '/v1/developers/keys', {}, { authorization: `Bearer ${reg.developer_token}` });
+    return { base, apiKey: key.api_key, db, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
