@@ -8,6 +8,7 @@ import type { TemporalHandle } from '../src/temporal/client';
 import type { RequestLogWriter } from '../src/console/request-logs';
 import type { ApiKeyPrincipal } from '../src/console/api-keys';
 import type { RateLimiters } from './middleware/rate-limit';
+import type { CardFactsCache } from '../src/catalog/cards';
 
 /** Everything a request may need, built once per process and hung on the Koa context. */
 export interface AppDeps {
@@ -17,6 +18,8 @@ export interface AppDeps {
   signingKeys: SigningKeys;
   requestLogs: RequestLogWriter;
   limiters: RateLimiters;
+  /** Absent when CARD_CACHE_TTL_S is 0. */
+  cardFacts?: CardFactsCache;
   logger: Logger;
 }
 

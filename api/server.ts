@@ -8,6 +8,7 @@ import { RequestLogWriter } from '../src/console/request-logs';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
 import { expireDueProposals } from '../src/matching/proposals';
 import { createApp } from './app';
+import { CardFactsCache } from '../src/catalog/cards';
 import type { AppDeps } from './context';
 import { createRateLimiters } from './middleware/rate-limit';
 
@@ -33,6 +34,7 @@ export function buildAppDeps(parts: {
       onError: (err) => parts.logger.warn({ err }, 'request log flush failed; will retry'),
     }),
     limiters: createRateLimiters(parts.config),
+    cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.config.CARD_CACHE_TTL_S) : undefined,
   };
 }
 

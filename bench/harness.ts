@@ -49,7 +49,9 @@ export async function startBenchStack(opts: { prepare?: (db: Db) => Promise<void
   await opts.prepare?.(db);
 
   const port = await freePort();
-  const api = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  // BENCH_API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the API under load.
+  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const api = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/main.ts'], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

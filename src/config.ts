@@ -59,6 +59,7 @@ export const envSchema = z.object({
     .default([0, 5, 300, 1800, 7200, 18000, 36000]),
   MATCH_TOKEN_TTL_S: positiveInt.default(1800),
   MATCH_SESSION_TTL_S: positiveInt.default(86_400),
+  CARD_CACHE_TTL_S: z.coerce.number().int().nonnegative().default(30),
   CHECKOUT_PLAN_TTL_S: positiveInt.default(900),
   DEVELOPER_SESSION_TTL_S: positiveInt.default(7 * 24 * 3600),
   RATE_LIMIT_PER_KEY: positiveInt.default(6000),

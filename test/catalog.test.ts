@@ -8,7 +8,7 @@ import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
 import { createScratchDatabase, type ScratchDatabase } from '../src/dev/scratch-database';
-import { buildProductCards } from '../src/catalog/cards';
+import { buildProductCards, CardFactsCache } from '../src/catalog/cards';
 import { FeedFileError, importFeed } from '../src/catalog/feed-import';
 import { generateCatalog } from '../src/catalog/generator';
 import { getProduct, getProducts, productView } from '../src/catalog/products';
@@ -255,6 +255,16 @@ describe('products and cards', () => {
     const cards = await buildProductCards(counting, ids, opts);
     expect(queries).toBe(2);
     const again = await buildProductCards(counting, ids, opts);
+    expect(queries).toBe(4);
+
+    // With a facts cache, known products cost no query; only the missing ones are read.
+    const cache = new CardFactsCache(60);
+    expect(await buildProductCards(counting, ids.slice(0, 5), { ...opts, cache })).toEqual(cards.slice(0, 4));
+    expect(queries).toBe(6);
+    expect(await buildProductCards(counting, ids.slice(1, 5), { ...opts, cache })).toEqual(cards.slice(0, 4));
+    expect(queries).toBe(6);
+    expect(await buildProductCards(counting, ids, { ...opts, cache })).toEqual(cards);
+    expect(queries).toBe(8);
     await counting.destroy();
 
     expect(again).toEqual(cards);

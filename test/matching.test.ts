@@ -304,8 +304,11 @@ describe('match tokens and payment authorization', () => {
     const confirm = await post(`/v1/match/${sid}/accept`, { match_token_id: t.match_token_id });
     expect(confirm.body.match_token.match_token_id).toBe(t.match_token_id);
     expect((await get(`/v1/proposals/${best.proposal_id}`)).body.proposal.proposal_state).toBe('pending_confirmation');
-    expect((await get(`/v1/match/${sid}`)).body).toMatchObject({ match_session: { status: 'accepted' }, match_tokens: [{ match_token_id: t.match_token_id }] });
-    expect((await get(`/v1/match-tokens/${t.match_token_id}`)).body).toEqual({ match_token: t });
+    const rendered = (await get(`/v1/match/${sid}`)).body;
+    expect(rendered.match_session.status).toBe('accepted');
+    // The rendered session carries the token exactly as the token endpoint shows it.
+    expect(rendered.match_tokens).toEqual([{ ...t, acceptance_state: 'accepted', accepted_at: confirm.body.match_token.accepted_at }]);
+    expect((await get(`/v1/match-tokens/${t.match_token_id}`)).body).toEqual({ match_token: rendered.match_tokens[0] });
   });
 
   it('accept errors: 404 match_not_found, proposal_not_found, match_token_not_found; 409 for a proposal outside the session', async () => {

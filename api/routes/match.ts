@@ -3,10 +3,10 @@ import { z } from 'zod';
 import * as M from '../../src/schemas/match';
 import { ProductCardDocument } from '../../src/schemas/catalog';
 import { buildProductCards } from '../../src/catalog/cards';
-import { createMatchSession, getMatchSession, matchSessionView } from '../../src/matching/match-sessions';
-import { acceptMatch, getMatchToken, listSessionTokens, matchTokenView } from '../../src/matching/match-tokens';
+import { createMatchSession, matchSessionView } from '../../src/matching/match-sessions';
+import { renderMatchSession } from '../../src/matching/session-render';
+import { acceptMatch, getMatchToken, matchTokenView } from '../../src/matching/match-tokens';
 import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
-import type { RankedProposal } from '../../src/matching/ranking';
 import type { AppContext } from '../context';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
@@ -69,16 +69,13 @@ export function matchRoutes(r: RouteRegistry): void {
     errors: [matchNotFound],
     handler: async (ctx, { params, query }) => {
       const { db, config } = ctx.deps;
-      const session = await getMatchSession(db, params.matchSessionId, { top: query.limit });
-      const top = session.ranked_proposals as unknown as RankedProposal[];
-      const [tokens, items] = await Promise.all([
-        listSessionTokens(db, session.match_session_id),
-        buildProductCards(db, [...new Set(top.map((p) => p.product_id))], {
-          publicBaseUrl: config.publicBaseUrl,
-          channel: 'match',
-          recIdFor: recIdFor(session.match_session_id),
-        }),
-      ]);
+      const { session, top, tokens } = await renderMatchSession(db, params.matchSessionId, query.limit);
+      const items = await buildProductCards(db, [...new Set(top.map((p) => p.product_id))], {
+        publicBaseUrl: config.publicBaseUrl,
+        channel: 'match',
+        recIdFor: recIdFor(session.match_session_id),
+        cache: ctx.deps.cardFacts,
+      });
       return { body: { match_session: matchSessionView(session), ranked_proposals: top, match_tokens: tokens.map(matchTokenView), items } };
     },
   });

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/connect';
 import type { ProductRow } from '../db/schema-catalog';
 import type { ProductCardDocumentT, VideoT } from '../schemas/catalog';
@@ -17,6 +18,8 @@ export interface CardOptions {
   channel?: string | null;
   recIdFor: (productId: number) => string;
   now?: Date;
+  /** Catalog facts already loaded by this process; without it every call reads the database. */
+  cache?: CardFactsCache;
 }
 
 const VIDEOS_PER_CARD = 3;
@@ -45,22 +48,53 @@ interface VideoWithCreator {
   creator_region: string;
 }
 
+/** What a card is built from: the product with its category rank, and its top videos. */
+interface CardFacts {
+  product: RankedProduct;
+  videos: VideoWithCreator[];
+}
+
+/**
+ * Card facts change only when the catalog is re-seeded or a feed is imported, yet reading them is
+ * most of the cost of a rendered match session; a short-lived per-process cache trades that many
+ * seconds of staleness (CARD_CACHE_TTL_S) for two queries and the rank counts per render.
+ */
+export class CardFactsCache {
+  private readonly lru: LRUCache<number, CardFacts>;
+  constructor(ttlSeconds: number, max = 5000) {
+    this.lru = new LRUCache({ max, ttl: Math.max(1, ttlSeconds) * 1000, ttlAutopurge: false });
+  }
+  get(id: number) {
+    return this.lru.get(id);
+  }
+  set(id: number, facts: CardFacts) {
+    this.lru.set(id, facts);
+  }
+}
+
 export async function buildProductCards(db: Db, productIds: number[], opts: CardOptions): Promise<ProductCardDocumentT[]> {
   const ids = [...new Set(productIds.filter((id) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647))];
   if (!ids.length) return [];
-  const [products, videos] = await Promise.all([loadRankedProducts(db, ids), loadTopVideos(db, ids)]);
-  const byId = new Map(products.map((p) => [p.product_id, p]));
-  const videosByProduct = new Map<number, VideoWithCreator[]>();
-  for (const v of videos) {
-    const list = videosByProduct.get(v.product_id) ?? [];
-    list.push(v);
-    videosByProduct.set(v.product_id, list);
+  const facts = new Map<number, CardFacts>();
+  for (const id of ids) {
+    const hit = opts.cache?.get(id);
+    if (hit) facts.set(id, hit);
+  }
+  const missing = ids.filter((id) => !facts.has(id));
+  if (missing.length) {
+    const [products, videos] = await Promise.all([loadRankedProducts(db, missing), loadTopVideos(db, missing)]);
+    for (const product of products) facts.set(product.product_id, { product, videos: [] });
+    for (const v of videos) facts.get(v.product_id)?.videos.push(v);
+    for (const id of missing) {
+      const loaded = facts.get(id);
+      if (loaded) opts.cache?.set(id, loaded);
+    }
   }
   const generatedAt = (opts.now ?? new Date()).toISOString();
   const cards: ProductCardDocumentT[] = [];
   for (const id of productIds) {
-    const product = byId.get(id);
-    if (product) cards.push(buildCard(product, videosByProduct.get(id) ?? [], opts, generatedAt));
+    const f = facts.get(id);
+    if (f) cards.push(buildCard(f.product, f.videos, opts, generatedAt));
   }
   return cards;
 }

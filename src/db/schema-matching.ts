@@ -75,6 +75,7 @@ export interface MatchSessionsTable {
   intent_id: string;
   best_proposal_id: string | null;
   ranked_proposals: Json<Record<string, unknown>[]>;
+  ranked_top: Json<Record<string, unknown>[]>;
   summary: Json;
   status: MatchSessionStatus;
   expires_at: Timestamp;

@@ -1,8 +1,9 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/connect';
 import type { MatchSessionsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
+import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { getIntent } from './intents';
 import { expireDueProposals, type ProposalRow } from './proposals';
 import { rankProposals, RANKING_WEIGHTS, type RankedProposal } from './ranking';
@@ -16,7 +17,7 @@ const RANKABLE_STATES = new Set(['quoted', 'pending_confirmation']);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export function matchSessionView(s: MatchSessionRow) {
+export function matchSessionView(s: Omit<MatchSessionRow, 'ranked_top'>) {
   return {
     match_session_id: s.match_session_id,
     intent_id: s.intent_id,
@@ -91,6 +92,7 @@ export async function createMatchSession(
       intent_id: intent.intent_id,
       best_proposal_id: summary.best_proposal_id,
       ranked_proposals: JSON.stringify(ranked),
+      ranked_top: JSON.stringify(ranked.slice(0, RENDER_LIMIT_MAX)),
       summary: JSON.stringify(summary),
       status: 'open',
       expires_at: new Date(now.getTime() + opts.ttlSeconds * 1000),
@@ -100,23 +102,4 @@ export async function createMatchSession(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-/**
- * Reads a session; one whose lifetime has passed reads as `expired` (accept persists that). With
- * `top`, only the first `top` ranked proposals are read: a rendered session shows at most 10 of
- * possibly hundreds. Reads never write, so rendering stays cheap under load.
- */
-export async function getMatchSession(db: Db, id: string, opts: { top?: number } = {}): Promise<MatchSessionRow> {
-  const ranked = opts.top
-    ? sql<MatchSessionRow['ranked_proposals']>`jsonb_path_query_array(ranked_proposals, ${`$[0 to ${opts.top - 1}]`}::jsonpath)`
-    : sql<MatchSessionRow['ranked_proposals']>`ranked_proposals`;
-  const status = sql<MatchSessionRow['status']>`case when status in ('open', 'accepted') and expires_at <= now() then 'expired' else status end`;
-  const s = await db
-    .selectFrom('match_sessions')
-    .select(['match_session_id', 'intent_id', 'best_proposal_id', 'summary', 'expires_at', 'developer_id', 'created_at', 'updated_at', status.as('status'), ranked.as('ranked_proposals')])
-    .where('match_session_id', '=', id)
-    .executeTakeFirst();
-  if (!s) throw matchNotFound(id);
-  return s;
 }

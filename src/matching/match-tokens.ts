@@ -48,7 +48,7 @@ export async function expireDueTokens(db: Db | Transaction<Database>, scope: { t
 /** A token past its lifetime that nothing has paid against reads as `expired` (writes persist it). */
 const effectiveState = sql<MatchTokenRow['acceptance_state']>`case when acceptance_state in ('issued', 'accepted') and expires_at <= now() then 'expired' else acceptance_state end`;
 
-function selectTokens(db: Db) {
+export function selectTokens(db: Db) {
   return db
     .selectFrom('match_tokens')
     .select([
@@ -63,9 +63,6 @@ export async function getMatchToken(db: Db, id: string): Promise<MatchTokenRow> 
   return t;
 }
 
-export async function listSessionTokens(db: Db, sessionId: string): Promise<MatchTokenRow[]> {
-  return selectTokens(db).where('match_session_id', '=', sessionId).orderBy('issued_at').execute();
-}
 
 export interface AcceptDeps {
   db: Db;

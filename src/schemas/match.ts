@@ -71,7 +71,9 @@ export const MatchSessionEnvelope = z.object({ match_session: MatchSession }).me
 export const MatchTokenEnvelope = z.object({ match_token: MatchToken }).meta({ id: 'MatchTokenEnvelope' });
 export const MatchSessionParams = z.object({ matchSessionId: z.string().min(1).max(100) });
 export const MatchTokenParams = z.object({ matchTokenId: z.string().min(1).max(100) });
-export const MatchRenderQuery = z.object({ limit: z.coerce.number().int().min(1).max(10).default(5) });
+/** A rendered session shows at most this many ranked proposals (and their cards). */
+export const RENDER_LIMIT_MAX = 10;
+export const MatchRenderQuery = z.object({ limit: z.coerce.number().int().min(1).max(RENDER_LIMIT_MAX).default(5) });
 
 export const AcceptBody = z
   .object({

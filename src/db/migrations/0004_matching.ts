@@ -83,6 +83,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('intent_id', 'text', (c) => c.notNull().references('intents.intent_id'))
     .addColumn('best_proposal_id', 'text')
     .addColumn('ranked_proposals', 'jsonb', jsonb('[]'))
+    // The first RENDER_LIMIT_MAX of ranked_proposals: rendering never detoasts the full ranking.
+    .addColumn('ranked_top', 'jsonb', jsonb('[]'))
     .addColumn('summary', 'jsonb', jsonb('{}'))
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import type { Db } from '../db/connect';
+import { matchNotFound, type MatchSessionRow } from './match-sessions';
+import { selectTokens, type MatchTokenRow } from './match-tokens';
+import type { RankedProposal } from './ranking';
+
+export interface RenderedSession {
+  session: Omit<MatchSessionRow, 'ranked_top'>;
+  /** The first `top` ranked proposals (session.ranked_proposals holds the same cut). */
+  top: RankedProposal[];
+  tokens: MatchTokenRow[];
+}
+
+/** json_agg hands timestamps back as text. */
+const toDate = (v: unknown) => (v == null ? null : new Date(v as string));
+
+/**
+ * A session as GET /v1/match/{id} shows it, in one statement: the stored top of the ranking (never
+ * the full one, which may hold hundreds of entries) and the session's tokens. A session past its
+ * lifetime reads as `expired`; reads never write (accept persists expiry), so rendering stays cheap.
+ */
+export async function renderMatchSession(db: Db, id: string, top: number): Promise<RenderedSession> {
+  const row = await db
+    .selectFrom('match_sessions as s')
+    .select([
+      's.match_session_id', 's.intent_id', 's.best_proposal_id', 's.summary', 's.expires_at', 's.developer_id', 's.created_at', 's.updated_at', 's.ranked_top',
+      sql<MatchSessionRow['status']>`case when s.status in ('open', 'accepted') and s.expires_at <= now() then 'expired' else s.status end`.as('status'),
+      // Correlated on the outer alias, which the standalone token query cannot name in its types.
+      jsonArrayFrom(selectTokens(db).where(sql<boolean>`match_tokens.match_session_id = s.match_session_id`).orderBy('issued_at')).as('tokens'),
+    ])
+    .where('s.match_session_id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw matchNotFound(id);
+  const { ranked_top, tokens, ...session } = row;
+  const cut = (ranked_top as unknown as RankedProposal[]).slice(0, top);
+  return {
+    session: { ...session, ranked_proposals: cut as unknown as MatchSessionRow['ranked_proposals'] },
+    top: cut,
+    tokens: tokens.map((t) => ({
+      ...t,
+      issued_at: toDate(t.issued_at)!,
+      expires_at: toDate(t.expires_at)!,
+      accepted_at: toDate(t.accepted_at),
+      updated_at: toDate(t.updated_at)!,
+    })),
+  };
+}
