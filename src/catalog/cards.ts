@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/connect';
-import type { ProductRow } from '../db/schema-catalog';
+import type { ProductRow, VideosTable } from '../db/schema-catalog';
 import type { ProductCardDocumentT, VideoT } from '../schemas/catalog';
 import { CDN } from './generator';
 import { minorUnitDigits } from './money';
@@ -30,23 +30,13 @@ interface RankedProduct extends ProductRow {
   category_size: number;
 }
 
-interface VideoWithCreator {
-  product_id: number;
-  task_id: string;
-  thumbnail: string | null;
-  video_url: string | null;
-  platform_video_url: string | null;
-  duration_s: number;
-  gmv_cents: string;
-  orders: number;
-  views: string;
-  conversion_score: number;
+type VideoWithCreator = Omit<VideosTable, 'creator_id' | 'published_at'> & {
   username: string;
   display_name: string;
   avatar: string | null;
   followers: number;
   creator_region: string;
-}
+};
 
 /** What a card is built from: the product with its category rank, and its top videos. */
 interface CardFacts {

@@ -1,7 +1,7 @@
 import type { ApiKey, Developer, DeveloperSession } from '../db/schema';
 import type { ApiKeyView, DeveloperView, SessionView } from '../schemas/console';
+import { iso } from '../time';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function developerView(d: Developer): DeveloperView {
   return {

@@ -6,12 +6,12 @@ import { newId } from '../ids';
 import type { IntentCreateInput } from '../schemas/intents';
 import { keywordTags, normalizeQuery, parseBudget, parseRegion } from './intent-text';
 import { fromCents, toCents } from './money';
+import { iso } from '../time';
 
 export type IntentRow = Selectable<IntentsTable>;
 
 export const intentNotFound = (id: string) => new AppError(404, 'intent_not_found', `No intent '${id}'.`);
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function intentView(i: IntentRow) {
   const hasBudget = i.budget_min_cents !== null || i.budget_max_cents !== null;

@@ -7,6 +7,7 @@ import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { getIntent } from './intents';
 import { expireDueProposals, type ProposalRow } from './proposals';
 import { rankProposals, RANKING_WEIGHTS, type RankedProposal } from './ranking';
+import { iso } from '../time';
 
 export type MatchSessionRow = Selectable<MatchSessionsTable>;
 
@@ -15,7 +16,6 @@ export const matchNotFound = (id: string) => new AppError(404, 'match_not_found'
 /** Proposals a match can rank: live quotes (drafts are not offers yet; accepted/settled are taken). */
 const RANKABLE_STATES = new Set(['quoted', 'pending_confirmation']);
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function matchSessionView(s: Omit<MatchSessionRow, 'ranked_top'>) {
   return {

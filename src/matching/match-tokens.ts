@@ -10,12 +10,12 @@ import { intentView, getIntent } from './intents';
 import { matchNotFound } from './match-sessions';
 import { proposalNotFound, proposalView, transitionProposal } from './proposals';
 import type { RankedProposal } from './ranking';
+import { iso } from '../time';
 
 export type MatchTokenRow = Selectable<MatchTokensTable>;
 
 export const matchTokenNotFound = (id: string) => new AppError(404, 'match_token_not_found', `No match token '${id}'.`);
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function matchTokenView(t: MatchTokenRow) {
   return {

@@ -12,12 +12,12 @@ import { getIntent } from './intents';
 import { fromCents, toCents } from './money';
 import { assertTransition } from './proposal-state';
 import { computeTrustScore, recentHealth } from './trust-score';
+import { iso } from '../time';
 
 export type ProposalRow = Selectable<ProposalsTable>;
 
 export const proposalNotFound = (id: string) => new AppError(404, 'proposal_not_found', `No proposal '${id}'.`);
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function proposalView(p: ProposalRow) {
   return {

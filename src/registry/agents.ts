@@ -10,12 +10,12 @@ import type { RegistryDeps } from './merchants';
 import { endpointPolicy } from './endpoint-safety';
 import { boundedGet, OutboundError } from './outbound-http';
 import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken, registrationTokenMatches } from './secrets';
+import { iso } from '../time';
 
 /** The general commerce-agent registry (spec 2.7, 3.6, 4.6) and A2A Agent Card import. */
 
 export const agentNotFound = (id: string) => new AppError(404, 'agent_not_found', `No commerce agent '${id}' is registered.`);
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function agentView(a: CommerceAgentRow) {
   return {

@@ -13,6 +13,7 @@ import {
   registrationTokenMatches,
   sealWebhookSecret,
 } from './secrets';
+import { iso } from '../time';
 
 /** The legacy merchant-agent registry (spec 2.6, 3.6, 4.5). */
 
@@ -24,7 +25,6 @@ export interface RegistryDeps {
 
 export const merchantNotFound = (id: string) => new AppError(404, 'merchant_not_found', `No merchant agent '${id}' is registered.`);
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function merchantView(m: MerchantRow) {
   return {
