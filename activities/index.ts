@@ -1,5 +1,6 @@
 import type { Db } from '../src/db/connect';
 import type { Config } from '../src/config';
+import { createDispatchActivities } from './dispatch';
 
 export interface ActivityDeps {
   db: Db;
@@ -13,6 +14,6 @@ export const pingActivities = {
 };
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
-export function createActivities(_deps: ActivityDeps) {
-  return { ...pingActivities };
+export function createActivities(deps: ActivityDeps) {
+  return { ...pingActivities, ...createDispatchActivities(deps) };
 }

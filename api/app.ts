@@ -14,12 +14,14 @@ import { agentRoutes } from './routes/agents';
 import { mandateRoutes } from './routes/mandates';
 import { intentRoutes } from './routes/intents';
 import { matchRoutes } from './routes/match';
+import { dispatchRoutes } from './routes/dispatch';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
   const routes = new RouteRegistry();
   systemRoutes(routes);
   developerRoutes(routes);
+  dispatchRoutes(routes);
   merchantRoutes(routes);
   agentRoutes(routes);
   intentRoutes(routes);

@@ -4,6 +4,7 @@
  * phrase used in a route's summary must have a translation here (a test checks it).
  */
 import { mandatesZhCN } from './routes/mandates.zh-CN';
+import { dispatchZhCN } from './routes/dispatch.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -226,6 +227,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'Absent: every active proposal of the intent.': '缺省时：该意图的全部有效提案。',
     'Compact JWS (EdDSA) over ids, amount, currency and expiry; keys at /.well-known/jwks.json.': '对各 ID、金额、币种和过期时间签名的紧凑 JWS（EdDSA）；公钥见 /.well-known/jwks.json。',
     ...mandatesZhCN,
+    ...dispatchZhCN,
   },
 };
 

@@ -7,6 +7,7 @@ import type { TemporalHandle } from '../src/temporal/client';
 import { RequestLogWriter } from '../src/console/request-logs';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
 import { expireDueProposals } from '../src/matching/proposals';
+import { startMissedSurges } from '../src/dispatch/surge-start';
 import { createApp } from './app';
 import { CardFactsCache } from '../src/catalog/cards';
 import type { AppDeps } from './context';
@@ -56,6 +57,10 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     expireDueProposals(deps.db).catch((err) => deps.logger.warn({ err }, 'proposal expiry sweep failed'));
   }, 60_000);
   sweep.unref();
+  const surges = setInterval(() => {
+    if (deps.temporal) startMissedSurges(deps.temporal, deps.db, deps.logger).catch((err) => deps.logger.warn({ err }, 'surge sweep failed'));
+  }, 30_000);
+  surges.unref();
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : deps.config.PORT;
   return {
@@ -65,6 +70,7 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     close: async () => {
       clearInterval(purge);
       clearInterval(sweep);
+      clearInterval(surges);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -57,6 +57,7 @@ export const envSchema = z.object({
     .transform((parts) => parts.map(Number))
     .pipe(z.array(z.number().nonnegative()).min(1))
     .default([0, 5, 300, 1800, 7200, 18000, 36000]),
+  DISPATCH_TIMEOUT_MS: positiveInt.max(15_000).default(15_000),
   MATCH_TOKEN_TTL_S: positiveInt.default(1800),
   MATCH_SESSION_TTL_S: positiveInt.default(86_400),
   CARD_CACHE_TTL_S: z.coerce.number().int().nonnegative().default(30),

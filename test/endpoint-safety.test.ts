@@ -4,7 +4,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startLoopback } from './helpers/loopback';
 import { assertSafeEndpoint, endpointPolicy, guardedLookup, isPublicAddress, UnsafeEndpointError, type EndpointPolicy } from '../src/registry/endpoint-safety';
-import { boundedGet, OutboundError } from '../src/registry/outbound-http';
+import { boundedRequest, OutboundError } from '../src/registry/outbound-http';
 
 /** DESIGN §6 endpoint safety with ALLOW_PRIVATE_ENDPOINTS off (the default). */
 
@@ -94,7 +94,7 @@ describe('address classification and connect-time checks', () => {
     });
     try {
       for (const [i, target] of targets.entries()) {
-        const err = await boundedGet(`${bouncer.url}/${i}`, { timeoutMs: 1000, maxBytes: 1024, maxRedirects: 3, policy: onlyLoopback }).catch((e) => e);
+        const err = await boundedRequest(`${bouncer.url}/${i}`, { timeoutMs: 1000, maxBytes: 1024, maxRedirects: 3, policy: onlyLoopback }).catch((e) => e);
         expect(err, target).toBeInstanceOf(OutboundError);
         expect(err.reason, target).toBe('unsafe_endpoint');
       }

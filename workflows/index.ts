@@ -1,2 +1,5 @@
 // Every workflow the worker runs is exported here (the bundler's entry point).
 export { ping } from './ping';
+export { intentSurge } from './intent-surge';
+export { delivery } from './delivery';
+export { dlqReplay } from './dlq-replay';

@@ -23,6 +23,8 @@ export interface IntentsTable {
   workflow: Json;
   experience_context: Json;
   developer_id: string | null;
+  /** When the intentSurge workflow was started (null: not yet; the API retries). */
+  surge_started_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

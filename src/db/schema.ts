@@ -2,6 +2,7 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 import type { CatalogTables } from './schema-catalog';
 import type { MatchingTables } from './schema-matching';
 import type { MandatesTables } from './schema-mandates';
+import type { DispatchTables } from './schema-dispatch';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -135,7 +136,7 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database extends CatalogTables, MatchingTables, MandatesTables {
+export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;

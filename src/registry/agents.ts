@@ -8,7 +8,7 @@ import { parseAgentCard } from './agent-card';
 import { assertEndpointField } from './endpoint-field';
 import type { RegistryDeps } from './merchants';
 import { endpointPolicy } from './endpoint-safety';
-import { boundedGet, OutboundError } from './outbound-http';
+import { boundedRequest, OutboundError } from './outbound-http';
 import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken, registrationTokenMatches } from './secrets';
 import { iso } from '../time';
 
@@ -141,7 +141,7 @@ export async function fetchAgentCard(url: string, opts: { timeoutMs: number; all
   await assertEndpointField('agent_card_url', url, opts.allowPrivate);
   let res;
   try {
-    res = await boundedGet(url, {
+    res = await boundedRequest(url, {
       timeoutMs: opts.timeoutMs,
       maxBytes: AGENT_CARD_MAX_BYTES,
       maxRedirects: AGENT_CARD_MAX_REDIRECTS,

@@ -2,7 +2,7 @@ import type { Db } from '../db/connect';
 import type { MerchantRow } from '../db/schema';
 import type { HEALTH_REASONS } from '../schemas/merchants';
 import { endpointPolicy } from './endpoint-safety';
-import { boundedGet, OutboundError } from './outbound-http';
+import { boundedRequest, OutboundError } from './outbound-http';
 
 /**
  * Health of a merchant agent: one bounded GET of its endpoint. A 2xx is healthy, and so is 405,
@@ -24,7 +24,7 @@ async function probe(endpoint: string, timeoutMs: number, allowPrivate: boolean)
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const res = await boundedGet(endpoint, { timeoutMs, maxBytes: 0, headersOnly: true, maxRedirects: 0, policy: endpointPolicy(allowPrivate), headers: { accept: 'application/json' } });
+    const res = await boundedRequest(endpoint, { timeoutMs, maxBytes: 0, headersOnly: true, maxRedirects: 0, policy: endpointPolicy(allowPrivate), headers: { accept: 'application/json' } });
     if (isAlive(res.status)) return { healthy: true, latency_ms: elapsed(), http_status: res.status };
     return { healthy: false, reason: 'bad_status', message: `The agent endpoint answered HTTP ${res.status}.`, latency_ms: elapsed(), http_status: res.status };
   } catch (err) {

@@ -3,7 +3,8 @@ import https from 'node:https';
 import { assertSafeEndpoint, guardedLookup, UnsafeEndpointError, type EndpointPolicy } from './endpoint-safety';
 
 /**
- * Bounded outbound GET for URLs that registrants control (health probes, Agent Card fetches):
+ * Bounded outbound requests to URLs that registrants control (health probes, Agent Card fetches,
+ * webhook deliveries):
  * one deadline for the whole exchange, a body size cap, a redirect cap, and the endpoint-safety
  * check on every hop. Failures come back as a reason a caller can show, never as a hang.
  */
@@ -28,6 +29,9 @@ export interface OutboundOptions {
   headersOnly?: boolean;
   policy: EndpointPolicy;
   headers?: Record<string, string>;
+  /** GET unless given; a body is sent as is. */
+  method?: 'GET' | 'POST';
+  body?: string | Buffer;
 }
 
 export interface OutboundResponse {
@@ -37,12 +41,12 @@ export interface OutboundResponse {
   body: Buffer;
 }
 
-function getOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Promise<OutboundResponse> {
+function requestOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Promise<OutboundResponse> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(
       url,
-      { method: 'GET', headers: { 'user-agent': 'commerce-intent-gateway', ...opts.headers }, lookup: guardedLookup(opts.policy) as never, signal, agent: false },
+      { method: opts.method ?? 'GET', headers: { 'user-agent': 'commerce-intent-gateway', ...opts.headers }, lookup: guardedLookup(opts.policy) as never, signal, agent: false },
       (res) => {
         if (opts.headersOnly) {
           res.destroy();
@@ -69,7 +73,7 @@ function getOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Promise<
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(opts.body);
   });
 }
 
@@ -84,7 +88,7 @@ function classify(err: unknown, signal: AbortSignal, timeoutMs: number): Outboun
   return new OutboundError('unreachable', code && !message.includes(code) ? `${code}: ${message}` : message);
 }
 
-export async function boundedGet(rawUrl: string, opts: OutboundOptions): Promise<OutboundResponse> {
+export async function boundedRequest(rawUrl: string, opts: OutboundOptions): Promise<OutboundResponse> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
   // The deadline also covers DNS resolution, which the socket's abort signal does not reach.
   const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
@@ -100,7 +104,7 @@ async function follow(rawUrl: string, opts: OutboundOptions, signal: AbortSignal
   let current = rawUrl;
   for (let hop = 0; ; hop++) {
     const url = await assertSafeEndpoint(current, opts.policy);
-    const res = await getOnce(url, opts, signal);
+    const res = await requestOnce(url, opts, signal);
     const location = res.headers.location;
     // With no redirects allowed the 3xx itself is the answer (a health probe counts it as a bad status).
     if (res.status < 300 || res.status >= 400 || !location || opts.maxRedirects === 0) return res;

@@ -1,3 +1,5 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
 /** Search attributes operators filter on in the Temporal UI (DESIGN §5). All keywords. */
 export const SEARCH_ATTRIBUTE_NAMES = ['IntentId', 'MerchantId', 'CheckoutId', 'FlowStage', 'DeliveryState'] as const;
 
@@ -8,4 +10,15 @@ export const SEARCH_ATTRIBUTE_NAMES = ['IntentId', 'MerchantId', 'CheckoutId', '
  */
 export const workflowIds = {
   ping: (id: string) => `ping-${id}`,
+  surge: (intentId: string) => `surge-${intentId}`,
+  dlqReplay: (id: string) => `dlq-replay-${id}`,
+};
+
+/** Typed keys for the attributes above, for workflows (upsert) and the client (start). */
+export const searchAttributes = {
+  IntentId: defineSearchAttributeKey('IntentId', SearchAttributeType.KEYWORD),
+  MerchantId: defineSearchAttributeKey('MerchantId', SearchAttributeType.KEYWORD),
+  CheckoutId: defineSearchAttributeKey('CheckoutId', SearchAttributeType.KEYWORD),
+  FlowStage: defineSearchAttributeKey('FlowStage', SearchAttributeType.KEYWORD),
+  DeliveryState: defineSearchAttributeKey('DeliveryState', SearchAttributeType.KEYWORD),
 };

@@ -1,0 +1,216 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/connect';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState } from '../db/schema-dispatch';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { intentView } from '../matching/intents';
+import { iso } from '../time';
+import { intentCategoryTags } from './category-terms';
+
+export type DeliveryRow = Selectable<DeliveriesTable>;
+export type AttemptRow = Selectable<DeliveryAttemptsTable>;
+
+export const DELIVERY_STATES = ['pending', 'inflight', 'delivered', 'dlq'] as const satisfies readonly DeliveryState[];
+
+/** How long a merchant has to answer when its workflow_context does not say. */
+const DEFAULT_RESPONSE_WINDOW_S = 600;
+
+export const deliveryWorkflowId = (deliveryId: string, replay = 0) => (replay ? `delivery-${deliveryId}-replay-${replay}` : `delivery-${deliveryId}`);
+
+export const deliveryNotFound = (id: string) => new AppError(404, 'delivery_not_found', `No delivery '${id}'.`);
+
+/** What the surge workflow needs to start one delivery run. */
+export interface PlannedDelivery {
+  delivery_id: string;
+  merchant_id: string;
+  intent_id: string;
+  workflow_id: string;
+  /** Attempt number of this run's first attempt (attempts continue counting across replays). */
+  first_attempt: number;
+  replay: number;
+}
+
+/**
+ * One page of the fan-out: active merchants whose subscription tags meet the intent's tags, filtered
+ * by region and category tags when both sides state them, in merchant_id order after `after`. Each
+ * gets its delivery row (created once: re-planning a page returns the same delivery ids). Only
+ * deliveries nobody has attempted yet are handed back, so a re-run fan-out never sends twice.
+ */
+export async function planSurgePage(
+  db: Db,
+  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
+): Promise<{ deliveries: PlannedDelivery[]; next: string | null }> {
+  const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', opts.intentId).executeTakeFirst();
+  if (!intent) return { deliveries: [], next: null };
+  const categories = intentCategoryTags(intent.intent_tags);
+  const merchants = await db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'agent_endpoint', 'workflow_context'])
+    .where('status', '=', 'active')
+    .where(sql<boolean>`subscription_tags && ${sql.val(intent.intent_tags)}::text[]`)
+    .where(sql<boolean>`(cardinality(regions) = 0 or ${intent.region}::text is null or ${intent.region}::text = any(regions))`)
+    .where(sql<boolean>`(cardinality(category_tags) = 0 or ${categories.length} = 0 or lower(category_tags::text)::text[] && ${sql.val(categories)}::text[])`)
+    .$if(opts.after !== null, (q) => q.where('merchant_id', '>', opts.after!))
+    .orderBy('merchant_id')
+    .limit(opts.limit)
+    .execute();
+  if (!merchants.length) return { deliveries: [], next: null };
+
+  const now = new Date();
+  const view = intentView(intent);
+  const rows = merchants.map((m) => {
+    const deliveryId = newId('dlv');
+    const window = (m.workflow_context as { proposal_response_sla_seconds?: number }).proposal_response_sla_seconds ?? DEFAULT_RESPONSE_WINDOW_S;
+    return {
+      delivery_id: deliveryId,
+      intent_id: intent.intent_id,
+      merchant_id: m.merchant_id,
+      state: 'pending' as const,
+      endpoint: m.agent_endpoint,
+      payload: JSON.stringify({
+        type: 'intent.surge',
+        timestamp: now.toISOString(),
+        data: {
+          delivery_id: deliveryId,
+          merchant_id: m.merchant_id,
+          intent: view,
+          reply: { proposals_url: `${opts.publicBaseUrl}/v1/proposals`, respond_by: new Date(now.getTime() + window * 1000).toISOString() },
+        },
+      }),
+      workflow_id: deliveryWorkflowId(deliveryId),
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  await db.insertInto('deliveries').values(rows).onConflict((oc) => oc.columns(['intent_id', 'merchant_id']).doNothing()).execute();
+  const stored = await db
+    .selectFrom('deliveries')
+    .select(['delivery_id', 'merchant_id', 'intent_id', 'workflow_id'])
+    .where('intent_id', '=', intent.intent_id)
+    .where('merchant_id', 'in', merchants.map((m) => m.merchant_id))
+    .where('state', '=', 'pending')
+    .where('attempts', '=', 0)
+    .where('replays', '=', 0)
+    .orderBy('merchant_id')
+    .execute();
+  return {
+    deliveries: stored.map((d) => ({ ...d, first_attempt: 1, replay: 0 })),
+    next: merchants.length < opts.limit ? null : merchants.at(-1)!.merchant_id,
+  };
+}
+
+/**
+ * Moves up to `limit` dead-lettered deliveries (or the one named) back to pending for a new run
+ * `delivery-<id>-replay-<n>`. The state check and the move are one statement, so two concurrent
+ * replays never claim the same delivery, and a delivered one is never claimed at all.
+ */
+export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit: number }): Promise<PlannedDelivery[]> {
+  const claimed = await db
+    .updateTable('deliveries')
+    .set({
+      state: 'pending',
+      replays: sql`replays + 1`,
+      workflow_id: sql`'delivery-' || delivery_id || '-replay-' || (replays + 1)`,
+      dlq_at: null,
+      dlq_reason: null,
+      next_attempt_at: null,
+      updated_at: sql`now()`,
+    })
+    .where('delivery_id', 'in', (qb) => {
+      let q = qb.selectFrom('deliveries').select('delivery_id').where('state', '=', 'dlq');
+      if (opts.deliveryId) q = q.where('delivery_id', '=', opts.deliveryId);
+      return q.orderBy('dlq_at').limit(opts.limit).forUpdate().skipLocked();
+    })
+    .where('state', '=', 'dlq')
+    .returning(['delivery_id', 'merchant_id', 'intent_id', 'workflow_id', 'attempts', 'replays'])
+    .execute();
+  return claimed.map((d) => ({
+    delivery_id: d.delivery_id,
+    merchant_id: d.merchant_id,
+    intent_id: d.intent_id,
+    workflow_id: d.workflow_id,
+    first_attempt: d.attempts + 1,
+    replay: d.replays,
+  }));
+}
+
+export async function getDelivery(db: Db, id: string): Promise<DeliveryRow> {
+  const d = await db.selectFrom('deliveries').selectAll().where('delivery_id', '=', id).executeTakeFirst();
+  if (!d) throw deliveryNotFound(id);
+  return d;
+}
+
+export interface QueueFilter {
+  state?: DeliveryState;
+  merchant_id?: string;
+  intent_id?: string;
+  limit: number;
+}
+
+/** The dispatch queue: counts per state (for the merchant/intent filter) and the newest deliveries with their last attempt. */
+export async function listDispatchQueue(db: Db, f: QueueFilter) {
+  const scoped = db
+    .selectFrom('deliveries')
+    .$if(f.merchant_id !== undefined, (q) => q.where('merchant_id', '=', f.merchant_id!))
+    .$if(f.intent_id !== undefined, (q) => q.where('intent_id', '=', f.intent_id!));
+  const [counts, rows] = await Promise.all([
+    scoped.select(['state', sql<number>`count(*)::int`.as('n')]).groupBy('state').execute(),
+    scoped
+      .selectAll('deliveries')
+      .$if(f.state !== undefined, (q) => q.where('state', '=', f.state!))
+      .orderBy('created_at', 'desc')
+      .orderBy('delivery_id')
+      .limit(f.limit)
+      .execute(),
+  ]);
+  const last = rows.length
+    ? await db
+        .selectFrom('delivery_attempts')
+        .selectAll()
+        .distinctOn('delivery_id')
+        .where('delivery_id', 'in', rows.map((r) => r.delivery_id))
+        .orderBy('delivery_id')
+        .orderBy('attempt', 'desc')
+        .execute()
+    : [];
+  const lastById = new Map(last.map((a) => [a.delivery_id, a]));
+  const summary = Object.fromEntries(DELIVERY_STATES.map((s) => [s, counts.find((c) => c.state === s)?.n ?? 0])) as Record<DeliveryState, number>;
+  return { summary, deliveries: rows.map((r) => deliveryView(r, lastById.get(r.delivery_id) ?? null)) };
+}
+
+export async function listAttempts(db: Db, deliveryId: string): Promise<AttemptRow[]> {
+  return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+}
+
+export function attemptView(a: AttemptRow) {
+  return {
+    attempt: a.attempt,
+    replay: a.replay,
+    outcome: a.outcome,
+    status_code: a.status_code,
+    error: a.error,
+    latency_ms: a.latency_ms,
+    retry_after_s: a.retry_after_s,
+    attempted_at: iso(a.attempted_at),
+  };
+}
+
+export function deliveryView(d: DeliveryRow, lastAttempt: AttemptRow | null) {
+  return {
+    delivery_id: d.delivery_id,
+    intent_id: d.intent_id,
+    merchant_id: d.merchant_id,
+    state: d.state,
+    endpoint: d.endpoint,
+    attempts: d.attempts,
+    replays: d.replays,
+    workflow_id: d.workflow_id,
+    next_attempt_at: iso(d.next_attempt_at),
+    last_attempt_at: iso(d.last_attempt_at),
+    delivered_at: iso(d.delivered_at),
+    dlq_at: iso(d.dlq_at),
+    dlq_reason: d.dlq_reason,
+    created_at: iso(d.created_at),
+    last_attempt: lastAttempt ? attemptView(lastAttempt) : null,
+  };
+}

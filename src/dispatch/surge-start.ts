@@ -1,0 +1,54 @@
+import { sql } from 'kysely';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Db } from '../db/connect';
+import type { Logger } from '../logger';
+import type { TemporalHandle } from '../temporal/client';
+import { searchAttributes as SA, workflowIds } from '../temporal/names';
+import type { intentSurge } from '../../workflows/intent-surge';
+
+/**
+ * Starts the intent's fan-out once: the workflow id is `surge-<intent_id>` and a second start (a retried
+ * create, the sweep racing the request) finds it, running or finished, and starts nothing.
+ */
+export async function startSurge(temporal: TemporalHandle, db: Db, intentId: string): Promise<void> {
+  try {
+    await temporal.client.workflow.start<typeof intentSurge>('intentSurge', {
+      workflowId: workflowIds.surge(intentId),
+      taskQueue: temporal.taskQueue,
+      args: [{ intentId }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: SA.IntentId, value: intentId },
+        { key: SA.FlowStage, value: 'fan-out' },
+      ],
+      staticSummary: `Intent.Surge fan-out for ${intentId}`,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  await db.updateTable('intents').set({ surge_started_at: sql`now()` }).where('intent_id', '=', intentId).where('surge_started_at', 'is', null).execute();
+}
+
+/** An intent is stored before its fan-out starts; if Temporal was unreachable then, this starts it later. */
+export async function startMissedSurges(temporal: TemporalHandle, db: Db, logger: Logger, opts: { olderThanS?: number; limit?: number } = {}): Promise<number> {
+  const missed = await db
+    .selectFrom('intents')
+    .select('intent_id')
+    .where('surge_started_at', 'is', null)
+    .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${opts.olderThanS ?? 10})`)
+    .orderBy('created_at')
+    .limit(opts.limit ?? 100)
+    .execute();
+  let started = 0;
+  for (const { intent_id } of missed) {
+    try {
+      await startSurge(temporal, db, intent_id);
+      started++;
+    } catch (err) {
+      logger.warn({ err, intent_id }, 'surge start failed; will retry');
+      break; // Temporal is still away: try again on the next sweep.
+    }
+  }
+  return started;
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { isoDateTime } from './common';
+
+export const DeliveryStateEnum = z.enum(['pending', 'inflight', 'delivered', 'dlq']);
+
+export const DispatchQueueQuery = z.object({
+  state: DeliveryStateEnum.optional(),
+  merchant_id: z.string().trim().min(1).max(200).optional(),
+  intent_id: z.string().trim().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: 'Newest first; 1..500, default 100.' }),
+});
+
+export const DeliveryAttempt = z
+  .object({
+    attempt: z.number().int(),
+    replay: z.number().int().meta({ description: '0: first run; n: n-th replay out of the dead-letter queue.' }),
+    outcome: z.enum(['delivered', 'failed', 'gone', 'unsafe_endpoint']),
+    status_code: z.number().int().nullable(),
+    error: z.string().nullable(),
+    latency_ms: z.number().int(),
+    retry_after_s: z.number().int().nullable(),
+    attempted_at: isoDateTime,
+  })
+  .meta({ id: 'DeliveryAttempt' });
+
+export const Delivery = z
+  .object({
+    delivery_id: z.string().meta({ description: 'Also the webhook-id header of every attempt.' }),
+    intent_id: z.string(),
+    merchant_id: z.string(),
+    state: DeliveryStateEnum,
+    endpoint: z.string(),
+    attempts: z.number().int(),
+    replays: z.number().int(),
+    workflow_id: z.string().meta({ description: 'The Temporal workflow of the current run (delivery-<id>[-replay-<n>]).' }),
+    next_attempt_at: isoDateTime.nullable(),
+    last_attempt_at: isoDateTime.nullable(),
+    delivered_at: isoDateTime.nullable(),
+    dlq_at: isoDateTime.nullable(),
+    dlq_reason: z.string().nullable(),
+    created_at: isoDateTime,
+    last_attempt: DeliveryAttempt.nullable(),
+  })
+  .meta({ id: 'Delivery' });
+
+const count = z.number().int();
+export const DispatchQueue = z
+  .object({
+    summary: z.object({ pending: count, inflight: count, delivered: count, dlq: count }).meta({ description: 'Counts per state for the merchant_id / intent_id filter.' }),
+    deliveries: z.array(Delivery),
+  })
+  .meta({ id: 'DispatchQueue' });
+
+export const DeliveryIdParams = z.object({ deliveryId: z.string().min(1).max(100) });
+
+export const DeliveryDetail = z.object({ delivery: Delivery, attempts: z.array(DeliveryAttempt) }).meta({ id: 'DeliveryDetail' });
+
+export const RetryBody = z
+  .object({
+    delivery_id: z.string().trim().min(1).max(100).optional().meta({ description: 'Absent: every dead-lettered delivery (up to 2000 per call; see remaining).' }),
+    state: z.enum(['dlq'], { message: "only dead-lettered deliveries (state 'dlq') can be replayed" }).default('dlq'),
+  })
+  .meta({ id: 'DispatchRetryRequest' });
+
+export const RetryResult = z
+  .object({
+    state: z.literal('dlq'),
+    status: z.enum(['scheduled', 'scheduling']).meta({ description: 'scheduling: the replay workflow is still starting runs; follow replay_workflow_id.' }),
+    scheduled: z.number().int(),
+    remaining: z.number().int().meta({ description: 'Dead-lettered deliveries left after this call.' }),
+    replay_workflow_id: z.string(),
+    replays: z.array(z.object({ delivery_id: z.string(), workflow_id: z.string(), run_id: z.string().nullable() })),
+  })
+  .meta({ id: 'DispatchRetryResult' });

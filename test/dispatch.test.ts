@@ -1,0 +1,412 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import type { Worker } from '@temporalio/worker';
+import { Worker as ReplayWorker } from '@temporalio/worker';
+import { createWorker, workflowBundle } from '../worker/run';
+import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-agent/agent';
+import { workflowIds } from '../src/temporal/names';
+import { call } from './helpers/http';
+import { onboard, type Onboarded } from './helpers/console';
+import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
+import { startTestApi, TEST_ENCRYPTION_KEY, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
+
+/**
+ * Intent.Surge dispatch end to end: the real API starts the fan-out on Temporal, a real worker runs
+ * it, and merchants are real HTTP servers on loopback that verify, fail, hang, go away and recover.
+ * Three attempts 0.2 s apart and a 0.8 s answer deadline stand in for the production schedule.
+ */
+const DISPATCH_ENV = { ALLOW_PRIVATE_ENDPOINTS: 'true', DISPATCH_RETRY_SCHEDULE: '0,0.2,0.2', DISPATCH_TIMEOUT_MS: '800' };
+
+let api: TestApi;
+let dev: Onboarded;
+let worker: Worker;
+let workerRun: Promise<void>;
+let productId: number;
+const servers: Array<{ close(): Promise<void> }> = [];
+
+const letters = () => Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+const post = (base: string, path: string, body?: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: dev.apiKey, body, headers });
+const supply = (base: string, method: string, path: string, body?: unknown, key = TEST_SUPPLY_KEY) =>
+  call(base, method, path, { body, headers: key ? { 'x-supply-key': key } : {} });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function registerMerchant(base: string, endpoint: string, extra: Record<string, unknown> = {}) {
+  const merchant_id = `m-${letters()}`;
+  const res = await post(base, '/v1/merchant/register', { merchant_id, agent_endpoint: endpoint, ...extra });
+  expect(res.status, res.text).toBe(200);
+  return { id: merchant_id, token: res.body.registration_token as string, secret: res.body.webhook_secret as string };
+}
+
+async function createIntent(base: string, rawQuery: string) {
+  const res = await post(base, '/v1/intents', { raw_query: rawQuery });
+  expect(res.status, res.text).toBe(201);
+  return res.body.intent as { intent_id: string; intent_tags: string[] };
+}
+
+/** Polls the queue (bounded) until every delivery of the intent has left pending/inflight. */
+async function settledQueue(base: string, intentId: string, expected: number, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const q = await supply(base, 'GET', `/v1/merchant/dispatch-queue?intent_id=${intentId}`);
+    expect(q.status).toBe(200);
+    const { pending, inflight, delivered, dlq } = q.body.summary;
+    if (pending + inflight === 0 && delivered + dlq === expected) return q.body;
+    if (Date.now() > deadline) throw new Error(`queue for ${intentId} not settled: ${JSON.stringify(q.body.summary)}`);
+    await sleep(150);
+  }
+}
+
+async function attemptsOf(base: string, deliveryId: string) {
+  const res = await supply(base, 'GET', `/v1/merchant/dispatch-queue/${deliveryId}`);
+  expect(res.status).toBe(200);
+  return res.body as { delivery: any; attempts: any[] };
+}
+
+/** A merchant endpoint that reads the body and answers with what `answer` says for the n-th request. */
+async function scriptedMerchant(answer: (n: number, req: http.IncomingMessage, body: string) => { status: number; headers?: Record<string, string> } | 'hang') {
+  const bodies: Array<{ headers: http.IncomingHttpHeaders; body: string; status: number | 'hang' }> = [];
+  const server = await startLoopback((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const a = answer(bodies.length + 1, req, body);
+      bodies.push({ headers: req.headers, body, status: a === 'hang' ? 'hang' : a.status });
+      if (a === 'hang') return; // never answers; the gateway's deadline must cut it off
+      res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+      res.end('{}');
+    });
+  });
+  servers.push(server);
+  return { server, bodies, url: `${server.url}/hook` };
+}
+
+beforeAll(async () => {
+  api = await startTestApi({ env: DISPATCH_ENV });
+  dev = await onboard(api.url);
+  const p = await api.db.selectFrom('products').select(['product_id', 'price_cents']).where('price_cents', '<', 10_000).orderBy('product_id').limit(1).executeTakeFirstOrThrow();
+  productId = p.product_id;
+  ({ worker } = await createWorker({ address: api.config.TEMPORAL_ADDRESS!, namespace: api.config.TEMPORAL_NAMESPACE, taskQueue: api.config.TEMPORAL_TASK_QUEUE, deps: { db: api.db, config: { ...api.config, publicBaseUrl: api.url } } }));
+  // (the API listens on an ephemeral port, so the reply URL in payloads is set from where it really is)
+  workerRun = worker.run();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await workerRun;
+  await Promise.all(servers.map((s) => s.close()));
+  await api?.close();
+});
+
+describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
+  it('fans out to the 3 matching merchants only; each verifies the signature and answers with a proposal', async () => {
+    const tag = letters();
+    // Two reference agents (verify with standardwebhooks, de-duplicate, propose) and one raw verifier.
+    const agents: MerchantAgent[] = [];
+    const merchants: Array<{ id: string; token: string; secret: string }> = [];
+    for (let i = 0; i < 2; i++) {
+      const m = await registerMerchant(api.url, 'http://127.0.0.1:9/later', { subscription_tags: [tag, 'gifts'], regions: i ? ['CA'] : [] });
+      const agent = await startMerchantAgent({ merchantId: m.id, merchantToken: m.token, webhookSecret: m.secret, apiKey: dev.apiKey, productId, price: 42 });
+      servers.push(agent);
+      agents.push(agent);
+      // Point the merchant at its agent (updating a registration needs its token).
+      const upd = await post(api.url, '/v1/merchant/register', { merchant_id: m.id, agent_endpoint: agent.url }, { 'x-merchant-token': m.token });
+      expect(upd.status, upd.text).toBe(200);
+      merchants.push(m);
+    }
+    const raw = await scriptedMerchant(() => ({ status: 204 }));
+    const rawMerchant = await registerMerchant(api.url, raw.url, { subscription_tags: [tag] });
+    // Not matching: another tag; the right tag but another region.
+    const other = await scriptedMerchant(() => ({ status: 200 }));
+    await registerMerchant(api.url, other.url, { subscription_tags: [`${tag}x`] });
+    await registerMerchant(api.url, other.url, { subscription_tags: [tag], regions: ['GB'] });
+
+    const intent = await createIntent(api.url, `${tag} gift box for my sister in Canada`);
+    const queue = await settledQueue(api.url, intent.intent_id, 3);
+    expect(queue.summary).toEqual({ pending: 0, inflight: 0, delivered: 3, dlq: 0 });
+    expect(queue.deliveries.map((d: any) => d.merchant_id).sort()).toEqual([...merchants.map((m) => m.id), rawMerchant.id].sort());
+    expect(other.bodies).toHaveLength(0);
+    for (const d of queue.deliveries) {
+      expect(d).toMatchObject({ state: 'delivered', attempts: 1, workflow_id: `delivery-${d.delivery_id}`, last_attempt: { attempt: 1, outcome: 'delivered' } });
+    }
+
+    // The raw endpoint checks the Standard Webhooks signature with the library's own verifier.
+    expect(raw.bodies).toHaveLength(1);
+    const got = raw.bodies[0]!;
+    const verified = new Webhook(rawMerchant.secret).verify(got.body, got.headers as Record<string, string>) as any;
+    expect(verified).toMatchObject({ type: 'intent.surge', data: { merchant_id: rawMerchant.id, intent: { intent_id: intent.intent_id }, reply: { proposals_url: `${api.url}/v1/proposals` } } });
+    expect(got.headers['webhook-id']).toBe(verified.data.delivery_id);
+    expect(() => new Webhook(merchants[0]!.secret).verify(got.body, got.headers as Record<string, string>)).toThrow();
+
+    // The reference agents answered by proposing through the API.
+    for (const agent of agents) {
+      const [event] = await agent.waitForProposals(1);
+      expect(event, JSON.stringify(event)).toMatchObject({ outcome: 'accepted', intentId: intent.intent_id, proposal: { outcome: 'submitted', status: 201 } });
+    }
+    const proposals = await call(api.url, 'GET', `/v1/intents/${intent.intent_id}/proposals`, { token: dev.apiKey });
+    expect(proposals.body.proposals.map((p: any) => p.merchant_agent_id).sort()).toEqual(merchants.map((m) => m.id).sort());
+
+    // Operators find the runs in Temporal by intent.
+    const handle = api.temporal!.client.workflow.getHandle(workflowIds.surge(intent.intent_id));
+    expect(await handle.result()).toEqual({ intentId: intent.intent_id, deliveries: 3 });
+    const desc = await api.temporal!.client.workflow.getHandle(queue.deliveries[0].workflow_id).describe();
+    expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
+      expect.arrayContaining([['IntentId', intent.intent_id], ['MerchantId', queue.deliveries[0].merchant_id], ['DeliveryState', 'delivered']]),
+    );
+  });
+
+  it('retries a merchant that fails twice: delivered on attempt 3, same webhook-id, every attempt recorded', async () => {
+    const tag = letters();
+    const flaky = await scriptedMerchant((n) => ({ status: n <= 2 ? 503 : 200 }));
+    await registerMerchant(api.url, flaky.url, { subscription_tags: [tag] });
+    const intent = await createIntent(api.url, `${tag} desk lamp`);
+    const [d] = (await settledQueue(api.url, intent.intent_id, 1)).deliveries;
+    expect(d).toMatchObject({ state: 'delivered', attempts: 3 });
+    const { attempts } = await attemptsOf(api.url, d.delivery_id);
+    expect(attempts.map((a) => [a.attempt, a.status_code, a.outcome])).toEqual([
+      [1, 503, 'failed'],
+      [2, 503, 'failed'],
+      [3, 200, 'delivered'],
+    ]);
+    for (const a of attempts) expect(a.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(new Set(flaky.bodies.map((b) => b.headers['webhook-id']))).toEqual(new Set([d.delivery_id]));
+    expect(new Set(flaky.bodies.map((b) => b.body)).size).toBe(1); // the payload is the same on every attempt
+
+    // The history of that run replays deterministically against the current workflow code.
+    const history = await api.temporal!.client.workflow.getHandle(d.workflow_id).fetchHistory();
+    await ReplayWorker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, d.workflow_id);
+  });
+
+  it('dead-letters: a merchant that always fails (schedule exhausted), one that hangs (timeout), one that answers 410 (at once)', async () => {
+    const tag = letters();
+    const failing = await scriptedMerchant(() => ({ status: 500 }));
+    const hanging = await scriptedMerchant(() => 'hang');
+    const gone = await scriptedMerchant(() => ({ status: 410 }));
+    const redirecting = await scriptedMerchant(() => ({ status: 302, headers: { location: 'https://example.com/' } }));
+    const ids = {
+      failing: (await registerMerchant(api.url, failing.url, { subscription_tags: [tag] })).id,
+      hanging: (await registerMerchant(api.url, hanging.url, { subscription_tags: [tag] })).id,
+      gone: (await registerMerchant(api.url, gone.url, { subscription_tags: [tag] })).id,
+      redirecting: (await registerMerchant(api.url, redirecting.url, { subscription_tags: [tag] })).id,
+    };
+    const intent = await createIntent(api.url, `${tag} camping stove`);
+    const queue = await settledQueue(api.url, intent.intent_id, 4);
+    expect(queue.summary).toMatchObject({ delivered: 0, dlq: 4 });
+    const by = Object.fromEntries(queue.deliveries.map((d: any) => [d.merchant_id, d]));
+
+    expect(by[ids.failing]).toMatchObject({ state: 'dlq', attempts: 3, last_attempt: { status_code: 500, outcome: 'failed' } });
+    expect(by[ids.failing].dlq_reason).toMatch(/retry schedule exhausted after 3 attempt/);
+    expect(failing.bodies).toHaveLength(3);
+
+    expect(by[ids.hanging]).toMatchObject({ state: 'dlq', attempts: 3, last_attempt: { status_code: null, outcome: 'failed' } });
+    expect(by[ids.hanging].last_attempt.error).toMatch(/^timeout/);
+    expect(by[ids.hanging].last_attempt.latency_ms).toBeGreaterThanOrEqual(700);
+
+    expect(by[ids.gone]).toMatchObject({ state: 'dlq', attempts: 1, last_attempt: { status_code: 410, outcome: 'gone' } });
+    expect(by[ids.gone].dlq_reason).toMatch(/410/);
+    expect(gone.bodies).toHaveLength(1);
+
+    // A redirect is a failure, never followed.
+    expect(by[ids.redirecting]).toMatchObject({ state: 'dlq', attempts: 3, last_attempt: { status_code: 302 } });
+
+    const dlqOnly = await supply(api.url, 'GET', `/v1/merchant/dispatch-queue?state=dlq&merchant_id=${ids.gone}`);
+    expect(dlqOnly.body.deliveries.map((d: any) => d.merchant_id)).toEqual([ids.gone]);
+    expect(dlqOnly.body.summary).toEqual({ pending: 0, inflight: 0, delivered: 0, dlq: 1 });
+  });
+
+  it('honours 429 Retry-After over a shorter schedule step', async () => {
+    const tag = letters();
+    const limited = await scriptedMerchant((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+    await registerMerchant(api.url, limited.url, { subscription_tags: [tag] });
+    const intent = await createIntent(api.url, `${tag} phone case`);
+    const [d] = (await settledQueue(api.url, intent.intent_id, 1)).deliveries;
+    const { attempts } = await attemptsOf(api.url, d.delivery_id);
+    expect(attempts.map((a) => [a.status_code, a.retry_after_s])).toEqual([
+      [429, 1],
+      [200, null],
+    ]);
+    expect(Date.parse(attempts[1].attempted_at) - Date.parse(attempts[0].attempted_at)).toBeGreaterThanOrEqual(950);
+  });
+
+  it('replays the dead-letter queue after the merchant recovers: delivered once, never a second delivered copy', async () => {
+    const tag = letters();
+    let down = true;
+    const oks: string[] = [];
+    const recovering = await scriptedMerchant((_n, req) => {
+      if (down) return { status: 500 };
+      oks.push(String(req.headers['webhook-id']));
+      return { status: 200 };
+    });
+    const healthy = await scriptedMerchant(() => ({ status: 200 }));
+    const m = await registerMerchant(api.url, recovering.url, { subscription_tags: [tag] });
+    await registerMerchant(api.url, healthy.url, { subscription_tags: [tag] });
+    const intent = await createIntent(api.url, `${tag} yoga mat`);
+    const before = await settledQueue(api.url, intent.intent_id, 2);
+    const dead = before.deliveries.find((d: any) => d.merchant_id === m.id);
+    const done = before.deliveries.find((d: any) => d.merchant_id !== m.id);
+    expect(dead.state).toBe('dlq');
+    expect(done.state).toBe('delivered');
+
+    // A delivered delivery is not replayable; an unknown one does not exist.
+    expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: done.delivery_id })).body).toMatchObject({ error: 'delivery_not_in_dlq', state: 'delivered' });
+    expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: 'dlv_nope' })).status).toBe(404);
+    expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { state: 'pending' })).status).toBe(400);
+
+    down = false;
+    const retry = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', {});
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body).toMatchObject({ state: 'dlq', status: 'scheduled' });
+    const mine = retry.body.replays.find((r: any) => r.delivery_id === dead.delivery_id);
+    expect(mine).toMatchObject({ workflow_id: `delivery-${dead.delivery_id}-replay-1`, run_id: expect.any(String) });
+    expect(retry.body.scheduled).toBe(retry.body.replays.length);
+
+    const after = await settledQueue(api.url, intent.intent_id, 2);
+    const replayed = after.deliveries.find((d: any) => d.delivery_id === dead.delivery_id);
+    expect(replayed).toMatchObject({ state: 'delivered', replays: 1, attempts: 4, workflow_id: `delivery-${dead.delivery_id}-replay-1`, last_attempt: { attempt: 4, replay: 1, outcome: 'delivered' } });
+    expect(oks).toEqual([dead.delivery_id]);
+
+    // Replaying again finds nothing of this intent's to send: the delivered stays delivered, sent once.
+    const again = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: dead.delivery_id });
+    expect(again.status).toBe(409);
+    await sleep(500);
+    expect(oks).toEqual([dead.delivery_id]);
+    expect(healthy.bodies).toHaveLength(1);
+  });
+
+  it('the queue endpoints need the supply key (401), and validate their input', async () => {
+    for (const key of ['', 'wrong-key']) {
+      expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue', undefined, key)).body).toMatchObject({ error: 'invalid_supply_key' });
+      expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', {}, key)).status).toBe(401);
+      expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue/dlv_x', undefined, key)).status).toBe(401);
+    }
+    expect((await call(api.url, 'GET', '/v1/merchant/dispatch-queue', { token: dev.apiKey })).status).toBe(401);
+    expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue?state=lost')).status).toBe(400);
+    expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue?limit=0')).status).toBe(400);
+    expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue/dlv_missing')).body).toMatchObject({ error: 'delivery_not_found' });
+  });
+});
+
+describe('a worker killed in the middle of a fan-out', () => {
+  const ROOT = fileURLToPath(new URL('..', import.meta.url));
+  let api2: TestApi;
+
+  function workerProcess(): { child: ChildProcess; exited: Promise<unknown> } {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: inject('databaseUrl'),
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_TASK_QUEUE: api2.config.TEMPORAL_TASK_QUEUE,
+        KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+        PUBLIC_BASE_URL: api2.url,
+        ...DISPATCH_ENV,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    return { child, exited: new Promise((r) => child.once('exit', r)) };
+  }
+
+  beforeAll(async () => {
+    api2 = await startTestApi({ env: DISPATCH_ENV });
+  });
+  afterAll(() => api2?.close());
+
+  it('every delivery still ends delivered, none lost, none recorded delivered twice', async () => {
+    const tag = letters();
+    const seen: string[] = [];
+    // One slow sink behind 40 merchants, so the kill lands while deliveries are in flight.
+    const sink: LoopbackServer = await startLoopback((req, res) => {
+      seen.push(String(req.headers['webhook-id']));
+      req.resume();
+      setTimeout(() => json(res, 200, { ok: true }), 150);
+    });
+    servers.push(sink);
+    const merchants = [];
+    for (let i = 0; i < 40; i++) merchants.push(await registerMerchant(api2.url, `${sink.url}/m${i}`, { subscription_tags: [tag] }));
+
+    let w = workerProcess();
+    const intent = await createIntent(api2.url, `${tag} espresso grinder`);
+    const deadline = Date.now() + 60_000;
+    while (seen.length < 5 && Date.now() < deadline) await sleep(20);
+    expect(seen.length).toBeGreaterThanOrEqual(5);
+    w.child.kill('SIGKILL');
+    await w.exited;
+    const atKill = new Set(seen).size;
+    w = workerProcess();
+    try {
+      const queue = await settledQueue(api2.url, intent.intent_id, 40, 60_000);
+      expect(queue.summary).toEqual({ pending: 0, inflight: 0, delivered: 40, dlq: 0 });
+      expect(atKill).toBeLessThan(40);
+      // Every merchant got its delivery; a send cut off by the kill may arrive twice with the same webhook-id.
+      expect(new Set(seen)).toEqual(new Set(queue.deliveries.map((d: any) => d.delivery_id)));
+      const delivered = await api2.db
+        .selectFrom('delivery_attempts')
+        .select(['delivery_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('outcome', '=', 'delivered')
+        .where('delivery_id', 'in', queue.deliveries.map((d: any) => d.delivery_id))
+        .groupBy('delivery_id')
+        .execute();
+      expect(delivered).toHaveLength(40);
+      for (const row of delivered) expect(Number(row.n)).toBe(1);
+    } finally {
+      w.child.kill('SIGTERM');
+      await w.exited;
+    }
+  });
+});
+
+describe('fan-out start and paging', () => {
+  it('an intent stored while Temporal was unreachable gets its fan-out from the sweep, once', async () => {
+    const offline = await startTestApi({ env: DISPATCH_ENV, withTemporal: false, db: api.db });
+    try {
+      const tag = letters();
+      const sink = await scriptedMerchant(() => ({ status: 200 }));
+      await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
+      const intent = await createIntent(offline.url, `${tag} travel pillow`);
+      const row = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.intent_id).executeTakeFirstOrThrow();
+      expect(row.surge_started_at).toBeNull();
+
+      const { startMissedSurges } = await import('../src/dispatch/surge-start');
+      const logger = api.deps.logger;
+      expect(await startMissedSurges(api.temporal!, api.db, logger, { olderThanS: 0, limit: 1000 })).toBeGreaterThanOrEqual(1);
+      await settledQueue(api.url, intent.intent_id, 1);
+      // A second sweep (or a retried create) starts nothing new.
+      await startMissedSurges(api.temporal!, api.db, logger, { olderThanS: 0, limit: 1000 });
+      const after = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.intent_id).executeTakeFirstOrThrow();
+      expect(after.surge_started_at).not.toBeNull();
+      expect(sink.bodies).toHaveLength(1);
+    } finally {
+      await offline.close();
+    }
+  });
+
+  it('pages through merchants and renews its history (continue-as-new) without losing or repeating one', async () => {
+    const offline = await startTestApi({ env: DISPATCH_ENV, withTemporal: false, db: api.db });
+    try {
+      const tag = letters();
+      const sink = await scriptedMerchant(() => ({ status: 200 }));
+      for (let i = 0; i < 13; i++) await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
+      const intent = await createIntent(offline.url, `${tag} picnic blanket`);
+      // Pages of 2 → 7 pages → one continue-as-new after the fifth.
+      const handle = await api.temporal!.client.workflow.start('intentSurge', {
+        workflowId: workflowIds.surge(intent.intent_id),
+        taskQueue: api.config.TEMPORAL_TASK_QUEUE,
+        args: [{ intentId: intent.intent_id, pageSize: 2 }],
+      });
+      expect(await handle.result()).toEqual({ intentId: intent.intent_id, deliveries: 13 });
+      const desc = await handle.describe();
+      expect(desc.runId).not.toBe(handle.firstExecutionRunId);
+      const queue = await settledQueue(api.url, intent.intent_id, 13);
+      expect(queue.summary.delivered).toBe(13);
+      expect(new Set(sink.bodies.map((b) => b.headers['webhook-id'])).size).toBe(13);
+      expect(sink.bodies).toHaveLength(13);
+    } finally {
+      await offline.close();
+    }
+  });
+});

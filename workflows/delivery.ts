@@ -1,0 +1,61 @@
+import * as wf from '@temporalio/workflow';
+import type { DeliveryPolicy, DispatchActivities } from '../activities/dispatch';
+import type { DeliveryState } from '../src/db/schema-dispatch';
+import { attemptDelayMs } from '../src/dispatch/retry-schedule';
+import { searchAttributes as SA } from '../src/temporal/names';
+
+export interface DeliveryInput {
+  deliveryId: string;
+  intentId: string;
+  merchantId: string;
+  /** Attempt number of this run's first attempt; attempts keep counting across replays. */
+  firstAttempt: number;
+  /** 0 for the first run, n for the n-th replay out of the dead-letter queue. */
+  replay: number;
+  policy: DeliveryPolicy;
+}
+
+export interface DeliveryOutcome {
+  deliveryId: string;
+  state: DeliveryState;
+  attempts: number;
+}
+
+/**
+ * One merchant's copy of an Intent.Surge: attempt, wait out the retry schedule, attempt again, until
+ * the merchant answers 2xx (delivered) or the schedule runs out or the endpoint says 410 (dlq). The
+ * run then ends; a replay out of the dead-letter queue is a new run, `delivery-<id>-replay-<n>`.
+ */
+export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
+  const { attemptDelivery } = wf.proxyActivities<DispatchActivities>({
+    // Bounded by the merchant's deadline plus the bookkeeping around it.
+    startToCloseTimeout: input.policy.attemptTimeoutMs + 10_000,
+    // Only infrastructure failures (database, worker crash) reach here; merchant failures are results.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  });
+  const stage = (state: DeliveryState) => wf.upsertSearchAttributes([{ key: SA.DeliveryState, value: state }]);
+
+  let waitMs = attemptDelayMs(input.policy.schedule, 0, Math.random) ?? 0;
+  for (let i = 0; ; i++) {
+    if (waitMs > 0) {
+      stage('pending');
+      wf.setCurrentDetails(`attempt ${input.firstAttempt + i} in ${Math.round(waitMs / 1000)} s`);
+      await wf.sleep(waitMs);
+    }
+    stage('inflight');
+    const result = await attemptDelivery({
+      deliveryId: input.deliveryId,
+      attempt: input.firstAttempt + i,
+      replay: input.replay,
+      schedule: input.policy.schedule,
+      scheduleIndex: i,
+      random: Math.random(),
+    });
+    stage(result.state);
+    wf.setCurrentDetails(`attempt ${input.firstAttempt + i}: ${result.statusCode ?? result.error ?? result.outcome}`);
+    if (result.state !== 'pending' || result.nextDelayMs === null) {
+      return { deliveryId: input.deliveryId, state: result.state, attempts: input.firstAttempt + i };
+    }
+    waitMs = result.nextDelayMs;
+  }
+}
