@@ -88,7 +88,7 @@ async function main() {
     stops.push(() => temporal.connection.close());
     await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
 
-    const { worker, connection } = await createWorker({
+    const { worker, close: closeWorker } = await createWorker({
       address: config.TEMPORAL_ADDRESS!,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -102,7 +102,7 @@ async function main() {
     stops.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => {});
-      await connection.close();
+      await closeWorker();
     });
 
     const signingKeys = await loadSigningKeys(config);

@@ -37,10 +37,15 @@ export interface BenchStack {
   base: string;
   apiKey: string;
   db: Db;
+  temporalAddress: string;
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(opts: { prepare?: (db: Db) => Promise<void>; env?: Record<string, string> } = {}): Promise<BenchStack> {
+export const BENCH_SUPPLY_KEY = 'bench-supply-key-0123456789';
+
+export async function startBenchStack(
+  opts: { prepare?: (db: Db) => Promise<void>; env?: Record<string, string>; worker?: boolean } = {},
+): Promise<BenchStack> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'cig-bench-'));
   const database = await createScratchDatabase({ tmpDir: tmp, prefix: 'cig_bench' });
   const temporal = await startDevServer({ port: await freePort(), dbFile: path.join(tmp, 'temporal.db') });
@@ -49,27 +54,31 @@ export async function startBenchStack(opts: { prepare?: (db: Db) => Promise<void
   await opts.prepare?.(db);
 
   const port = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    INVITE_CODES: 'bench-invite',
+    SUPPLY_KEY: BENCH_SUPPLY_KEY,
+    RATE_LIMIT_PER_KEY: '100000000',
+    RATE_LIMIT_PER_IP: '100000000',
+    LOG_LEVEL: 'warn',
+    ...opts.env,
+  };
   // BENCH_API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the API under load.
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const api = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/main.ts'], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: temporal.address,
-      INVITE_CODES: 'bench-invite',
-      SUPPLY_KEY: 'bench-supply-key-0123456789',
-      RATE_LIMIT_PER_KEY: '100000000',
-      RATE_LIMIT_PER_IP: '100000000',
-      LOG_LEVEL: 'warn',
-      ...opts.env,
-    },
-  });
+  const spawnEntry = (entry: string, args: string[] = []) => spawn(process.execPath, [...args, '--import', 'tsx', entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env });
+  const processes = [spawnEntry('api/main.ts', nodeArgs), ...(opts.worker ? [spawnEntry('worker/main.ts')] : [])];
   const stop = async () => {
-    api.kill('SIGTERM');
-    await new Promise((r) => api.once('exit', r));
+    await Promise.all(
+      processes.map((p) => {
+        if (p.exitCode !== null || p.signalCode !== null) return undefined;
+        const exited = new Promise((r) => p.once('exit', r));
+        p.kill('SIGTERM');
+        return exited;
+      }),
+    );
     await db.destroy();
     await temporal.stop();
     await database.drop();
@@ -86,7 +95,7 @@ export async function startBenchStack(opts: { prepare?: (db: Db) => Promise<void
     }
     const reg = await post(base, '/v1/developers/register', { display_name: 'Bench', contact_email: `bench${Date.now()}@example.com`, password: 'benchmark-password', invite_code: 'bench-invite' }, {});
     const key = await post(base, '/v1/developers/keys', {}, { authorization: `Bearer ${reg.developer_token}` });
-    return { base, apiKey: key.api_key, db, stop };
+    return { base, apiKey: key.api_key, db, temporalAddress: temporal.address, stop };
   } catch (err) {
     await stop();
     throw err;

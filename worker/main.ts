@@ -15,7 +15,7 @@ async function main() {
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
   const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
   if (added.length) logger.info({ added }, 'registered search attributes');
-  const { worker, connection } = await createWorker({
+  const { worker, close: closeWorker } = await createWorker({
     address: config.TEMPORAL_ADDRESS!,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -24,7 +24,7 @@ async function main() {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
   await worker.run();
-  await connection.close();
+  await closeWorker();
   await temporal.connection.close();
   await db.destroy();
 }

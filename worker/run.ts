@@ -19,7 +19,7 @@ export async function createWorker(opts: {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-}): Promise<{ worker: Worker; connection: NativeConnection }> {
+}): Promise<{ worker: Worker; close(): Promise<void> }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const worker = await Worker.create({
     connection,
@@ -27,6 +27,14 @@ export async function createWorker(opts: {
     taskQueue: opts.taskQueue,
     workflowBundle: await workflowBundle(),
     activities: createActivities(opts.deps),
+    // A fan-out turns one intent into thousands of short delivery runs at once: more pollers and
+    // slots than the defaults (10 / 40) keep their workflow tasks moving (docs/BENCHMARKS.md).
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentWorkflowTaskPolls: 40,
+    maxConcurrentLocalActivityExecutions: 200,
   });
-  return { worker, connection };
+  return {
+    worker,
+    close: () => connection.close(),
+  };
 }

@@ -1,10 +1,10 @@
 import * as wf from '@temporalio/workflow';
 import type { DispatchActivities } from '../activities/dispatch';
 import { searchAttributes as SA } from '../src/temporal/names';
-import { startDeliveries } from './intent-surge';
 
-const { claimDeadLetters } = wf.proxyActivities<DispatchActivities>({
-  startToCloseTimeout: '1 minute',
+const { claimDeadLetters, startDeliveryRuns } = wf.proxyActivities<DispatchActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
 });
 
@@ -31,7 +31,7 @@ export async function dlqReplay(input: ReplayInput): Promise<ReplayResult> {
   const replays: ReplayResult['replays'] = [];
   while (replays.length < REPLAY_MAX) {
     const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - replays.length));
-    replays.push(...(await startDeliveries(batch.deliveries, batch.policy)));
+    replays.push(...(await startDeliveryRuns(batch.deliveries, batch.policy)));
     wf.setCurrentDetails(`${replays.length} deliveries replayed`);
     if (input.deliveryId || batch.deliveries.length < REPLAY_BATCH) break;
   }

@@ -4,7 +4,7 @@ import { createWorker } from '../../worker/run';
 
 /** Runs a real worker on the config's task queue until `work` settles, then shuts it down. */
 export async function withTestWorker<T>(config: Config, db: Db, work: () => Promise<T>): Promise<T> {
-  const { worker, connection } = await createWorker({
+  const { worker, close: closeWorker } = await createWorker({
     address: config.TEMPORAL_ADDRESS!,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -13,6 +13,6 @@ export async function withTestWorker<T>(config: Config, db: Db, work: () => Prom
   try {
     return await worker.runUntil(work());
   } finally {
-    await connection.close();
+    await closeWorker();
   }
 }

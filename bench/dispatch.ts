@@ -1,0 +1,101 @@
+/**
+ * Intent.Surge fan-out at scale (issue: dispatch). Targets: one intent fanned out to 1,000 subscribed
+ * merchants served by one loopback sink, all delivered in ≤ 15 s; a replay of 1,000 dead-lettered
+ * deliveries delivered in ≤ 30 s. On the Temporal CLI dev server, API and worker as their own processes.
+ *
+ *   npm run bench:dispatch [-- --merchants 1000]
+ *
+ * The retry schedule is a single attempt (DISPATCH_RETRY_SCHEDULE=0) so that the second intent's
+ * deliveries, sent while the sink refuses, dead-letter at once and can be replayed.
+ */
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import { connectTemporal } from '../src/temporal/client';
+import { BENCH_SUPPLY_KEY, json, machine, post, startBenchStack } from './harness';
+
+const { values } = parseArgs({ options: { merchants: { type: 'string', default: '1000' } } });
+const N = Number(values.merchants);
+
+// One sink for every merchant: counts 2xx answers per webhook-id; refuses with 500 while `down`.
+let down = false;
+const delivered = new Map<string, number>();
+let received = 0;
+const sink = http.createServer((req, res) => {
+  received++;
+  req.resume();
+  req.on('end', () => {
+    if (down) {
+      res.writeHead(500).end();
+      return;
+    }
+    const id = String(req.headers['webhook-id']);
+    delivered.set(id, (delivered.get(id) ?? 0) + 1);
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}/hook`;
+
+const stack = await startBenchStack({ worker: true, env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DISPATCH_RETRY_SCHEDULE: '0' } });
+const { base } = stack;
+const temporal = await connectTemporal(stack.temporalAddress, 'default', 'gateway');
+const auth = { authorization: `Bearer ${stack.apiKey}` };
+const supply = { 'x-supply-key': BENCH_SUPPLY_KEY };
+
+async function summary(intentId: string) {
+  return (await json(`${base}/v1/merchant/dispatch-queue?intent_id=${intentId}&limit=1`, { headers: supply })).summary as Record<string, number>;
+}
+
+async function until(intentId: string, state: 'delivered' | 'dlq', timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const s = await summary(intentId);
+    if (s[state] === N) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error(`${intentId}: ${JSON.stringify(s)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+try {
+  const tag = 'benchsurge';
+  for (let i = 0; i < N; i += 25) {
+    await Promise.all(
+      Array.from({ length: Math.min(25, N - i) }, (_, k) =>
+        post(base, '/v1/merchant/register', { merchant_id: `bench-${String(i + k).padStart(5, '0')}`, agent_endpoint: sinkUrl, subscription_tags: [tag] }, auth),
+      ),
+    );
+  }
+
+  // 1. Fan-out: from the intent's creation to the last 2xx.
+  const t0 = performance.now();
+  const first = await post(base, '/v1/intents', { raw_query: `${tag} noise cancelling headphones` }, auth);
+  await until(first.intent.intent_id, 'delivered', 120_000);
+  const fanOutTotal = performance.now() - t0;
+  const dupFirst = [...delivered.values()].filter((n) => n > 1).length;
+  const surge = await temporal.client.workflow.getHandle(`surge-${first.intent.intent_id}`).describe();
+  const surgeMs = surge.closeTime!.getTime() - surge.startTime.getTime();
+
+  // 2. Dead-letter N deliveries, then replay them all once the sink is back.
+  down = true;
+  const second = await post(base, '/v1/intents', { raw_query: `${tag} mechanical keyboard` }, auth);
+  await until(second.intent.intent_id, 'dlq', 120_000);
+  down = false;
+  const t1 = performance.now();
+  const retry = await post(base, '/v1/merchant/dispatch-queue/retry', {}, supply);
+  const scheduledMs = performance.now() - t1;
+  await until(second.intent.intent_id, 'delivered', 120_000);
+  const replayTotal = performance.now() - t1;
+  const duplicates = [...delivered.values()].filter((n) => n > 1).length;
+
+  console.log(`\nmachine: ${machine()}`);
+  console.log(`merchants: ${N}; sink requests: ${received}; webhook-ids answered 2xx more than once: ${duplicates} (${dupFirst} in the fan-out)`);
+  console.log('\n| operation | result | target |');
+  console.log('|---|---|---|');
+  console.log(`| fan-out of 1 intent to ${N} merchants: intent created → all delivered | ${(fanOutTotal / 1000).toFixed(1)} s (${(N / (fanOutTotal / 1000)).toFixed(0)} deliveries/s; the fan-out workflow started all ${N} delivery runs in ${(surgeMs / 1000).toFixed(1)} s) | ≤ 15 s |`);
+  console.log(`| replay of ${N} dead-lettered deliveries: retry call → all delivered | ${(replayTotal / 1000).toFixed(1)} s (retry call answered in ${(scheduledMs / 1000).toFixed(1)} s with scheduled=${retry.scheduled}) | ≤ 30 s |`);
+} finally {
+  await temporal.connection.close();
+  await stack.stop();
+  sink.close();
+  sink.closeAllConnections();
+}
