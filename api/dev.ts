@@ -14,6 +14,7 @@ import { loadOrCreateDevSecrets } from '../src/dev/secrets';
 import { isPortFree } from '../src/net';
 import { createWorker } from '../worker/run';
 import { buildAppDeps, startApi } from './server';
+import { DEMO_AGENT_PORT, startDemoMerchant } from './demo';
 
 const DATA_DIR = path.join(PROJECT_ROOT, '.data');
 const EMBEDDED_PG_PORT = 54329;
@@ -47,6 +48,9 @@ async function main() {
         generated.push(k);
       }
     }
+    const demo = process.argv.includes('--demo');
+    // The demo merchant agent listens on loopback, which only this dev/test switch lets merchants use.
+    if (demo) process.env.ALLOW_PRIVATE_ENDPOINTS ??= 'true';
     const env = loadConfig(); // validate early, before starting anything
     const logger = createLogger(env.LOG_LEVEL);
 
@@ -109,6 +113,18 @@ async function main() {
     const api = await startApi(buildAppDeps({ config, db, temporal, signingKeys, logger }));
     stops.push(() => api.close());
 
+    let demoLines: string[] = [];
+    if (demo) {
+      const inviteCode = config.INVITE_CODES[0];
+      if (!inviteCode) throw new Error('--demo needs an invite code (INVITE_CODES) to enrol the demo merchant');
+      const agent = await startDemoMerchant({ base: api.url, inviteCode, dataDir: DATA_DIR, db });
+      stops.push(() => agent.close());
+      demoLines = [
+        `  Demo         merchant 'demo-merchant' (reference agent on :${DEMO_AGENT_PORT}) answers intents about running, shoes, headphones, coffee, yoga …`,
+        `               create one: curl -X POST ${config.publicBaseUrl}/v1/intents -H "authorization: Bearer <API key>" -H 'content-type: application/json' -d '{"raw_query":"running shoes under $150"}'`,
+      ];
+    }
+
     const ui = devServer?.uiUrl ?? '(external Temporal: open its own UI)';
     console.log(
       [
@@ -122,6 +138,7 @@ async function main() {
         `  Postgres     ${embedded ? 'embedded, .data/pg' : 'DATABASE_URL'}`,
         `  Invite code  ${config.INVITE_CODES.join(', ') || '(none: set INVITE_CODES)'}`,
         `  Supply key   ${config.SUPPLY_KEY ?? '(none: set SUPPLY_KEY)'}`,
+        ...demoLines,
         generated.length ? `  Dev secrets  ${generated.join(', ')} from .data/dev-secrets.json` : '',
         'Ctrl-C stops everything.',
         '',

@@ -30,13 +30,17 @@ export async function startSurge(temporal: TemporalHandle, db: Db, intentId: str
   await db.updateTable('intents').set({ surge_started_at: sql`now()` }).where('intent_id', '=', intentId).where('surge_started_at', 'is', null).execute();
 }
 
-/** An intent is stored before its fan-out starts; if Temporal was unreachable then, this starts it later. */
+/**
+ * An intent is stored before its fan-out starts; if Temporal was unreachable then, this starts it
+ * later. Only for an hour: merchants get fresh demand, not a backlog of stale intents.
+ */
 export async function startMissedSurges(temporal: TemporalHandle, db: Db, logger: Logger, opts: { olderThanS?: number; limit?: number } = {}): Promise<number> {
   const missed = await db
     .selectFrom('intents')
     .select('intent_id')
     .where('surge_started_at', 'is', null)
     .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${opts.olderThanS ?? 10})`)
+    .where('created_at', '>', sql<Date>`now() - interval '1 hour'`)
     .orderBy('created_at')
     .limit(opts.limit ?? 100)
     .execute();
