@@ -412,3 +412,31 @@ describe('fan-out start and paging', () => {
     }
   });
 });
+
+describe('endpoint safety at connect time (DESIGN §6)', () => {
+  it('a delivery whose endpoint resolves to loopback is dead-lettered unsent when private endpoints are not allowed', async () => {
+    const offline = await startTestApi({ env: DISPATCH_ENV, withTemporal: false, db: api.db });
+    try {
+      const tag = letters();
+      const sink = await scriptedMerchant(() => ({ status: 200 }));
+      // Registered while allowed (as a hostname could resolve publicly then and privately later).
+      const m = await registerMerchant(api.url, sink.url.replace('127.0.0.1', 'localhost'), { subscription_tags: [tag] });
+      const intent = await createIntent(offline.url, `${tag} bike light`);
+      const { planSurgePage } = await import('../src/dispatch/deliveries');
+      const { attemptDelivery } = await import('../src/dispatch/attempt');
+      const page = await planSurgePage(api.db, { intentId: intent.intent_id, after: null, limit: 10, publicBaseUrl: api.url });
+      expect(page.deliveries.map((d) => d.merchant_id)).toEqual([m.id]);
+      const result = await attemptDelivery(
+        { db: api.db, keyEncryptionKey: api.config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: false, timeoutMs: 800 },
+        { deliveryId: page.deliveries[0]!.delivery_id, attempt: 1, replay: 0, schedule: [0, 0.2, 0.2], scheduleIndex: 0, random: 0.5 },
+      );
+      expect(result).toMatchObject({ state: 'dlq', outcome: 'unsafe_endpoint' });
+      expect(sink.bodies).toHaveLength(0);
+      const { delivery } = await attemptsOf(api.url, page.deliveries[0]!.delivery_id);
+      expect(delivery).toMatchObject({ state: 'dlq', last_attempt: { outcome: 'unsafe_endpoint' } });
+      expect(delivery.dlq_reason).toMatch(/unsafe_endpoint/);
+    } finally {
+      await offline.close();
+    }
+  });
+});
