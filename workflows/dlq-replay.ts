@@ -1,12 +1,6 @@
 import * as wf from '@temporalio/workflow';
-import type { DispatchActivities } from '../activities/dispatch';
 import { searchAttributes as SA } from '../src/temporal/names';
-
-const { claimDeadLetters, startDeliveryRuns } = wf.proxyActivities<DispatchActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
-});
+import { claimDeadLetters, startDeliveryRuns } from './dispatch-bookkeeping';
 
 /** Deliveries claimed per batch, and the most one replay request moves (the rest waits for the next). */
 export const REPLAY_BATCH = 200;

@@ -1,12 +1,6 @@
 import * as wf from '@temporalio/workflow';
-import type { DispatchActivities } from '../activities/dispatch';
 import { searchAttributes as SA } from '../src/temporal/names';
-
-const { planSurgePage, startDeliveryRuns } = wf.proxyActivities<DispatchActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
-});
+import { planSurgePage, startDeliveryRuns } from './dispatch-bookkeeping';
 
 /** Merchants per planning page, and pages per run before the history is renewed (continue-as-new). */
 export const SURGE_PAGE_SIZE = 200;

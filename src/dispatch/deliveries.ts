@@ -15,7 +15,8 @@ export const DELIVERY_STATES = ['pending', 'inflight', 'delivered', 'dlq'] as co
 /** How long a merchant has to answer when its workflow_context does not say. */
 const DEFAULT_RESPONSE_WINDOW_S = 600;
 
-export const deliveryWorkflowId = (deliveryId: string, replay = 0) => (replay ? `delivery-${deliveryId}-replay-${replay}` : `delivery-${deliveryId}`);
+/** A replay's run is `delivery-<id>-replay-<n>`, named by the claim in claimForReplay. */
+const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
 export const deliveryNotFound = (id: string) => new AppError(404, 'delivery_not_found', `No delivery '${id}'.`);
 
