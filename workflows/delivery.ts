@@ -40,7 +40,6 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
   let waitMs = attemptDelayMs(input.policy.schedule, 0, Math.random) ?? 0;
   for (let i = 0; ; i++) {
     if (waitMs > 0) {
-      stage('pending');
       wf.setCurrentDetails(`attempt ${input.firstAttempt + i} in ${Math.round(waitMs / 1000)} s`);
       await wf.sleep(waitMs);
     }
