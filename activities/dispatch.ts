@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ActivityDeps } from './index';
-import { attemptDelivery, type AttemptInput } from '../src/dispatch/attempt';
+import { attemptDelivery, deadLetter, type AttemptInput } from '../src/dispatch/attempt';
 import { claimForReplay, planSurgePage, type PlannedDelivery } from '../src/dispatch/deliveries';
 import { searchAttributes as SA } from '../src/temporal/names';
 import type { delivery } from '../workflows/delivery';
@@ -70,6 +70,9 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
           throw err;
         }
       }
+    },
+    async deadLetterDelivery(deliveryId: string, reason: string): Promise<void> {
+      await deadLetter(db, deliveryId, reason);
     },
     async attemptDelivery(input: AttemptInput) {
       return attemptDelivery(

@@ -218,6 +218,18 @@ describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
     expect(dlqOnly.body.summary).toEqual({ pending: 0, inflight: 0, delivered: 0, dlq: 1 });
   });
 
+  it('a webhook secret the worker cannot open (wrong KEY_ENCRYPTION_KEY) dead-letters unsent, saying why', async () => {
+    const tag = letters();
+    const sink = await scriptedMerchant(() => ({ status: 200 }));
+    const m = await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
+    await api.db.updateTable('merchants').set({ webhook_secret_sealed: 'v1.sealed-with-another-key' }).where('merchant_id', '=', m.id).execute();
+    const intent = await createIntent(api.url, `${tag} water bottle`);
+    const [d] = (await settledQueue(api.url, intent.intent_id, 1)).deliveries;
+    expect(d).toMatchObject({ state: 'dlq', attempts: 0 });
+    expect(d.dlq_reason).toMatch(/webhook secret unreadable/);
+    expect(sink.bodies).toHaveLength(0);
+  });
+
   it('honours 429 Retry-After over a shorter schedule step', async () => {
     const tag = letters();
     const limited = await scriptedMerchant((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));

@@ -29,7 +29,7 @@ export interface DeliveryOutcome {
 export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
   // A local activity: the attempt runs inside the workflow task, which halves the server round trips
   // per delivery (a fan-out to thousands of merchants is bound by them); a crash re-runs it the same way.
-  const { attemptDelivery } = wf.proxyLocalActivities<DispatchActivities>({
+  const { attemptDelivery, deadLetterDelivery } = wf.proxyLocalActivities<DispatchActivities>({
     // Bounded by the merchant's deadline plus the bookkeeping around it.
     startToCloseTimeout: input.policy.attemptTimeoutMs + 10_000,
     // Only infrastructure failures (database, worker crash) reach here; merchant failures are results.
@@ -43,14 +43,24 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
       wf.setCurrentDetails(`attempt ${input.firstAttempt + i} in ${Math.round(waitMs / 1000)} s`);
       await wf.sleep(waitMs);
     }
-    const result = await attemptDelivery({
-      deliveryId: input.deliveryId,
-      attempt: input.firstAttempt + i,
-      replay: input.replay,
-      schedule: input.policy.schedule,
-      scheduleIndex: i,
-      random: Math.random(),
-    });
+    let result;
+    try {
+      result = await attemptDelivery({
+        deliveryId: input.deliveryId,
+        attempt: input.firstAttempt + i,
+        replay: input.replay,
+        schedule: input.policy.schedule,
+        scheduleIndex: i,
+        random: Math.random(),
+      });
+    } catch (err) {
+      // The gateway's own side kept failing (database, configuration) past the activity's retries:
+      // park the delivery where operators look and replay from, rather than leave it in flight.
+      if (!(err instanceof wf.ActivityFailure)) throw err;
+      await deadLetterDelivery(input.deliveryId, `attempt ${input.firstAttempt + i} could not run: ${err.cause?.message ?? err.message}`);
+      stage('dlq');
+      return { deliveryId: input.deliveryId, state: 'dlq', attempts: input.firstAttempt + i };
+    }
     stage(result.state);
     wf.setCurrentDetails(`attempt ${input.firstAttempt + i}: ${result.statusCode ?? result.error ?? result.outcome}`);
     if (result.state !== 'pending' || result.nextDelayMs === null) {

@@ -101,13 +101,23 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
     return { state: 'dlq', outcome: 'skipped', statusCode: null, error: 'merchant deactivated', nextDelayMs: null };
   }
 
+  let secret: string;
+  try {
+    secret = openWebhookSecret(deps.keyEncryptionKey, d.merchant_id, d.webhook_secret_sealed);
+  } catch {
+    // A configuration fault, not a merchant's: no retry fixes it, so the delivery waits in the
+    // dead-letter queue, where a replay picks it up once the worker has the right key.
+    const reason = 'webhook secret unreadable: the worker needs the KEY_ENCRYPTION_KEY the API sealed it with';
+    await deadLetter(db, input.deliveryId, reason);
+    return { state: 'dlq', outcome: 'skipped', statusCode: null, error: reason, nextDelayMs: null };
+  }
   await db
     .updateTable('deliveries')
     .set({ state: 'inflight', attempts: sql`greatest(attempts, ${input.attempt})`, last_attempt_at: sql`now()`, next_attempt_at: null, updated_at: sql`now()` })
     .where('delivery_id', '=', input.deliveryId)
     .execute();
   const attemptedAt = new Date();
-  const sent = await send(deps, { ...d, secret: openWebhookSecret(deps.keyEncryptionKey, d.merchant_id, d.webhook_secret_sealed) });
+  const sent = await send(deps, { ...d, secret });
   await db
     .insertInto('delivery_attempts')
     .values({
@@ -159,7 +169,7 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
   return { ...base, state: 'pending', nextDelayMs };
 }
 
-async function deadLetter(db: Db, deliveryId: string, reason: string): Promise<void> {
+export async function deadLetter(db: Db, deliveryId: string, reason: string): Promise<void> {
   await db
     .updateTable('deliveries')
     .set({ state: 'dlq', dlq_at: sql`now()`, dlq_reason: reason, next_attempt_at: null, updated_at: sql`now()` })
