@@ -159,6 +159,19 @@ describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
     );
   });
 
+  it('filters by category tags only when both the merchant and the intent state them', async () => {
+    const tag = letters();
+    const sink = await scriptedMerchant(() => ({ status: 200 }));
+    const shoes = await registerMerchant(api.url, sink.url, { subscription_tags: [tag], category_tags: ['Footwear'] });
+    const kitchen = await registerMerchant(api.url, sink.url, { subscription_tags: [tag], category_tags: ['kitchen'] });
+    const any = await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
+    const stated = await createIntent(api.url, `${tag} footwear for hiking`);
+    const unstated = await createIntent(api.url, `${tag} something nice`);
+    const merchantsOf = async (intentId: string, n: number) => (await settledQueue(api.url, intentId, n)).deliveries.map((d: any) => d.merchant_id).sort();
+    expect(await merchantsOf(stated.intent_id, 2)).toEqual([shoes.id, any.id].sort());
+    expect(await merchantsOf(unstated.intent_id, 3)).toEqual([shoes.id, kitchen.id, any.id].sort());
+  });
+
   it('retries a merchant that fails twice: delivered on attempt 3, same webhook-id, every attempt recorded', async () => {
     const tag = letters();
     const flaky = await scriptedMerchant((n) => ({ status: n <= 2 ? 503 : 200 }));
