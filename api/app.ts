@@ -15,6 +15,7 @@ import { mandateRoutes } from './routes/mandates';
 import { intentRoutes } from './routes/intents';
 import { matchRoutes } from './routes/match';
 import { dispatchRoutes } from './routes/dispatch';
+import { cardRoutes } from './routes/cards';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
@@ -26,6 +27,7 @@ export function buildRoutes(): RouteRegistry {
   agentRoutes(routes);
   intentRoutes(routes);
   matchRoutes(routes);
+  cardRoutes(routes);
   mandateRoutes(routes);
   return routes;
 }

@@ -5,6 +5,7 @@
  */
 import { mandatesZhCN } from './routes/mandates.zh-CN';
 import { dispatchZhCN } from './routes/dispatch.zh-CN';
+import { cardsZhCN } from './routes/cards.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -228,6 +229,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'Compact JWS (EdDSA) over ids, amount, currency and expiry; keys at /.well-known/jwks.json.': '对各 ID、金额、币种和过期时间签名的紧凑 JWS（EdDSA）；公钥见 /.well-known/jwks.json。',
     ...mandatesZhCN,
     ...dispatchZhCN,
+    ...cardsZhCN,
   },
 };
 

@@ -265,7 +265,10 @@ describe('match sessions (spec 2.5)', () => {
     expect(card).toMatchObject({ product: { id: String(products[0]!.product_id) }, channel: 'match' });
     expect(card.rec_id).toMatch(/^rec_/);
     expect(card.cta.primary.url).toContain(`/r/${card.rec_id}`);
-    expect((await get(`/v1/match/${session.match_session_id}?limit=2`)).body.items[0].rec_id).toBe(card.rec_id);
+    expect((await get(`/v1/match/${session.match_session_id}?limit=2`)).body.items[0]).toEqual(card);
+    // The card was issued with the session: its rec_id is found and its CTA redirects.
+    expect((await get(`/v1/cards/${card.rec_id}`)).body).toEqual(card);
+    expect((await call(base, 'GET', `/r/${card.rec_id}`)).status).toBe(302);
     expect((await get(`/v1/match/${session.match_session_id}?limit=11`)).status).toBe(400);
     expect((await get(`/v1/match/${session.match_session_id}?limit=0`)).status).toBe(400);
     const none = await get('/v1/match/ms_nothing');

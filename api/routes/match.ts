@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import * as M from '../../src/schemas/match';
 import { ProductCardDocument } from '../../src/schemas/catalog';
-import { buildProductCards } from '../../src/catalog/cards';
 import { createMatchSession, matchSessionView } from '../../src/matching/match-sessions';
 import { renderMatchSession } from '../../src/matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../../src/matching/match-tokens';
@@ -12,10 +10,6 @@ import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Match sessions and tokens';
 const matchNotFound: ErrorRow = [404, 'match_not_found', 'No match session with this id.'];
-
-/** Stable per session and product, so a re-rendered session shows the same rec ids. */
-const recIdFor = (sessionId: string) => (productId: number) =>
-  `rec_${createHash('sha256').update(`${sessionId}:${productId}`).digest('base64url').slice(0, 22)}`;
 
 const RenderedMatchSession = z
   .object({
@@ -49,7 +43,13 @@ export function matchRoutes(r: RouteRegistry): void {
       [404, 'proposal_not_found', 'A named proposal does not exist for this intent.'],
     ],
     handler: async (ctx, { body }) => {
-      const session = await createMatchSession(ctx.deps.db, body, { ttlSeconds: ctx.deps.config.MATCH_SESSION_TTL_S, developerId: ctx.state.apiKey?.developerId });
+      const { db, config, cardFacts } = ctx.deps;
+      const session = await createMatchSession(db, body, {
+        ttlSeconds: config.MATCH_SESSION_TTL_S,
+        developerId: ctx.state.apiKey?.developerId,
+        publicBaseUrl: config.publicBaseUrl,
+        cardFacts,
+      });
       return { status: 201, body: { match_session: matchSessionView(session) } };
     },
   });
@@ -68,14 +68,7 @@ export function matchRoutes(r: RouteRegistry): void {
     responses: { 200: { description: 'The rendered session.', schema: RenderedMatchSession } },
     errors: [matchNotFound],
     handler: async (ctx, { params, query }) => {
-      const { db, config } = ctx.deps;
-      const { session, top, tokens } = await renderMatchSession(db, params.matchSessionId, query.limit);
-      const items = await buildProductCards(db, [...new Set(top.map((p) => p.product_id))], {
-        publicBaseUrl: config.publicBaseUrl,
-        channel: 'match',
-        recIdFor: recIdFor(session.match_session_id),
-        cache: ctx.deps.cardFacts,
-      });
+      const { session, top, tokens, cards: items } = await renderMatchSession(ctx.deps.db, params.matchSessionId, query.limit);
       return { body: { match_session: matchSessionView(session), ranked_proposals: top, match_tokens: tokens.map(matchTokenView), items } };
     },
   });

@@ -3,6 +3,7 @@ import type { CatalogTables } from './schema-catalog';
 import type { MatchingTables } from './schema-matching';
 import type { MandatesTables } from './schema-mandates';
 import type { DispatchTables } from './schema-dispatch';
+import type { RecommendTables } from './schema-recommend';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -136,7 +137,7 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables {
+export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;

@@ -3,6 +3,8 @@ import type { Db } from '../db/connect';
 import type { MatchSessionsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
+import type { CardFactsCache } from '../catalog/cards';
+import { issueCards, matchRecId } from '../recommend/issued-cards';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { getIntent } from './intents';
 import { expireDueProposals, type ProposalRow } from './proposals';
@@ -17,7 +19,7 @@ export const matchNotFound = (id: string) => new AppError(404, 'match_not_found'
 const RANKABLE_STATES = new Set(['quoted', 'pending_confirmation']);
 
 
-export function matchSessionView(s: Omit<MatchSessionRow, 'ranked_top'>) {
+export function matchSessionView(s: Omit<MatchSessionRow, 'ranked_top' | 'top_cards'>) {
   return {
     match_session_id: s.match_session_id,
     intent_id: s.intent_id,
@@ -44,7 +46,7 @@ function explain(ranked: RankedProposal[], excluded: number): string {
 export async function createMatchSession(
   db: Db,
   input: { intent_id: string; proposal_ids?: string[] },
-  opts: { ttlSeconds: number; developerId?: string },
+  opts: { ttlSeconds: number; developerId?: string; publicBaseUrl: string; cardFacts?: CardFactsCache },
 ): Promise<MatchSessionRow> {
   const intent = await getIntent(db, input.intent_id);
   await expireDueProposals(db, { intentId: intent.intent_id });
@@ -85,14 +87,28 @@ export async function createMatchSession(
     deadline: deadline ?? null,
     explanation: explain(ranked, excluded.length),
   };
-  return db
+  const sessionId = newId('ms');
+  const top = ranked.slice(0, RENDER_LIMIT_MAX);
+  return db.transaction().execute(async (trx) => {
+    // The cards of the top proposals are issued once, with the session: every render shows the same
+    // documents under the same rec ids, and GET /v1/cards and the click redirect can find them.
+    const cards = await issueCards(trx, [...new Set(top.map((p) => p.product_id))], {
+      publicBaseUrl: opts.publicBaseUrl,
+      channel: 'match',
+      recIdFor: matchRecId(sessionId),
+      cache: opts.cardFacts,
+      source: 'match',
+      matchSessionId: sessionId,
+    });
+    return trx
     .insertInto('match_sessions')
     .values({
-      match_session_id: newId('ms'),
+      match_session_id: sessionId,
       intent_id: intent.intent_id,
       best_proposal_id: summary.best_proposal_id,
       ranked_proposals: JSON.stringify(ranked),
-      ranked_top: JSON.stringify(ranked.slice(0, RENDER_LIMIT_MAX)),
+      ranked_top: JSON.stringify(top),
+      top_cards: JSON.stringify(cards),
       summary: JSON.stringify(summary),
       status: 'open',
       expires_at: new Date(now.getTime() + opts.ttlSeconds * 1000),
@@ -102,4 +118,5 @@ export async function createMatchSession(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  });
 }

@@ -4,12 +4,15 @@ import type { Db } from '../db/connect';
 import { matchNotFound, type MatchSessionRow } from './match-sessions';
 import { selectTokens, type MatchTokenRow } from './match-tokens';
 import type { RankedProposal } from './ranking';
+import type { ProductCardDocumentT } from '../schemas/catalog';
 
 export interface RenderedSession {
-  session: Omit<MatchSessionRow, 'ranked_top'>;
+  session: Omit<MatchSessionRow, 'ranked_top' | 'top_cards'>;
   /** The first `top` ranked proposals (session.ranked_proposals holds the same cut). */
   top: RankedProposal[];
   tokens: MatchTokenRow[];
+  /** The cards issued with the session for those proposals' products, in rank order. */
+  cards: ProductCardDocumentT[];
 }
 
 /** json_agg hands timestamps back as text. */
@@ -17,14 +20,16 @@ const toDate = (v: unknown) => (v == null ? null : new Date(v as string));
 
 /**
  * A session as GET /v1/match/{id} shows it, in one statement: the stored top of the ranking (never
- * the full one, which may hold hundreds of entries) and the session's tokens. A session past its
- * lifetime reads as `expired`; reads never write (accept persists expiry), so rendering stays cheap.
+ * the full one, which may hold hundreds of entries), the cards issued for it, and the session's
+ * tokens, cut to `top`. A session past its lifetime reads as `expired`; reads never write
+ * (accept persists expiry), so rendering stays cheap.
  */
 export async function renderMatchSession(db: Db, id: string, top: number): Promise<RenderedSession> {
   const row = await db
     .selectFrom('match_sessions as s')
     .select([
-      's.match_session_id', 's.intent_id', 's.best_proposal_id', 's.summary', 's.expires_at', 's.developer_id', 's.created_at', 's.updated_at', 's.ranked_top',
+      's.match_session_id', 's.intent_id', 's.best_proposal_id', 's.summary', 's.expires_at', 's.developer_id', 's.created_at', 's.updated_at',
+      's.ranked_top', 's.top_cards',
       sql<MatchSessionRow['status']>`case when s.status in ('open', 'accepted') and s.expires_at <= now() then 'expired' else s.status end`.as('status'),
       // Correlated on the outer alias, which the standalone token query cannot name in its types.
       jsonArrayFrom(selectTokens(db).where(sql<boolean>`match_tokens.match_session_id = s.match_session_id`).orderBy('issued_at')).as('tokens'),
@@ -32,11 +37,14 @@ export async function renderMatchSession(db: Db, id: string, top: number): Promi
     .where('s.match_session_id', '=', id)
     .executeTakeFirst();
   if (!row) throw matchNotFound(id);
-  const { ranked_top, tokens, ...session } = row;
+  const { ranked_top, top_cards, tokens, ...session } = row;
   const cut = (ranked_top as unknown as RankedProposal[]).slice(0, top);
+  const shown = new Set(cut.map((p) => String(p.product_id)));
+  const cards = (top_cards as unknown as ProductCardDocumentT[]).filter((c) => shown.has(c.product.id));
   return {
     session: { ...session, ranked_proposals: cut as unknown as MatchSessionRow['ranked_proposals'] },
     top: cut,
+    cards,
     tokens: tokens.map((t) => ({
       ...t,
       issued_at: toDate(t.issued_at)!,

@@ -5,6 +5,7 @@ import * as m0003 from './0003_catalog';
 import * as m0004 from './0004_matching';
 import * as m0005 from './0005_intent_mandates';
 import * as m0006 from './0006_dispatch';
+import * as m0007 from './0007_rec_cards';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_matching': m0004,
   '0005_intent_mandates': m0005,
   '0006_dispatch': m0006,
+  '0007_rec_cards': m0007,
 };

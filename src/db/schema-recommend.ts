@@ -1,0 +1,29 @@
+import type { Generated } from 'kysely';
+import type { Json, Timestamp } from './schema';
+
+export type CardSource = 'match' | 'product_card' | 'showcase' | 'recommend';
+
+/** One issued Product Card Document, kept so its rec_id can be looked up and attributed. */
+export interface RecCardsTable {
+  rec_id: string;
+  product_id: number;
+  source: CardSource;
+  channel: string | null;
+  match_session_id: string | null;
+  document: Json;
+  created_at: Timestamp;
+}
+
+export interface RecClicksTable {
+  click_id: Generated<string>;
+  rec_id: string;
+  channel: string | null;
+  user_agent_hash: string | null;
+  clicked_at: Timestamp;
+}
+
+/** Table types of the recommendation tables (merged into Database in schema.ts). */
+export interface RecommendTables {
+  rec_cards: RecCardsTable;
+  rec_clicks: RecClicksTable;
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/connect';
+import type { Database } from '../db/schema';
+import type { CardSource } from '../db/schema-recommend';
+import type { Transaction } from 'kysely';
+import { buildProductCards, type CardOptions } from '../catalog/cards';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import type { ProductCardDocumentT } from '../schemas/catalog';
+
+export const cardNotFound = (recId: string) => new AppError(404, 'not_found', `No card with rec_id '${recId}'.`);
+
+/** A fresh, globally unique rec_id. */
+export const newRecId = () => newId('rec');
+
+/** Stable per session and product, so a session's cards keep their rec ids however often it is shown. */
+export const matchRecId = (sessionId: string) => (productId: number) =>
+  `rec_${createHash('sha256').update(`${sessionId}:${productId}`).digest('base64url').slice(0, 22)}`;
+
+/**
+ * Builds Product Card Documents and keeps each one under its rec_id: the id a CTA carries is then
+ * something GET /v1/cards/{recId} and the click redirect can find and attribute.
+ */
+export async function issueCards(
+  db: Db | Transaction<Database>,
+  productIds: number[],
+  opts: Omit<CardOptions, 'recIdFor'> & { recIdFor?: CardOptions['recIdFor']; source: CardSource; matchSessionId?: string },
+): Promise<ProductCardDocumentT[]> {
+  const cards = await buildProductCards(db as Db, productIds, { ...opts, recIdFor: opts.recIdFor ?? newRecId });
+  if (cards.length) {
+    await db
+      .insertInto('rec_cards')
+      .values(
+        cards.map((c) => ({
+          rec_id: c.rec_id,
+          product_id: Number(c.product.id),
+          source: opts.source,
+          channel: c.channel ?? null,
+          match_session_id: opts.matchSessionId ?? null,
+          document: JSON.stringify(c),
+        })),
+      )
+      .onConflict((oc) => oc.column('rec_id').doNothing())
+      .execute();
+  }
+  return cards;
+}
+
+export async function getIssuedCard(db: Db, recId: string): Promise<ProductCardDocumentT> {
+  const row = await db.selectFrom('rec_cards').select('document').where('rec_id', '=', recId).executeTakeFirst();
+  if (!row) throw cardNotFound(recId);
+  return row.document as unknown as ProductCardDocumentT;
+}
