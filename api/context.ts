@@ -9,6 +9,7 @@ import type { RequestLogWriter } from '../src/console/request-logs';
 import type { ApiKeyPrincipal } from '../src/console/api-keys';
 import type { RateLimiters } from './middleware/rate-limit';
 import type { CardFactsCache } from '../src/catalog/cards';
+import type { FrozenTopCache } from '../src/matching/session-render';
 
 /** Everything a request may need, built once per process and hung on the Koa context. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   limiters: RateLimiters;
   /** Absent when CARD_CACHE_TTL_S is 0. */
   cardFacts?: CardFactsCache;
+  /** What match sessions fix at creation, once read. */
+  frozenTops: FrozenTopCache;
   logger: Logger;
 }
 

@@ -10,6 +10,7 @@ import { expireDueProposals } from '../src/matching/proposals';
 import { startMissedSurges } from '../src/dispatch/surge-start';
 import { createApp } from './app';
 import { CardFactsCache } from '../src/catalog/cards';
+import { FrozenTopCache } from '../src/matching/session-render';
 import type { AppDeps } from './context';
 import { createRateLimiters } from './middleware/rate-limit';
 
@@ -36,6 +37,7 @@ export function buildAppDeps(parts: {
     }),
     limiters: createRateLimiters(parts.config),
     cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.config.CARD_CACHE_TTL_S) : undefined,
+    frozenTops: new FrozenTopCache(),
   };
 }
 

@@ -287,6 +287,8 @@ describe('match tokens and payment authorization', () => {
   it('accept mints a signed token for the best proposal; accepting again returns the same token', async () => {
     const { session, best, intent: i } = await rankedSession();
     const sid = session.match_session_id;
+    // Rendered once before accepting: what the API process keeps of it must not hide what changes.
+    expect((await get(`/v1/match/${sid}`)).body).toMatchObject({ match_session: { status: 'open' }, match_tokens: [] });
     expect((await call(base, 'POST', `/v1/match/${sid}/accept`, { token: dev.apiKey })).status).toBe(400); // body required
     const res = await post(`/v1/match/${sid}/accept`, {});
     expect(res.status, res.text).toBe(200);

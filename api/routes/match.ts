@@ -68,7 +68,7 @@ export function matchRoutes(r: RouteRegistry): void {
     responses: { 200: { description: 'The rendered session.', schema: RenderedMatchSession } },
     errors: [matchNotFound],
     handler: async (ctx, { params, query }) => {
-      const { session, top, tokens, cards: items } = await renderMatchSession(ctx.deps.db, params.matchSessionId, query.limit);
+      const { session, top, tokens, cards: items } = await renderMatchSession(ctx.deps.db, params.matchSessionId, query.limit, ctx.deps.frozenTops);
       return { body: { match_session: matchSessionView(session), ranked_proposals: top, match_tokens: tokens.map(matchTokenView), items } };
     },
   });
