@@ -12,7 +12,6 @@ export interface DeliveriesTable {
   payload: string;
   attempts: Defaulted<number>;
   replays: Defaulted<number>;
-  workflow_id: string;
   next_attempt_at: NullableTimestamp;
   last_attempt_at: NullableTimestamp;
   delivered_at: NullableTimestamp;

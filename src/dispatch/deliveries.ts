@@ -4,6 +4,7 @@ import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState } from '../d
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { intentView } from '../matching/intents';
+import { workflowIds } from '../temporal/names';
 import { iso } from '../time';
 import { intentCategoryTags } from './category-terms';
 
@@ -14,9 +15,6 @@ export const DELIVERY_STATES = ['pending', 'inflight', 'delivered', 'dlq'] as co
 
 /** How long a merchant has to answer when its workflow_context does not say. */
 const DEFAULT_RESPONSE_WINDOW_S = 600;
-
-/** A replay's run is `delivery-<id>-replay-<n>`, named by the claim in claimForReplay. */
-const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
 export const deliveryNotFound = (id: string) => new AppError(404, 'delivery_not_found', `No delivery '${id}'.`);
 
@@ -78,7 +76,6 @@ export async function planSurgePage(
           reply: { proposals_url: `${opts.publicBaseUrl}/v1/proposals`, respond_by: new Date(now.getTime() + window * 1000).toISOString() },
         },
       }),
-      workflow_id: deliveryWorkflowId(deliveryId),
       created_at: now,
       updated_at: now,
     };
@@ -86,7 +83,7 @@ export async function planSurgePage(
   await db.insertInto('deliveries').values(rows).onConflict((oc) => oc.columns(['intent_id', 'merchant_id']).doNothing()).execute();
   const stored = await db
     .selectFrom('deliveries')
-    .select(['delivery_id', 'merchant_id', 'intent_id', 'workflow_id'])
+    .select(['delivery_id', 'merchant_id', 'intent_id'])
     .where('intent_id', '=', intent.intent_id)
     .where('merchant_id', 'in', merchants.map((m) => m.merchant_id))
     .where('state', '=', 'pending')
@@ -95,7 +92,7 @@ export async function planSurgePage(
     .orderBy('merchant_id')
     .execute();
   return {
-    deliveries: stored.map((d) => ({ ...d, first_attempt: 1, replay: 0 })),
+    deliveries: stored.map((d) => ({ ...d, workflow_id: workflowIds.delivery(d.delivery_id, 0), first_attempt: 1, replay: 0 })),
     next: merchants.length < opts.limit ? null : merchants.at(-1)!.merchant_id,
   };
 }
@@ -111,7 +108,6 @@ export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit:
     .set({
       state: 'pending',
       replays: sql`replays + 1`,
-      workflow_id: sql`'delivery-' || delivery_id || '-replay-' || (replays + 1)`,
       dlq_at: null,
       dlq_reason: null,
       next_attempt_at: null,
@@ -123,13 +119,13 @@ export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit:
       return q.orderBy('dlq_at').limit(opts.limit).forUpdate().skipLocked();
     })
     .where('state', '=', 'dlq')
-    .returning(['delivery_id', 'merchant_id', 'intent_id', 'workflow_id', 'attempts', 'replays'])
+    .returning(['delivery_id', 'merchant_id', 'intent_id', 'attempts', 'replays'])
     .execute();
   return claimed.map((d) => ({
     delivery_id: d.delivery_id,
     merchant_id: d.merchant_id,
     intent_id: d.intent_id,
-    workflow_id: d.workflow_id,
+    workflow_id: workflowIds.delivery(d.delivery_id, d.replays),
     first_attempt: d.attempts + 1,
     replay: d.replays,
   }));
@@ -205,7 +201,7 @@ export function deliveryView(d: DeliveryRow, lastAttempt: AttemptRow | null) {
     endpoint: d.endpoint,
     attempts: d.attempts,
     replays: d.replays,
-    workflow_id: d.workflow_id,
+    workflow_id: workflowIds.delivery(d.delivery_id, d.replays),
     next_attempt_at: iso(d.next_attempt_at),
     last_attempt_at: iso(d.last_attempt_at),
     delivered_at: iso(d.delivered_at),

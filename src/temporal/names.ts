@@ -11,6 +11,8 @@ export const SEARCH_ATTRIBUTE_NAMES = ['IntentId', 'MerchantId', 'CheckoutId', '
 export const workflowIds = {
   ping: (id: string) => `ping-${id}`,
   surge: (intentId: string) => `surge-${intentId}`,
+  /** One delivery's run: the first, then one per replay out of the dead-letter queue. */
+  delivery: (deliveryId: string, replay: number) => (replay ? `delivery-${deliveryId}-replay-${replay}` : `delivery-${deliveryId}`),
   dlqReplay: (id: string) => `dlq-replay-${id}`,
 };
 

@@ -19,7 +19,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('replays', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('workflow_id', 'text', (c) => c.notNull())
     .addColumn('next_attempt_at', 'timestamptz')
     .addColumn('last_attempt_at', 'timestamptz')
     .addColumn('delivered_at', 'timestamptz')
