@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Db } from '../db/connect';
+import { sha256Hex } from '../crypto/tokens';
 import { cardNotFound } from './issued-cards';
 
 /**
@@ -19,7 +19,7 @@ export async function followCard(db: Db, recId: string, opts: { userAgent?: stri
     .values({
       rec_id: card.rec_id,
       channel: card.channel,
-      user_agent_hash: opts.userAgent ? createHash('sha256').update(opts.userAgent).digest('hex') : null,
+      user_agent_hash: opts.userAgent ? sha256Hex(opts.userAgent) : null,
       clicked_at: new Date(),
     })
     .execute();

@@ -26,7 +26,7 @@ export async function issueCards(
   productIds: number[],
   opts: Omit<CardOptions, 'recIdFor'> & { recIdFor?: CardOptions['recIdFor']; source: CardSource; matchSessionId?: string },
 ): Promise<ProductCardDocumentT[]> {
-  const cards = await buildProductCards(db as Db, productIds, { ...opts, recIdFor: opts.recIdFor ?? newRecId });
+  const cards = await buildProductCards(db, productIds, { ...opts, recIdFor: opts.recIdFor ?? newRecId });
   if (cards.length) {
     await db
       .insertInto('rec_cards')
