@@ -96,10 +96,12 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
   if (!d) return { state: 'dlq', outcome: 'skipped', statusCode: null, error: 'delivery not found', nextDelayMs: null };
   // A delivery is sent until it is delivered, never after (a re-run activity or replay finds it done).
   if (d.state === 'delivered' || d.state === 'dlq') return { state: d.state, outcome: 'skipped', statusCode: null, error: null, nextDelayMs: null };
-  if (d.merchant_status !== 'active') {
-    await deadLetter(db, input.deliveryId, 'merchant deactivated');
-    return { state: 'dlq', outcome: 'skipped', statusCode: null, error: 'merchant deactivated', nextDelayMs: null };
-  }
+  // Parked unsent: what stands in the way is not the merchant's answer.
+  const parkUnsent = async (reason: string): Promise<AttemptResult> => {
+    await deadLetter(db, input.deliveryId, reason);
+    return { state: 'dlq', outcome: 'skipped', statusCode: null, error: reason, nextDelayMs: null };
+  };
+  if (d.merchant_status !== 'active') return parkUnsent('merchant deactivated');
 
   let secret: string;
   try {
@@ -107,9 +109,7 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
   } catch {
     // A configuration fault, not a merchant's: no retry fixes it, so the delivery waits in the
     // dead-letter queue, where a replay picks it up once the worker has the right key.
-    const reason = 'webhook secret unreadable: the worker needs the KEY_ENCRYPTION_KEY the API sealed it with';
-    await deadLetter(db, input.deliveryId, reason);
-    return { state: 'dlq', outcome: 'skipped', statusCode: null, error: reason, nextDelayMs: null };
+    return parkUnsent('webhook secret unreadable: the worker needs the KEY_ENCRYPTION_KEY the API sealed it with');
   }
   await db
     .updateTable('deliveries')
