@@ -49,20 +49,19 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // Housekeeping in the background: a failed round is logged and the next one tries again.
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, what: string, task: () => Promise<unknown>) => {
+    const timer = setInterval(() => task().catch((err) => deps.logger.warn({ err }, `${what} failed`)), ms);
+    timer.unref();
+    timers.push(timer);
+  };
   // Idempotency records are only replayed for 24 h; drop older ones hourly so the table stays small.
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(deps.db).catch((err) => deps.logger.warn({ err }, 'idempotency purge failed'));
-  }, 3600_000);
-  purge.unref();
+  every(3600_000, 'idempotency purge', () => purgeExpiredIdempotencyKeys(deps.db));
   // Reads apply proposal expiry themselves; the sweep makes it true for rows nobody reads too.
-  const sweep = setInterval(() => {
-    expireDueProposals(deps.db).catch((err) => deps.logger.warn({ err }, 'proposal expiry sweep failed'));
-  }, 60_000);
-  sweep.unref();
-  const surges = setInterval(() => {
-    if (deps.temporal) startMissedSurges(deps.temporal, deps.db, deps.logger).catch((err) => deps.logger.warn({ err }, 'surge sweep failed'));
-  }, 30_000);
-  surges.unref();
+  every(60_000, 'proposal expiry sweep', () => expireDueProposals(deps.db));
+  const { temporal } = deps;
+  if (temporal) every(30_000, 'surge sweep', () => startMissedSurges(temporal, deps.db, deps.logger));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : deps.config.PORT;
   return {
@@ -70,9 +69,7 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     url: `http://127.0.0.1:${port}`,
     deps,
     close: async () => {
-      clearInterval(purge);
-      clearInterval(sweep);
-      clearInterval(surges);
+      timers.forEach(clearInterval);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
