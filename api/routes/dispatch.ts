@@ -32,8 +32,7 @@ export function dispatchRoutes(r: RouteRegistry): void {
     responses: { 200: { description: 'The delivery and its attempts, oldest first.', schema: D.DeliveryDetail } },
     errors: [[404, 'delivery_not_found', 'No delivery with this id.']],
     handler: async (ctx, { params }) => {
-      const attempts = await listAttempts(ctx.deps.db, params.deliveryId);
-      const delivery = await getDelivery(ctx.deps.db, params.deliveryId);
+      const [delivery, attempts] = await Promise.all([getDelivery(ctx.deps.db, params.deliveryId), listAttempts(ctx.deps.db, params.deliveryId)]);
       return { body: { delivery: deliveryView(delivery, attempts.at(-1) ?? null), attempts: attempts.map(attemptView) } };
     },
   });
