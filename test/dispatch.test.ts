@@ -388,6 +388,17 @@ describe('a worker killed in the middle of a fan-out', () => {
 });
 
 describe('fan-out start and paging', () => {
+  it('a replay needs Temporal: 503 temporal_unavailable from an API process without it', async () => {
+    const offline = await startTestApi({ env: DISPATCH_ENV, withTemporal: false, db: api.db });
+    try {
+      const res = await supply(offline.url, 'POST', '/v1/merchant/dispatch-queue/retry', {});
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ error: 'temporal_unavailable' });
+    } finally {
+      await offline.close();
+    }
+  });
+
   it('an intent stored while Temporal was unreachable gets its fan-out from the sweep, once', async () => {
     const offline = await startTestApi({ env: DISPATCH_ENV, withTemporal: false, db: api.db });
     try {
