@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../../src/errors';
+import { isDatabaseUnavailable } from '../../src/db/connect';
 import type { AppContext, AppState } from '../context';
 
 /** Errors thrown by Koa's own parsers (co-body, http-errors) carry a status and a type. */
@@ -43,6 +44,13 @@ export function renderError(ctx: AppContext, err: unknown): void {
     } else {
       ctx.body = { error: CODES_BY_STATUS[status] ?? 'bad_request', message: e.expose && e.message ? e.message : 'Bad request.' };
     }
+    return;
+  }
+  if (isDatabaseUnavailable(err)) {
+    ctx.status = 503;
+    ctx.set('Retry-After', '5');
+    ctx.body = { error: 'service_unavailable', message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.' };
+    ctx.deps.logger.warn({ err, requestId: ctx.state.requestId, path: ctx.path }, 'database unavailable');
     return;
   }
   ctx.status = 500;

@@ -19,3 +19,19 @@ export function createDb(connectionString: string, opts: { max?: number } = {}):
   pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
+
+/** Network errors and Postgres' "cannot serve now" classes (08 connection, 53 resources, 57P admin shutdown / cannot connect). */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+/** True when an error means the database cannot be reached, not that the query was wrong. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown[] } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
+  // pg-pool's connect timeout and a connection dropped mid-query carry no code.
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (/timeout exceeded when trying to connect|Connection terminated/i.test(message)) return true;
+  // Node reports a refused dual-stack connect as an AggregateError of the per-address errors.
+  return Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable);
+}
