@@ -16,6 +16,7 @@ import { intentRoutes } from './routes/intents';
 import { matchRoutes } from './routes/match';
 import { dispatchRoutes } from './routes/dispatch';
 import { cardRoutes } from './routes/cards';
+import { recommendRoutes } from './routes/recommend';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
@@ -27,6 +28,7 @@ export function buildRoutes(): RouteRegistry {
   agentRoutes(routes);
   intentRoutes(routes);
   matchRoutes(routes);
+  recommendRoutes(routes);
   cardRoutes(routes);
   mandateRoutes(routes);
   return routes;

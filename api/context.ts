@@ -10,6 +10,7 @@ import type { ApiKeyPrincipal } from '../src/console/api-keys';
 import type { RateLimiters } from './middleware/rate-limit';
 import type { CardFactsCache } from '../src/catalog/cards';
 import type { FrozenTopCache } from '../src/matching/session-render';
+import type { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
 
 /** Everything a request may need, built once per process and hung on the Koa context. */
 export interface AppDeps {
@@ -23,6 +24,8 @@ export interface AppDeps {
   cardFacts?: CardFactsCache;
   /** What match sessions fix at creation, once read. */
   frozenTops: FrozenTopCache;
+  /** Categories, trending products and the catalog merchant's readiness, per process (CARD_CACHE_TTL_S). */
+  catalogSnapshots: CatalogSnapshotCache;
   logger: Logger;
 }
 
@@ -33,6 +36,8 @@ export interface AppState {
   developer?: Developer;
   session?: DeveloperSession;
   supply?: boolean;
+  /** A keyless call on a portal demo channel of GET /v1/recommend. */
+  portalDemo?: boolean;
   /** The id a registration token (X-Merchant-Token / X-Agent-Token) was verified for. */
   registrationPrincipal?: string;
 }

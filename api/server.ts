@@ -13,6 +13,7 @@ import { CardFactsCache } from '../src/catalog/cards';
 import { FrozenTopCache } from '../src/matching/session-render';
 import type { AppDeps } from './context';
 import { createRateLimiters } from './middleware/rate-limit';
+import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
 
 export interface RunningApi {
   server: Server;
@@ -38,6 +39,7 @@ export function buildAppDeps(parts: {
     limiters: createRateLimiters(parts.config),
     cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.config.CARD_CACHE_TTL_S) : undefined,
     frozenTops: new FrozenTopCache(),
+    catalogSnapshots: new CatalogSnapshotCache(parts.config.CARD_CACHE_TTL_S),
   };
 }
 

@@ -24,9 +24,10 @@ export async function json(url: string, init?: RequestInit) {
 export const post = (base: string, p: string, body: unknown, headers: Record<string, string>) =>
   json(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-export async function measure(name: string, url: string, headers: Record<string, string>, connections: number, duration: number) {
-  await autocannon({ url, connections, duration: 2, headers }); // warm-up
-  const r = await autocannon({ url, connections, duration, headers });
+/** `extra`: further autocannon options, e.g. `overallRate` for a fixed offered load or `requests` to vary the path. */
+export async function measure(name: string, url: string, headers: Record<string, string>, connections: number, duration: number, extra: Partial<autocannon.Options> = {}) {
+  await autocannon({ url, connections, duration: 2, headers, ...extra }); // warm-up
+  const r = await autocannon({ url, connections, duration, headers, ...extra });
   const non2xx = r.non2xx + r.errors + r.timeouts;
   return { name, mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, failed: non2xx };
 }

@@ -66,6 +66,7 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_KEY: positiveInt.default(6000),
   RATE_LIMIT_PER_IP: positiveInt.default(600),
   RATE_LIMIT_WINDOW_S: positiveInt.default(60),
+  PORTAL_DEMO_RATE_LIMIT_PER_IP: positiveInt.default(30),
   REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

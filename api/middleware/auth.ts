@@ -6,6 +6,7 @@ import { authenticateSession } from '../../src/console/sessions';
 import type { ApiKeyScope } from '../../src/schemas/console';
 import { invalidRegistrationToken, missingRegistrationToken, type RegistrationTokenHeader } from '../../src/registry/secrets';
 import type { AppContext, AppState } from '../context';
+import { take } from './rate-limit';
 
 /**
  * One middleware per credential of spec part 5, composed per route. Each sets what it proved on
@@ -37,6 +38,23 @@ async function resolveApiKey(ctx: AppContext, scope?: ApiKeyScope): Promise<void
 export function requireApiKey(scope?: ApiKeyScope): Middleware<AppState> {
   return async (ctx, next) => {
     await resolveApiKey(ctx as AppContext, scope);
+    await next();
+  };
+}
+
+/** Recommend channels that answer without an API key (DESIGN §6), rate-limited per IP. */
+export const PORTAL_DEMO_CHANNELS: ReadonlySet<string> = new Set(['portal_demo']);
+
+/** B, except that a request without any bearer on a portal demo channel spends from its IP's demo bucket instead. */
+export function requireApiKeyUnlessPortalDemo(scope: ApiKeyScope): Middleware<AppState> {
+  return async (ctx, next) => {
+    const channel = typeof ctx.query.channel === 'string' ? ctx.query.channel.trim() : '';
+    if (!bearerToken(ctx as AppContext) && PORTAL_DEMO_CHANNELS.has(channel)) {
+      await take(ctx.deps.limiters.portalDemo, ctx.ip);
+      ctx.state.portalDemo = true;
+    } else {
+      await resolveApiKey(ctx as AppContext, scope);
+    }
     await next();
   };
 }

@@ -9,10 +9,18 @@ import { bearerToken } from './auth';
 export interface RateLimiters {
   perKey: RateLimiterMemory;
   perIp: RateLimiterMemory;
+  /** Keyless recommend calls on the portal demo channel: each writes an intent, proposals and a session. */
+  portalDemo: RateLimiterMemory;
 }
 
-export function createRateLimiters(cfg: { RATE_LIMIT_PER_KEY: number; RATE_LIMIT_PER_IP: number; RATE_LIMIT_WINDOW_S: number }): RateLimiters {
+export function createRateLimiters(cfg: {
+  RATE_LIMIT_PER_KEY: number;
+  RATE_LIMIT_PER_IP: number;
+  RATE_LIMIT_WINDOW_S: number;
+  PORTAL_DEMO_RATE_LIMIT_PER_IP: number;
+}): RateLimiters {
   return {
+    portalDemo: new RateLimiterMemory({ keyPrefix: 'demo', points: cfg.PORTAL_DEMO_RATE_LIMIT_PER_IP, duration: cfg.RATE_LIMIT_WINDOW_S }),
     perKey: new RateLimiterMemory({ keyPrefix: 'key', points: cfg.RATE_LIMIT_PER_KEY, duration: cfg.RATE_LIMIT_WINDOW_S }),
     perIp: new RateLimiterMemory({ keyPrefix: 'ip', points: cfg.RATE_LIMIT_PER_IP, duration: cfg.RATE_LIMIT_WINDOW_S }),
   };
@@ -28,7 +36,7 @@ function tooMany(res: RateLimiterRes): AppError {
   });
 }
 
-async function take(limiter: RateLimiterMemory, bucket: string, points = 1): Promise<void> {
+export async function take(limiter: RateLimiterMemory, bucket: string, points = 1): Promise<void> {
   try {
     await limiter.consume(bucket, points);
   } catch (res) {

@@ -6,6 +6,7 @@ import type { ApiKeyScope } from '../../src/schemas/console';
 import type { AppContext, AppState } from '../context';
 import {
   requireApiKey,
+  requireApiKeyUnlessPortalDemo,
   requireDeveloper,
   requireSupplyKey,
   requireSupplyKeyOrApiKey,
@@ -38,6 +39,12 @@ export const auth = {
     security: [{ ApiKey: [] }],
     middleware: [requireApiKey(scope)],
     errors: apiKeyErrors,
+  }),
+  /** B, or nothing at all on a portal demo channel (security `{}` marks the credential optional). */
+  apiKeyOrPortalDemo: (scope: ApiKeyScope): AuthSpec => ({
+    security: [{ ApiKey: [] }, {}],
+    middleware: [requireApiKeyUnlessPortalDemo(scope)],
+    errors: [...apiKeyErrors, [429, 'rate_limited', 'Portal demo calls from this IP exceeded PORTAL_DEMO_RATE_LIMIT_PER_IP per window.']],
   }),
   developer: {
     security: [{ DeveloperToken: [] }],

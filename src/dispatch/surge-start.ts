@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import type { intentSurge } from '../../workflows/intent-surge';
+import { RECOMMEND_RESOLUTION_SOURCE } from '../matching/intents';
 
 /**
  * Starts the intent's fan-out once: the workflow id is `surge-<intent_id>` and a second start (a retried
@@ -39,6 +40,8 @@ export async function startMissedSurges(temporal: TemporalHandle, db: Db, logger
     .selectFrom('intents')
     .select('intent_id')
     .where('surge_started_at', 'is', null)
+    // GET /v1/recommend answers its intents from the catalog at once; they are not merchant demand.
+    .where('resolution_source', 'is distinct from', RECOMMEND_RESOLUTION_SOURCE)
     .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${opts.olderThanS ?? 10})`)
     .where('created_at', '>', sql<Date>`now() - interval '1 hour'`)
     .orderBy('created_at')

@@ -10,6 +10,9 @@ import { iso } from '../time';
 
 export type IntentRow = Selectable<IntentsTable>;
 
+/** Marks intents GET /v1/recommend created and answered from the catalog at once: they are not dispatched to merchants. */
+export const RECOMMEND_RESOLUTION_SOURCE = 'recommend_parser';
+
 export const intentNotFound = (id: string) => new AppError(404, 'intent_not_found', `No intent '${id}'.`);
 
 
@@ -75,31 +78,59 @@ export function resolveIntent(input: IntentCreateInput) {
   };
 }
 
+/**
+ * The stored row of a new intent, JSON members as values. `resolution` is for callers that read
+ * the text themselves (GET /v1/recommend) and pass what they found as explicit fields: it records
+ * that reading instead of calling those fields explicit.
+ */
+export function newIntentRow(
+  input: IntentCreateInput,
+  caller: { developerId?: string },
+  now: Date,
+  resolution?: { source: string; summary: string },
+): IntentRow {
+  const r = { ...resolveIntent(input), ...(resolution ? { resolution_source: resolution.source, resolution_summary: resolution.summary } : {}) };
+  return {
+    intent_id: newId('int'),
+    raw_query: input.raw_query,
+    normalized_query: r.normalized,
+    intent_tags: r.tags,
+    target_audience: input.target_audience ?? null,
+    budget_min_cents: r.budget?.min !== undefined ? toCents(r.budget.min) : null,
+    budget_max_cents: r.budget?.max !== undefined ? toCents(r.budget.max) : null,
+    budget_currency: r.budget ? r.budget.currency : null,
+    region: r.region ?? null,
+    constraints: input.constraints ?? [],
+    source_channel: input.source_channel ?? null,
+    resolution_source: r.resolution_source,
+    resolution_summary: r.resolution_summary,
+    metadata: input.metadata ?? {},
+    time_window: input.time_window ?? null,
+    asset_refs: input.asset_refs ?? [],
+    attribution_chain: input.attribution_chain ?? [],
+    workflow: input.workflow ?? {},
+    experience_context: input.experience_context ?? {},
+    developer_id: caller.developerId ?? null,
+    surge_started_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export async function createIntent(db: Db, input: IntentCreateInput, caller: { developerId?: string }): Promise<IntentRow> {
-  const r = resolveIntent(input);
+  const row = newIntentRow(input, caller, new Date());
+  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
   return db
     .insertInto('intents')
     .values({
-      intent_id: newId('int'),
-      raw_query: input.raw_query,
-      normalized_query: r.normalized,
-      intent_tags: r.tags,
-      target_audience: input.target_audience ?? null,
-      budget_min_cents: r.budget?.min !== undefined ? toCents(r.budget.min) : null,
-      budget_max_cents: r.budget?.max !== undefined ? toCents(r.budget.max) : null,
-      budget_currency: r.budget ? r.budget.currency : null,
-      region: r.region ?? null,
-      constraints: JSON.stringify(input.constraints ?? []),
-      source_channel: input.source_channel ?? null,
-      resolution_source: r.resolution_source,
-      resolution_summary: r.resolution_summary,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      time_window: input.time_window ? JSON.stringify(input.time_window) : null,
-      asset_refs: JSON.stringify(input.asset_refs ?? []),
-      attribution_chain: JSON.stringify(input.attribution_chain ?? []),
-      workflow: JSON.stringify(input.workflow ?? {}),
-      experience_context: JSON.stringify(input.experience_context ?? {}),
-      developer_id: caller.developerId ?? null,
+      ...row,
+      constraints: json(row.constraints)!,
+      metadata: json(row.metadata)!,
+      time_window: json(row.time_window),
+      asset_refs: json(row.asset_refs)!,
+      attribution_chain: json(row.attribution_chain)!,
+      workflow: json(row.workflow)!,
+      experience_context: json(row.experience_context)!,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -1,4 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
+import type { Database } from '../db/schema';
+import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { Db } from '../db/connect';
 import type { MatchSessionsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
@@ -6,7 +8,7 @@ import { newId } from '../ids';
 import type { CardFactsCache } from '../catalog/cards';
 import { issueCards, matchRecId } from '../recommend/issued-cards';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
-import { getIntent } from './intents';
+import { getIntent, type IntentRow } from './intents';
 import { expireDueProposals, type ProposalRow } from './proposals';
 import { rankProposals, RANKING_WEIGHTS, type RankedProposal } from './ranking';
 import { iso } from '../time';
@@ -61,11 +63,37 @@ export async function createMatchSession(
   } else {
     candidates = await db.selectFrom('proposals').selectAll().where('intent_id', '=', intent.intent_id).where('status', '=', 'active').execute();
   }
+  const now = new Date();
+  const ranking = rankSession(intent, candidates, now);
+  const sessionId = newId('ms');
+  return db.transaction().execute(async (trx) => {
+    // The cards of the top proposals are issued once, with the session: every render shows the same
+    // documents under the same rec ids, and GET /v1/cards and the click redirect can find them.
+    const cards = await issueCards(trx, [...new Set(ranking.top.map((p) => p.product_id))], {
+      publicBaseUrl: opts.publicBaseUrl,
+      channel: 'match',
+      recIdFor: matchRecId(sessionId),
+      cache: opts.cardFacts,
+      source: 'match',
+      matchSessionId: sessionId,
+    });
+    return storeMatchSession(trx, { sessionId, intentId: intent.intent_id, ranking, topCards: cards, now, ttlSeconds: opts.ttlSeconds, developerId: opts.developerId });
+  });
+}
+
+export interface SessionRanking {
+  ranked: RankedProposal[];
+  /** The cut a render can show (RENDER_LIMIT_MAX). */
+  top: RankedProposal[];
+  summary: Record<string, unknown> & { best_proposal_id: string | null };
+}
+
+/** Ranks an intent's candidate proposals and explains the result; proposals that are not live quotes are listed as excluded. */
+export function rankSession(intent: Pick<IntentRow, 'budget_min_cents' | 'budget_max_cents' | 'budget_currency' | 'time_window'>, candidates: ProposalRow[], now: Date): SessionRanking {
   const rankable = candidates.filter((p) => p.status === 'active' && RANKABLE_STATES.has(p.proposal_state));
   const excluded = candidates
     .filter((p) => !rankable.includes(p))
     .map((p) => ({ proposal_id: p.proposal_id, reason: `proposal_state ${p.proposal_state}` }));
-  const now = new Date();
   const deadline = (intent.time_window as { deadline?: string } | null)?.deadline;
   const ranked = rankProposals(rankable, {
     budgetMaxCents: intent.budget_max_cents,
@@ -87,36 +115,48 @@ export async function createMatchSession(
     deadline: deadline ?? null,
     explanation: explain(ranked, excluded.length),
   };
-  const sessionId = newId('ms');
-  const top = ranked.slice(0, RENDER_LIMIT_MAX);
-  return db.transaction().execute(async (trx) => {
-    // The cards of the top proposals are issued once, with the session: every render shows the same
-    // documents under the same rec ids, and GET /v1/cards and the click redirect can find them.
-    const cards = await issueCards(trx, [...new Set(top.map((p) => p.product_id))], {
-      publicBaseUrl: opts.publicBaseUrl,
-      channel: 'match',
-      recIdFor: matchRecId(sessionId),
-      cache: opts.cardFacts,
-      source: 'match',
-      matchSessionId: sessionId,
-    });
-    return trx
+  return { ranked, top: ranked.slice(0, RENDER_LIMIT_MAX), summary };
+}
+
+export interface NewMatchSession {
+  sessionId: string;
+  intentId: string;
+  ranking: SessionRanking;
+  topCards: ProductCardDocumentT[];
+  now: Date;
+  ttlSeconds: number;
+  developerId?: string;
+}
+
+/** The stored row of a new session, JSON members as values; the cards are those issued for its top (in rank order). */
+export function newMatchSessionRow(s: NewMatchSession): MatchSessionRow {
+  return {
+    match_session_id: s.sessionId,
+    intent_id: s.intentId,
+    best_proposal_id: s.ranking.summary.best_proposal_id,
+    ranked_proposals: s.ranking.ranked as unknown as Record<string, unknown>[],
+    ranked_top: s.ranking.top as unknown as Record<string, unknown>[],
+    top_cards: s.topCards,
+    summary: s.ranking.summary,
+    status: 'open',
+    expires_at: new Date(s.now.getTime() + s.ttlSeconds * 1000),
+    developer_id: s.developerId ?? null,
+    created_at: s.now,
+    updated_at: s.now,
+  };
+}
+
+async function storeMatchSession(trx: Transaction<Database>, s: NewMatchSession): Promise<MatchSessionRow> {
+  const row = newMatchSessionRow(s);
+  return trx
     .insertInto('match_sessions')
     .values({
-      match_session_id: sessionId,
-      intent_id: intent.intent_id,
-      best_proposal_id: summary.best_proposal_id,
-      ranked_proposals: JSON.stringify(ranked),
-      ranked_top: JSON.stringify(top),
-      top_cards: JSON.stringify(cards),
-      summary: JSON.stringify(summary),
-      status: 'open',
-      expires_at: new Date(now.getTime() + opts.ttlSeconds * 1000),
-      developer_id: opts.developerId ?? null,
-      created_at: now,
-      updated_at: now,
+      ...row,
+      ranked_proposals: JSON.stringify(row.ranked_proposals),
+      ranked_top: JSON.stringify(row.ranked_top),
+      top_cards: JSON.stringify(row.top_cards),
+      summary: JSON.stringify(row.summary),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  });
 }

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema';
 import type { ProposalState, ProposalsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { getProduct, productView } from '../catalog/products';
+import { getProduct, productView, type ProductRow } from '../catalog/products';
 import { getMerchant } from '../registry/merchants';
 import { assessReadiness } from '../registry/readiness';
 import type { ProposalCreateInput } from '../schemas/proposals';
@@ -52,9 +52,14 @@ export function proposalView(p: ProposalRow) {
 }
 export type ProposalView = ReturnType<typeof proposalView>;
 
-function inventoryFromStock(qty: number): ProposalRow['inventory_status'] {
+export function inventoryFromStock(qty: number): ProposalRow['inventory_status'] {
   if (qty <= 0) return 'out_of_stock';
   return qty < 10 ? 'low_stock' : 'in_stock';
+}
+
+/** The product as the shopper was shown it, frozen into the proposal. */
+export function productSnapshot(product: ProductRow, now: Date) {
+  return { ...productView(product), catalog_price: product.price_cents / 100, catalog_currency: product.currency, captured_at: now.toISOString() };
 }
 
 /**
@@ -102,7 +107,7 @@ export async function submitProposal(db: Db, input: ProposalCreateInput): Promis
         evidence: json(input.evidence ?? []),
         valid_until: input.valid_until ?? null,
         proposal_score_inputs: json(input.proposal_score_inputs ?? {}),
-        product_snapshot: json({ ...productView(product), catalog_price: product.price_cents / 100, catalog_currency: product.currency, captured_at: now.toISOString() }),
+        product_snapshot: json(productSnapshot(product, now)),
         metadata: json(input.metadata ?? {}),
         provenance: input.provenance ?? 'merchant_agent',
         proposal_state: input.proposal_state,

@@ -1,0 +1,38 @@
+import * as R from '../../src/schemas/recommend';
+import { recommend } from '../../src/recommend/recommend';
+import type { AppContext } from '../context';
+import { auth, type RouteRegistry } from './registry';
+
+const TAG = 'Recommendation and cards';
+
+export function recommendRoutes(r: RouteRegistry): void {
+  r.add({
+    method: 'get',
+    path: '/v1/recommend',
+    tag: TAG,
+    summary: 'Recommend products for a natural-language shopping intent',
+    description:
+      'Reads keywords, categories, budget, audience and region from the intent, retrieves products tier by tier (raw_substring, strict, narrow, fuzzy, broadened) and tops up with trending products when the tiers cannot fill `limit`. Each call creates the intent, one catalog proposal per item and a match session ranking them. The `cta.primary.url` of every item MUST be passed to the end user verbatim: it is a redirect that records the click under the rec_id and attributes the order. `channel=portal_demo` works without an API key, rate-limited per IP.',
+    auth: auth.apiKeyOrPortalDemo('recommend'),
+    query: R.RecommendQuery,
+    invalidCode: 'invalid_query',
+    responses: { 200: { description: 'Ranked Product Card Documents and the records created for them.', schema: R.RecommendResponse } },
+    errors: [
+      [400, 'invalid_query', 'intent missing or empty, limit outside 1..10, or region not an ISO country code.'],
+      [503, 'service_unavailable', 'Service temporarily unavailable (the database cannot be reached).'],
+    ],
+    handler: async (ctx: AppContext, { query }) => ({
+      body: await recommend(
+        {
+          db: ctx.deps.db,
+          publicBaseUrl: ctx.deps.config.publicBaseUrl,
+          snapshots: ctx.deps.catalogSnapshots,
+          cardFacts: ctx.deps.cardFacts,
+          matchSessionTtlS: ctx.deps.config.MATCH_SESSION_TTL_S,
+        },
+        query,
+        { developerId: ctx.state.apiKey?.developerId },
+      ),
+    }),
+  });
+}

@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/connect';
+import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
+import { assessReadiness } from '../registry/readiness';
+import { getMerchant } from '../registry/merchants';
+import { ALL_CATEGORIES, type CategoryRef, type PriceQuartiles } from './understand';
+
+/** How far back "recent" creator GMV reaches, counted from the newest video in the catalog. */
+export const TRENDING_WINDOW_DAYS = 90;
+/** Trending products kept in memory; fill filters them by region and budget. */
+const TRENDING_POOL = 2000;
+
+export interface TrendingProduct {
+  product_id: number;
+  price_cents: number;
+  currency: string;
+  region_allow: string[];
+  category_l1: string | null;
+  recent_gmv_cents: number;
+}
+
+/** Catalog facts every recommendation reads and that change only with a seed or feed import. */
+export interface CatalogSnapshot {
+  categories: CategoryRef[];
+  /** What "cheap" and "premium" mean per category: its catalog price quartiles. */
+  priceQuartiles: PriceQuartiles;
+  trending: TrendingProduct[];
+  /** The reserved catalog merchant's readiness score (an input of catalog proposals' trust score). */
+  catalogMerchantReadiness: number;
+}
+
+/**
+ * Reads the snapshot at most once per `ttlSeconds` per process (0: on every call). Concurrent
+ * callers during a refresh share the one in flight.
+ */
+export class CatalogSnapshotCache {
+  private value: { at: number; snapshot: CatalogSnapshot } | null = null;
+  private pending: Promise<CatalogSnapshot> | null = null;
+
+  constructor(private readonly ttlSeconds: number) {}
+
+  async get(db: Db): Promise<CatalogSnapshot> {
+    if (this.value && Date.now() - this.value.at < this.ttlSeconds * 1000) return this.value.snapshot;
+    this.pending ??= loadSnapshot(db)
+      .then((snapshot) => {
+        this.value = { at: Date.now(), snapshot };
+        return snapshot;
+      })
+      .finally(() => {
+        this.pending = null;
+      });
+    return this.pending;
+  }
+}
+
+async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
+  const [categories, priceQuartiles, trending, merchant] = await Promise.all([
+    db.selectFrom('categories').select(['category_id', 'level', 'name', 'parent_id']).orderBy('category_id').execute(),
+    loadPriceQuartiles(db),
+    loadTrending(db),
+    getMerchant(db, CATALOG_MERCHANT_ID),
+  ]);
+  return { categories, priceQuartiles, trending, catalogMerchantReadiness: assessReadiness(merchant).score };
+}
+
+/** USD price quartiles per category, per L1 (over its L2s) and over the whole catalog. */
+async function loadPriceQuartiles(db: Db): Promise<PriceQuartiles> {
+  const { rows } = await sql<{ category_id: number; p25: number; p75: number }>`
+    with priced as (
+      select p.price_cents, c.category_id, c.parent_id from products p join categories c on c.category_id = p.category_id where p.currency = 'USD'
+    )
+    select coalesce(grouping_id, ${ALL_CATEGORIES}) as category_id,
+      percentile_disc(0.25) within group (order by price_cents) as p25,
+      percentile_disc(0.75) within group (order by price_cents) as p75
+    from (
+      select category_id as grouping_id, price_cents from priced
+      union all select parent_id, price_cents from priced where parent_id is not null
+      union all select null, price_cents from priced
+    ) g
+    group by grouping_id`.execute(db);
+  return new Map(rows.map((r) => [r.category_id, { p25: r.p25, p75: r.p75 }]));
+}
+
+async function loadTrending(db: Db): Promise<TrendingProduct[]> {
+  const { rows } = await sql<TrendingProduct & { recent_gmv_cents: string }>`
+    with since as (select max(published_at) - make_interval(days => ${TRENDING_WINDOW_DAYS}) as t from videos)
+    select p.product_id, p.price_cents, p.currency, p.region_allow, p.category_l1, sum(v.gmv_cents)::bigint as recent_gmv_cents
+    from videos v
+    join products p on p.product_id = v.product_id
+    cross join since
+    where v.published_at >= since.t and p.inventory_qty > 0
+    group by p.product_id
+    order by recent_gmv_cents desc, p.product_id
+    limit ${TRENDING_POOL}`.execute(db);
+  return rows.map((r) => ({ ...r, recent_gmv_cents: Number(r.recent_gmv_cents) }));
+}

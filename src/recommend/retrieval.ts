@@ -1,0 +1,172 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db/connect';
+import type { ProductRow } from '../db/schema-catalog';
+import type { CatalogSnapshot, TrendingProduct } from './catalog-snapshot';
+import type { ShoppingIntent } from './understand';
+
+/**
+ * Retrieval tiers (DESIGN §6), tried in order until `limit` products are found; each tier adds
+ * only products the earlier ones did not. Region, budget and the audience's excluded categories
+ * filter every tier and the trending fill alike.
+ */
+export const MATCH_TIERS = ['raw_substring', 'strict', 'narrow', 'fuzzy', 'broadened'] as const;
+export type MatchTier = (typeof MATCH_TIERS)[number] | 'none';
+
+export interface Hit {
+  product: ProductRow;
+  /** The tier that found it, or `trending` for the fill. */
+  source: MatchTier | 'trending';
+}
+
+export interface Retrieval {
+  hits: Hit[];
+  /** The last tier that contributed (the one that filled, when the tiers filled `limit`), or `none`. */
+  tier: MatchTier;
+  intentHits: number;
+  trendingFill: number;
+}
+
+/** Product columns a hit carries (everything but the search document). */
+const PRODUCT_COLUMNS = sql.raw(
+  ['product_id', 'title', 'description', 'brand', 'price_cents', 'original_price_cents', 'currency', 'discount_label', 'main_image', 'gallery', 'category_l1', 'category_l2', 'category_id', 'region_allow', 'risk_level', 'tags', 'inventory_qty', 'link', 'gmv_cents', 'orders', 'views', 'source', 'external_id', 'created_at']
+    .map((c) => `p.${c}`)
+    .join(', '),
+);
+
+export async function retrieve(db: Db, si: ShoppingIntent, limit: number, snapshot: CatalogSnapshot): Promise<Retrieval> {
+  const hits: Hit[] = [];
+  let tier: MatchTier = 'none';
+  const groups = categoryGroups(si, snapshot);
+  for (const t of MATCH_TIERS) {
+    const probe = tierCondition(t, si, groups);
+    if (!probe) continue;
+    const found = await runTier(db, probe, filters(si, hits), limit - hits.length);
+    for (const product of found) hits.push({ product, source: t });
+    if (found.length) tier = t;
+    if (hits.length >= limit) break;
+  }
+  const intentHits = hits.length;
+  if (hits.length < limit) {
+    const fill = trendingFill(snapshot.trending, si, new Set(hits.map((h) => h.product.product_id)), limit - hits.length);
+    for (const product of await loadProducts(db, fill)) hits.push({ product, source: 'trending' });
+  }
+  return { hits, tier, intentHits, trendingFill: hits.length - intentHits };
+}
+
+/**
+ * The categories the words named, in groups: one group per naming term, in the order the terms
+ * came ("trainers for the gym": the trainers' categories before the gym's). Each group holds the L2
+ * ids named, plus every child of an L1 named (a product sits in its L2; feed products may sit in an L1).
+ */
+function categoryGroups(si: ShoppingIntent, snapshot: CatalogSnapshot): number[][] {
+  const groups = new Map<string, Set<number>>();
+  for (const c of si.categories) {
+    const ids = groups.get(c.term) ?? new Set<number>();
+    groups.set(c.term, ids);
+    ids.add(c.category_id);
+    if (c.level === 1) for (const child of snapshot.categories) if (child.parent_id === c.category_id) ids.add(child.category_id);
+  }
+  return [...groups.values()].map((ids) => [...ids]);
+}
+
+interface TierProbe {
+  where: RawBuilder<boolean>;
+  order: RawBuilder<unknown>;
+}
+
+const allKeywords = (si: ShoppingIntent) => sql`plainto_tsquery('english', ${si.keywords.join(' ')})`;
+const anyKeyword = (si: ShoppingIntent) => sql.join(si.keywords.map((k) => sql`plainto_tsquery('english', ${k})`), sql` || `);
+const inCategory = (ids: number[]) => sql<boolean>`p.category_id = any(${ids}::int[])`;
+const popularity = sql`(p.inventory_qty > 0) desc, p.gmv_cents desc, p.product_id`;
+
+/** Products of the first-named categories first, then the next group's, then the rest. */
+function categoryOrder(groups: number[][]): RawBuilder<unknown> {
+  if (!groups.length) return sql``;
+  const whens = groups.map((ids, i) => sql`when ${inCategory(ids)} then ${i}`);
+  return sql`case ${sql.join(whens, sql` `)} else ${groups.length} end, `;
+}
+
+function tierCondition(t: (typeof MATCH_TIERS)[number], si: ShoppingIntent, groups: number[][]): TierProbe | null {
+  const hasKeywords = si.keywords.length > 0;
+  const categoryIds = groups.flat();
+  const byCategory = categoryOrder(groups);
+  switch (t) {
+    case 'raw_substring':
+      // Whole words in order, so "cat" does not find "vacation".
+      if (si.phrase.length < 3) return null;
+      return { where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}` };
+    case 'strict':
+      if (!hasKeywords || !categoryIds.length) return null;
+      return { where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` };
+    case 'narrow':
+      if (!hasKeywords) return null;
+      return { where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` };
+    case 'fuzzy': {
+      if (si.phrase.length < 4) return null;
+      // Typos: trigram word similarity of the whole phrase against titles (pg_trgm's <% uses the index),
+      // kept to the named categories when there are some.
+      const scope = categoryIds.length ? sql` and ${inCategory(categoryIds)}` : sql``;
+      return { where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}` };
+    }
+    case 'broadened': {
+      const parts: RawBuilder<boolean>[] = [];
+      if (hasKeywords) parts.push(sql`p.search_tsv @@ (${anyKeyword(si)})`);
+      if (categoryIds.length) parts.push(inCategory(categoryIds));
+      if (!parts.length) return null;
+      // Products of the named categories first, then those matching more of the words.
+      const rank = hasKeywords ? sql`ts_rank(p.search_tsv, ${anyKeyword(si)}) desc, ` : sql``;
+      return { where: sql`(${sql.join(parts, sql` or `)})`, order: sql`${byCategory}${rank}${popularity}` };
+    }
+  }
+}
+
+function filters(si: ShoppingIntent, already: Hit[]): RawBuilder<boolean> {
+  const parts: RawBuilder<boolean>[] = [];
+  if (si.region) parts.push(sql`(cardinality(p.region_allow) = 0 or ${si.region.code} = any(p.region_allow))`);
+  if (si.budget) {
+    parts.push(sql`p.currency = 'USD'`);
+    if (si.budget.minCents !== null) parts.push(sql`p.price_cents >= ${si.budget.minCents}`);
+    if (si.budget.maxCents !== null) parts.push(sql`p.price_cents <= ${si.budget.maxCents}`);
+  }
+  if (si.excludedL1.length) parts.push(sql`coalesce(p.category_l1, '') <> all(${si.excludedL1}::text[])`);
+  if (already.length) parts.push(sql`p.product_id <> all(${already.map((h) => h.product.product_id)}::int[])`);
+  return parts.length ? sql.join(parts, sql` and `) : sql<boolean>`true`;
+}
+
+async function runTier(db: Db, probe: TierProbe, filter: RawBuilder<boolean>, limit: number): Promise<ProductRow[]> {
+  const { rows } = await sql<ProductRow>`
+    select ${PRODUCT_COLUMNS} from products p
+    where ${probe.where} and ${filter}
+    order by ${probe.order}
+    limit ${limit}`.execute(db);
+  return rows;
+}
+
+/** Recent best sellers that pass the same region, budget and audience filters as the tiers. */
+function trendingFill(pool: TrendingProduct[], si: ShoppingIntent, taken: Set<number>, count: number): number[] {
+  const out: number[] = [];
+  for (const p of pool) {
+    if (out.length >= count) break;
+    if (taken.has(p.product_id)) continue;
+    if (si.region && p.region_allow.length && !p.region_allow.includes(si.region.code)) continue;
+    if (si.budget) {
+      if (p.currency !== 'USD') continue;
+      if (si.budget.minCents !== null && p.price_cents < si.budget.minCents) continue;
+      if (si.budget.maxCents !== null && p.price_cents > si.budget.maxCents) continue;
+    }
+    if (p.category_l1 && si.excludedL1.includes(p.category_l1)) continue;
+    out.push(p.product_id);
+  }
+  return out;
+}
+
+async function loadProducts(db: Db, ids: number[]): Promise<ProductRow[]> {
+  if (!ids.length) return [];
+  const { rows } = await sql<ProductRow>`select ${PRODUCT_COLUMNS} from products p where p.product_id = any(${ids}::int[])`.execute(db);
+  const byId = new Map(rows.map((r) => [r.product_id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
