@@ -16,6 +16,7 @@ import { intentRoutes } from './routes/intents';
 import { matchRoutes } from './routes/match';
 import { dispatchRoutes } from './routes/dispatch';
 import { cardRoutes } from './routes/cards';
+import { proofRoutes } from './routes/proof';
 import { recommendRoutes } from './routes/recommend';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
@@ -30,6 +31,7 @@ export function buildRoutes(): RouteRegistry {
   matchRoutes(routes);
   recommendRoutes(routes);
   cardRoutes(routes);
+  proofRoutes(routes);
   mandateRoutes(routes);
   return routes;
 }

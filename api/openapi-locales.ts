@@ -6,6 +6,7 @@
 import { mandatesZhCN } from './routes/mandates.zh-CN';
 import { dispatchZhCN } from './routes/dispatch.zh-CN';
 import { cardsZhCN } from './routes/cards.zh-CN';
+import { proofZhCN } from './routes/proof.zh-CN';
 import { recommendZhCN } from './routes/recommend.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
@@ -231,6 +232,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     ...mandatesZhCN,
     ...dispatchZhCN,
     ...cardsZhCN,
+    ...proofZhCN,
     ...recommendZhCN,
   },
 };

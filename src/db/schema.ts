@@ -4,6 +4,7 @@ import type { MatchingTables } from './schema-matching';
 import type { MandatesTables } from './schema-mandates';
 import type { DispatchTables } from './schema-dispatch';
 import type { RecommendTables } from './schema-recommend';
+import type { ProofTables } from './schema-proof';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -137,7 +138,7 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables {
+export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;
