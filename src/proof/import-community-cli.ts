@@ -1,7 +1,6 @@
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDb } from '../db/connect';
-import { migrateToLatest } from '../db/migrate';
+import { withCliDatabase } from '../db/cli-database';
 import { BatchName, importCommunityEvidence } from './community-import';
 
 const USAGE = 'usage: npm run import-community -- FILE.jsonl [--batch NAME]   (record format: docs/PROOF.md)';
@@ -29,27 +28,23 @@ function readArgs(): { file: string; batch: string } {
 /** `npm run import-community -- FILE [--batch NAME]`: load community evidence; exit 1 when nothing valid was in it. */
 async function main() {
   const { file, batch } = readArgs();
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    console.error('DATABASE_URL is not set');
-    process.exit(2);
-  }
-  const db = createDb(url);
-  try {
-    await migrateToLatest(db);
-    const report = await importCommunityEvidence(db, file, batch);
-    for (const s of report.skipped) console.log(`line ${s.line}: skipped: ${s.reason}`);
-    console.log(
-      `${file}: batch ${batch}: ${report.imported} imported, ${report.updated} updated, ${report.unchanged} unchanged, ` +
-        `${report.linked} linked to catalog products, ${report.skipped.length} skipped`,
-    );
-    if (report.imported + report.updated + report.unchanged === 0) process.exitCode = 1;
-  } catch (err) {
-    console.error(`${file}: import failed, nothing was imported: ${(err as Error).message ?? err}`);
-    process.exitCode = 1;
-  } finally {
-    await db.destroy();
-  }
+  await withCliDatabase(async (db) => {
+    try {
+      const report = await importCommunityEvidence(db, file, batch);
+      for (const s of report.skipped) console.log(`line ${s.line}: skipped: ${s.reason}`);
+      console.log(
+        `${file}: batch ${batch}: ${report.imported} imported, ${report.updated} updated, ${report.unchanged} unchanged, ` +
+          `${report.linked} linked to catalog products, ${report.skipped.length} skipped`,
+      );
+      if (report.imported + report.updated + report.unchanged === 0) process.exitCode = 1;
+    } catch (err) {
+      console.error(`${file}: import failed, nothing was imported: ${(err as Error).message ?? err}`);
+      process.exitCode = 1;
+    }
+  });
 }
 
-void main();
+main().catch((err) => {
+  console.error(`import-community failed: ${(err as Error).message ?? err}`);
+  process.exit(1);
+});
