@@ -1,6 +1,7 @@
 import type { Db } from '../src/db/connect';
 import type { Config } from '../src/config';
 import { createDispatchActivities } from './dispatch';
+import { createCheckoutActivities } from './checkout';
 
 export interface ActivityDeps {
   db: Db;
@@ -15,5 +16,5 @@ export const pingActivities = {
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...pingActivities, ...createDispatchActivities(deps) };
+  return { ...pingActivities, ...createDispatchActivities(deps), ...createCheckoutActivities(deps) };
 }

@@ -18,6 +18,7 @@ import { dispatchRoutes } from './routes/dispatch';
 import { cardRoutes } from './routes/cards';
 import { proofRoutes } from './routes/proof';
 import { recommendRoutes } from './routes/recommend';
+import { checkoutRoutes } from './routes/checkout';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
@@ -33,6 +34,7 @@ export function buildRoutes(): RouteRegistry {
   cardRoutes(routes);
   proofRoutes(routes);
   mandateRoutes(routes);
+  checkoutRoutes(routes);
   return routes;
 }
 

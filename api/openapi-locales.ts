@@ -8,6 +8,7 @@ import { dispatchZhCN } from './routes/dispatch.zh-CN';
 import { cardsZhCN } from './routes/cards.zh-CN';
 import { proofZhCN } from './routes/proof.zh-CN';
 import { recommendZhCN } from './routes/recommend.zh-CN';
+import { checkoutZhCN } from './routes/checkout.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -234,6 +235,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     ...cardsZhCN,
     ...proofZhCN,
     ...recommendZhCN,
+    ...checkoutZhCN,
   },
 };
 

@@ -3,3 +3,4 @@ export { ping } from './ping';
 export { intentSurge } from './intent-surge';
 export { delivery } from './delivery';
 export { dlqReplay } from './dlq-replay';
+export { agenticCheckout } from './agentic-checkout';

@@ -5,6 +5,7 @@ import type { MandatesTables } from './schema-mandates';
 import type { DispatchTables } from './schema-dispatch';
 import type { RecommendTables } from './schema-recommend';
 import type { ProofTables } from './schema-proof';
+import type { CheckoutTables } from './schema-checkout';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -138,7 +139,7 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables {
+export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables, CheckoutTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;

@@ -14,6 +14,8 @@ export const workflowIds = {
   /** One delivery's run: the first, then one per replay out of the dead-letter queue. */
   delivery: (deliveryId: string, replay: number) => (replay ? `delivery-${deliveryId}-replay-${replay}` : `delivery-${deliveryId}`),
   dlqReplay: (id: string) => `dlq-replay-${id}`,
+  /** One agentic checkout: plan, confirm (Update), handoff, or expiry by timer. */
+  checkout: (checkoutId: string) => `checkout-${checkoutId}`,
 };
 
 /** Typed keys for the attributes above, for workflows (upsert) and the client (start). */

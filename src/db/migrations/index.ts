@@ -8,6 +8,7 @@ import * as m0006 from './0006_dispatch';
 import * as m0007 from './0007_rec_cards';
 import * as m0008 from './0008_recommend';
 import * as m0009 from './0009_community_evidence';
+import * as m0010 from './0010_agentic_checkout';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_rec_cards': m0007,
   '0008_recommend': m0008,
   '0009_community_evidence': m0009,
+  '0010_agentic_checkout': m0010,
 };

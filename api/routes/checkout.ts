@@ -1,0 +1,91 @@
+import * as C from '../../src/schemas/checkout';
+import { checkoutView, getCheckout } from '../../src/checkout/checkouts';
+import { confirmCheckout, createCheckout } from '../../src/checkout/flow';
+import { auth, type ErrorRow, type RouteRegistry } from './registry';
+
+const TAG = 'Agentic checkout';
+const notFound: ErrorRow = [404, 'checkout_not_found', 'No agentic checkout with this id.'];
+const temporalUnavailable: ErrorRow = [503, 'temporal_unavailable', 'Temporal is not reachable.'];
+
+/** Spec 4.3 agentic checkout (DESIGN §5/§6.1, docs/CHECKOUT.md): each checkout is a workflow `checkout-<checkout_id>`. */
+export function checkoutRoutes(r: RouteRegistry): void {
+  r.add({
+    method: 'post',
+    path: '/v1/agentic-checkout',
+    tag: TAG,
+    summary: 'Plan an agentic checkout',
+    description:
+      'Validates the proposal (exists, belongs to the intent, not expired, state and inventory allow), the match token (exists, names the proposal, not expired) and the amount and currency, then answers with the plan: line items, shipping and totals in minor units, valid for CHECKOUT_PLAN_TTL_S (15 min). The checkout then waits for an explicit confirm.',
+    auth: auth.apiKey('checkout'),
+    body: C.CheckoutCreateBody,
+    bodyRequired: true,
+    invalidCode: 'invalid_payload',
+    responses: { 201: { description: 'Plan created, waiting for explicit buyer confirmation.', schema: C.CheckoutEnvelope } },
+    errors: [
+      [404, 'intent_not_found', 'No intent with this id.'],
+      [404, 'proposal_not_found', 'No proposal with this id.'],
+      [404, 'match_token_not_found', 'No match token with this id.'],
+      [409, 'proposal_expired', 'The proposal has expired.'],
+      [409, 'proposal_state_invalid', 'The proposal is not in a state a checkout can use (needs pending_confirmation or accepted).'],
+      [409, 'proposal_intent_mismatch', 'The proposal answers another intent.'],
+      [409, 'inventory_unavailable', 'The proposal is out of stock.'],
+      [409, 'match_token_mismatch', 'The match token names another proposal.'],
+      [409, 'match_token_expired', 'The match token has expired.'],
+      [409, 'acceptance_state_invalid', 'The match token is not accepted (or already consumed).'],
+      [409, 'match_token_in_checkout', 'Another live checkout already uses this match token.'],
+      [409, 'amount_mismatch', 'The amount differs from the proposal price plus shipping.'],
+      [409, 'currency_mismatch', 'The currency differs from the proposal currency.'],
+      temporalUnavailable,
+    ],
+    handler: async (ctx, { body }) => ({ status: 201, body: { checkout: await createCheckout(ctx.deps.temporal, body) } }),
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/agentic-checkout/{checkoutId}',
+    tag: TAG,
+    summary: 'Get an agentic checkout',
+    description: 'Status, plan, receipt and audit trail, as stored by the checkout workflow.',
+    auth: auth.apiKey('checkout'),
+    params: C.CheckoutIdParams,
+    notFoundCode: 'checkout_not_found',
+    responses: { 200: { description: 'The checkout.', schema: C.CheckoutEnvelope } },
+    errors: [notFound],
+    handler: async (ctx, { params }) => ({ body: { checkout: checkoutView(await getCheckout(ctx.deps.db, params.checkoutId)) } }),
+  });
+
+  r.add({
+    method: 'post',
+    path: '/v1/agentic-checkout/{checkoutId}/confirm',
+    tag: TAG,
+    summary: 'Confirm an agentic checkout',
+    description:
+      "Requires explicit buyer-agent consent and the signed match token (JWS, verified against /.well-known/jwks.json keys); proposal, amount and currency must equal the plan. Then authorizes payment, hands the order to the merchant agent's endpoint (Idempotency-Key: checkout id) and answers with the receipt and audit trail. Confirming again returns the same result.",
+    auth: auth.apiKey('checkout'),
+    params: C.CheckoutIdParams,
+    notFoundCode: 'checkout_not_found',
+    body: C.CheckoutConfirmBody,
+    bodyRequired: true,
+    invalidCode: 'invalid_payload',
+    responses: { 200: { description: 'Confirmed, with merchant handoff receipt and audit trail.', schema: C.CheckoutEnvelope } },
+    errors: [
+      notFound,
+      [409, 'consent_invalid', 'Consent not granted or without a statement.'],
+      [409, 'match_token_invalid', 'The match token JWS is forged, malformed or signed by another key.'],
+      [409, 'match_token_expired', 'The match token has expired.'],
+      [409, 'match_token_mismatch', 'The match token is not the one this checkout was planned with.'],
+      [409, 'proposal_mismatch', 'proposal_id differs from the plan.'],
+      [409, 'amount_mismatch', 'amount differs from the plan total.'],
+      [409, 'currency_mismatch', 'currency differs from the plan currency.'],
+      [409, 'checkout_expired', 'The plan expired before it was confirmed.'],
+      [409, 'checkout_failed', 'The checkout failed earlier (payment or merchant handoff).'],
+      [502, 'merchant_handoff_failed', 'The merchant agent did not accept the handoff after retries.'],
+      temporalUnavailable,
+    ],
+    handler: async (ctx, { params, body }) => {
+      const { db, temporal, signingKeys, config } = ctx.deps;
+      const checkout = await confirmCheckout({ db, temporal, keys: { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl } }, params.checkoutId, body);
+      return { body: { checkout } };
+    },
+  });
+}

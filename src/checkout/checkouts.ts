@@ -1,0 +1,412 @@
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { Webhook } from 'standardwebhooks';
+import type { Db } from '../db/connect';
+import type { AgenticCheckoutsTable, AuditEntry, CheckoutStatus } from '../db/schema-checkout';
+import { AppError } from '../errors';
+import { authorizePayment } from '../matching/payments';
+import { toCents } from '../matching/money';
+import { transitionProposal } from '../matching/proposals';
+import { endpointPolicy } from '../registry/endpoint-safety';
+import { boundedRequest, OutboundError } from '../registry/outbound-http';
+import { openWebhookSecret } from '../registry/secrets';
+import { iso } from '../time';
+
+/**
+ * Agentic checkout (spec 4.3, DESIGN §6.1, docs/CHECKOUT.md). Every function here is called by one
+ * activity of the `agenticCheckout` workflow (the API only reads): plan, authorize, hand off, settle,
+ * expire, fail. Each is safe to run again (activity retries, workflow resets).
+ */
+
+export type CheckoutRow = Selectable<AgenticCheckoutsTable>;
+
+/** A business check that failed: the API answers `status` with `{error: code, message}`. */
+export interface Rejection {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export const checkoutNotFound = (id: string) => new AppError(404, 'checkout_not_found', `No agentic checkout '${id}'.`);
+
+export interface CheckoutRequest {
+  checkoutId: string;
+  workflowId: string;
+  buyer_agent_id: string;
+  intent_id: string;
+  proposal_id: string;
+  match_token_id: string;
+  amount: number;
+  currency: string;
+  shipping_address?: Record<string, unknown> | null;
+  metadata?: Record<string, unknown>;
+}
+
+export interface CheckoutPlan {
+  checkout_id: string;
+  intent_id: string;
+  proposal_id: string;
+  match_token_id: string;
+  merchant_id: string;
+  buyer_agent_id: string;
+  line_items: Array<{ product_id: number; title: string; quantity: number; unit_amount_minor: number; amount_minor: number }>;
+  shipping: { amount_minor: number; commitment: Record<string, unknown> };
+  totals: { subtotal_minor: number; shipping_minor: number; total_minor: number };
+  /** Plan total in major units (what the confirm body's `amount` must equal). */
+  amount: number;
+  currency: string;
+  shipping_address: Record<string, unknown> | null;
+  expires_at: string;
+}
+
+export function checkoutView(c: CheckoutRow) {
+  return {
+    checkout_id: c.checkout_id,
+    status: c.status,
+    buyer_agent_id: c.buyer_agent_id,
+    intent_id: c.intent_id,
+    proposal_id: c.proposal_id,
+    match_token_id: c.match_token_id,
+    merchant_id: c.merchant_id,
+    amount: c.amount_cents / 100,
+    currency: c.currency,
+    plan: c.plan as unknown as CheckoutPlan,
+    expires_at: c.expires_at.toISOString(),
+    shipping_address: c.shipping_address,
+    metadata: c.metadata,
+    payment_authorization_id: c.payment_authorization_id,
+    receipt: c.receipt,
+    audit_trail: c.audit_trail,
+    failure: c.failure,
+    workflow_id: c.workflow_id,
+    created_at: c.created_at.toISOString(),
+    updated_at: c.updated_at.toISOString(),
+    confirmed_at: iso(c.confirmed_at),
+    expired_at: iso(c.expired_at),
+  };
+}
+export type CheckoutView = ReturnType<typeof checkoutView>;
+
+export async function findCheckout(db: Db, id: string): Promise<CheckoutRow | undefined> {
+  return db.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', id).executeTakeFirst();
+}
+
+export async function getCheckout(db: Db, id: string): Promise<CheckoutRow> {
+  const c = await findCheckout(db, id);
+  if (!c) throw checkoutNotFound(id);
+  return c;
+}
+
+/** Appends an audit entry unless one with the same step is there already (retries append once). */
+function appendAudit(step: string, outcome: string, detail?: Record<string, unknown>): RawBuilder<AuditEntry[]> {
+  const entry: AuditEntry = { step, at: new Date().toISOString(), outcome, ...(detail ? { detail } : {}) };
+  return sql<AuditEntry[]>`case when audit_trail @> ${JSON.stringify([{ step }])}::jsonb then audit_trail else audit_trail || ${JSON.stringify([entry])}::jsonb end`;
+}
+
+/** Shipping cost from the proposal's shipping_commitment: `free: true` → 0, else a numeric cost/price/amount/fee. */
+export function shippingMinor(commitment: Record<string, unknown>): number {
+  if (commitment.free === true) return 0;
+  for (const k of ['cost', 'price', 'amount', 'fee']) {
+    const v = commitment[k];
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return toCents(v);
+  }
+  return 0;
+}
+
+const reject = (status: number, code: string, message: string): { ok: false; rejection: Rejection } => ({ ok: false, rejection: { status, code, message } });
+
+export type PlanResult = { ok: true; checkout: CheckoutView } | { ok: false; rejection: Rejection };
+
+/**
+ * Validates proposal, inventory and token against the request and stores the plan (status
+ * awaiting_confirmation, expires_at = now + ttl). A repeated run returns the stored checkout.
+ */
+export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: number): Promise<PlanResult> {
+  const existing = await findCheckout(db, req.checkoutId);
+  if (existing) return { ok: true, checkout: checkoutView(existing) };
+
+  const intent = await db.selectFrom('intents').select('intent_id').where('intent_id', '=', req.intent_id).executeTakeFirst();
+  if (!intent) return reject(404, 'intent_not_found', `No intent '${req.intent_id}'.`);
+  const proposal = await db.selectFrom('proposals').selectAll().where('proposal_id', '=', req.proposal_id).executeTakeFirst();
+  if (!proposal) return reject(404, 'proposal_not_found', `No proposal '${req.proposal_id}'.`);
+  if (proposal.intent_id !== req.intent_id) {
+    return reject(409, 'proposal_intent_mismatch', `Proposal ${proposal.proposal_id} answers intent ${proposal.intent_id}, not ${req.intent_id}.`);
+  }
+  const now = new Date();
+  if (proposal.proposal_state === 'expired' || proposal.status === 'expired' || (proposal.valid_until && proposal.valid_until <= now)) {
+    return reject(409, 'proposal_expired', `Proposal ${proposal.proposal_id} has expired.`);
+  }
+  if (proposal.status !== 'active' || !['pending_confirmation', 'accepted'].includes(proposal.proposal_state)) {
+    return reject(409, 'proposal_state_invalid', `Proposal ${proposal.proposal_id} is ${proposal.status}/${proposal.proposal_state}; checkout needs an active proposal a match token names.`);
+  }
+  if (proposal.inventory_status === 'out_of_stock') {
+    return reject(409, 'inventory_unavailable', `Proposal ${proposal.proposal_id} is out of stock.`);
+  }
+
+  const token = await db.selectFrom('match_tokens').selectAll().where('match_token_id', '=', req.match_token_id).executeTakeFirst();
+  if (!token) return reject(404, 'match_token_not_found', `No match token '${req.match_token_id}'.`);
+  if (token.proposal_id !== proposal.proposal_id || token.intent_id !== req.intent_id) {
+    return reject(409, 'match_token_mismatch', `Match token ${token.match_token_id} names proposal ${token.proposal_id}, not ${proposal.proposal_id}.`);
+  }
+  if (token.acceptance_state === 'expired' || token.acceptance_state === 'revoked' || (['issued', 'accepted'].includes(token.acceptance_state) && token.expires_at <= now)) {
+    return reject(409, 'match_token_expired', `Match token ${token.match_token_id} expired at ${token.expires_at.toISOString()}.`);
+  }
+  if (token.acceptance_state !== 'accepted' && token.acceptance_state !== 'payment_authorized') {
+    return reject(409, 'acceptance_state_invalid', `Match token ${token.match_token_id} is ${token.acceptance_state}; checkout needs an accepted token.`);
+  }
+
+  const commitment = (proposal.shipping_commitment ?? {}) as Record<string, unknown>;
+  const shipping = shippingMinor(commitment);
+  const total = proposal.price_cents + shipping;
+  if (req.currency.toUpperCase() !== proposal.currency) {
+    return reject(409, 'currency_mismatch', `currency ${req.currency} does not match the proposal currency ${proposal.currency}.`);
+  }
+  if (toCents(req.amount) !== total) {
+    return reject(409, 'amount_mismatch', `amount ${req.amount} does not match the checkout total ${total / 100} (price ${proposal.price_cents / 100} + shipping ${shipping / 100}).`);
+  }
+
+  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+  const plan: CheckoutPlan = {
+    checkout_id: req.checkoutId,
+    intent_id: req.intent_id,
+    proposal_id: proposal.proposal_id,
+    match_token_id: token.match_token_id,
+    merchant_id: proposal.merchant_agent_id,
+    buyer_agent_id: req.buyer_agent_id,
+    line_items: [{ product_id: proposal.product_id, title: proposal.offer_title, quantity: 1, unit_amount_minor: proposal.price_cents, amount_minor: proposal.price_cents }],
+    shipping: { amount_minor: shipping, commitment },
+    totals: { subtotal_minor: proposal.price_cents, shipping_minor: shipping, total_minor: total },
+    amount: total / 100,
+    currency: proposal.currency,
+    shipping_address: req.shipping_address ?? null,
+    expires_at: expiresAt.toISOString(),
+  };
+  const audit: AuditEntry[] = [
+    { step: 'plan_created', at: now.toISOString(), outcome: 'awaiting_confirmation', detail: { total_minor: total, currency: proposal.currency, expires_at: plan.expires_at } },
+  ];
+  try {
+    const row = await db
+      .insertInto('agentic_checkouts')
+      .values({
+        checkout_id: req.checkoutId,
+        status: 'awaiting_confirmation',
+        buyer_agent_id: req.buyer_agent_id,
+        intent_id: req.intent_id,
+        proposal_id: proposal.proposal_id,
+        match_token_id: token.match_token_id,
+        merchant_id: proposal.merchant_agent_id,
+        amount_cents: total,
+        currency: proposal.currency,
+        plan: JSON.stringify(plan),
+        shipping_address: req.shipping_address ? JSON.stringify(req.shipping_address) : null,
+        metadata: JSON.stringify(req.metadata ?? {}),
+        audit_trail: JSON.stringify(audit),
+        workflow_id: req.workflowId,
+        expires_at: expiresAt,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ok: true, checkout: checkoutView(row) };
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint === 'agentic_checkouts_live_token_key') {
+      const live = await db
+        .selectFrom('agentic_checkouts')
+        .select('checkout_id')
+        .where('match_token_id', '=', token.match_token_id)
+        .where('status', 'in', ['awaiting_confirmation', 'confirming', 'confirmed'])
+        .executeTakeFirst();
+      return reject(409, 'match_token_in_checkout', `Match token ${token.match_token_id} is already used by checkout ${live?.checkout_id ?? '(another)'}.`);
+    }
+    throw err;
+  }
+}
+
+export interface Consent {
+  granted: boolean;
+  statement?: string;
+  granted_at?: string;
+}
+
+/** Records the consent and authorizes payment on the match token (token → payment_authorized, proposal → accepted). */
+export async function authorizeCheckout(db: Db, checkoutId: string, consent: Consent): Promise<{ ok: true; authorization_id: string } | { ok: false; rejection: Rejection }> {
+  const c = await getCheckout(db, checkoutId);
+  if (c.payment_authorization_id) return { ok: true, authorization_id: c.payment_authorization_id };
+  await db
+    .updateTable('agentic_checkouts')
+    .set({ status: 'confirming', consent: JSON.stringify(consent), audit_trail: appendAudit('consent_recorded', 'granted', { statement: consent.statement ?? null, granted_at: consent.granted_at ?? null }), updated_at: new Date() })
+    .where('checkout_id', '=', checkoutId)
+    .where('status', '=', 'awaiting_confirmation')
+    .execute();
+  try {
+    const { authorization } = await authorizePayment(db, c.match_token_id, { proposal_id: c.proposal_id, currency: c.currency }, {});
+    await db
+      .updateTable('agentic_checkouts')
+      .set({
+        payment_authorization_id: authorization.authorization_id,
+        audit_trail: appendAudit('payment_authorized', 'authorized', { authorization_id: authorization.authorization_id, amount_minor: authorization.amount_cents, currency: authorization.currency }),
+        updated_at: new Date(),
+      })
+      .where('checkout_id', '=', checkoutId)
+      .execute();
+    return { ok: true, authorization_id: authorization.authorization_id };
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return { ok: false, rejection: { status: err.status, code: err.code, message: err.message } };
+    throw err;
+  }
+}
+
+export interface HandoffResult {
+  status_code: number;
+  order_id: string | null;
+  response: unknown;
+  handed_off_at: string;
+}
+
+/** Thrown for a merchant answer that must not be retried (4xx other than 408/429, unsafe endpoint). */
+export class HandoffRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HandoffRejected';
+  }
+}
+
+/** The exact body the merchant receives: built from the stored checkout, so every retry sends the same. */
+export function handoffPayload(c: CheckoutRow) {
+  return JSON.stringify({
+    type: 'checkout.handoff',
+    checkout_id: c.checkout_id,
+    intent_id: c.intent_id,
+    proposal_id: c.proposal_id,
+    match_token_id: c.match_token_id,
+    payment_authorization_id: c.payment_authorization_id,
+    buyer: { buyer_agent_id: c.buyer_agent_id },
+    shipping: { address: c.shipping_address, ...(c.plan as unknown as CheckoutPlan).shipping },
+    plan: c.plan,
+    amount: c.amount_cents / 100,
+    currency: c.currency,
+  });
+}
+
+export interface HandoffDeps {
+  db: Db;
+  keyEncryptionKey: Buffer | undefined;
+  allowPrivateEndpoints: boolean;
+  timeoutMs: number;
+}
+
+/**
+ * POSTs the checkout to the merchant agent's endpoint with `Idempotency-Key: <checkout_id>` (and the
+ * merchant's Standard Webhooks signature, webhook-id = checkout id). 2xx → the receipt data; other
+ * answers throw (retryable unless HandoffRejected). Each attempt is in the audit trail.
+ */
+export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, attempt: number): Promise<HandoffResult> {
+  const c = await getCheckout(deps.db, checkoutId);
+  const m = await deps.db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed']).where('merchant_id', '=', c.merchant_id).executeTakeFirst();
+  if (!m) throw new HandoffRejected(`merchant ${c.merchant_id} is not registered`);
+  const body = handoffPayload(c);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': c.checkout_id };
+  try {
+    const secret = openWebhookSecret(deps.keyEncryptionKey, m.merchant_id, m.webhook_secret_sealed);
+    const now = new Date();
+    Object.assign(headers, {
+      'webhook-id': c.checkout_id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(c.checkout_id, now, body),
+    });
+  } catch {
+    // A secret sealed under another key cannot be opened: the handoff still goes out, unsigned.
+  }
+  const step = `merchant_handoff_attempt_${attempt}`;
+  const note = (outcome: string, detail: Record<string, unknown>) =>
+    deps.db.updateTable('agentic_checkouts').set({ audit_trail: appendAudit(step, outcome, detail), updated_at: new Date() }).where('checkout_id', '=', checkoutId).execute();
+  let res;
+  try {
+    res = await boundedRequest(m.agent_endpoint, { timeoutMs: deps.timeoutMs, maxBytes: 64 * 1024, maxRedirects: 0, method: 'POST', body, headers, policy: endpointPolicy(deps.allowPrivateEndpoints) });
+  } catch (err) {
+    const reason = err instanceof OutboundError ? `${err.reason}: ${err.message}` : (err as Error).message;
+    await note('failed', { endpoint: m.agent_endpoint, error: reason });
+    if (err instanceof OutboundError && err.reason === 'unsafe_endpoint') throw new HandoffRejected(reason);
+    throw new Error(`merchant handoff failed: ${reason}`);
+  }
+  if (res.status < 200 || res.status >= 300) {
+    await note('failed', { endpoint: m.agent_endpoint, status_code: res.status });
+    const final = res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429;
+    if (final) throw new HandoffRejected(`merchant answered HTTP ${res.status}`);
+    throw new Error(`merchant answered HTTP ${res.status}`);
+  }
+  let response: unknown = null;
+  const text = res.body.toString('utf8');
+  try {
+    response = text ? JSON.parse(text) : null;
+  } catch {
+    response = text.slice(0, 500);
+  }
+  const r = (response && typeof response === 'object' ? response : {}) as Record<string, unknown>;
+  const orderId = typeof r.order_id === 'string' ? r.order_id : typeof r.merchant_order_id === 'string' ? r.merchant_order_id : null;
+  const handedOffAt = new Date().toISOString();
+  await note('handed_off', { endpoint: m.agent_endpoint, status_code: res.status, order_id: orderId });
+  return { status_code: res.status, order_id: orderId, response, handed_off_at: handedOffAt };
+}
+
+/** Receipt stored; proposal → settled, token → consumed, checkout → confirmed (one transaction). */
+export async function settleCheckout(db: Db, checkoutId: string, handoff: HandoffResult): Promise<CheckoutView> {
+  return db.transaction().execute(async (trx) => {
+    const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
+    if (!c) throw checkoutNotFound(checkoutId);
+    if (c.status === 'confirmed') return checkoutView(c);
+    await transitionProposal(trx, c.proposal_id, 'settled', `checkout ${checkoutId}: merchant handoff receipt`);
+    const now = new Date();
+    await trx
+      .updateTable('match_tokens')
+      .set({ acceptance_state: 'consumed', updated_at: now })
+      .where('match_token_id', '=', c.match_token_id)
+      .where('acceptance_state', '=', 'payment_authorized')
+      .execute();
+    const receipt = {
+      receipt_id: `rcpt_${checkoutId.replace(/^chk_/, '')}`,
+      status: 'handed_off',
+      merchant_id: c.merchant_id,
+      merchant_response: { status_code: handoff.status_code, order_id: handoff.order_id, body: handoff.response },
+      payment_authorization_id: c.payment_authorization_id,
+      amount: c.amount_cents / 100,
+      currency: c.currency,
+      handed_off_at: handoff.handed_off_at,
+    };
+    const row = await trx
+      .updateTable('agentic_checkouts')
+      .set({ status: 'confirmed', receipt: JSON.stringify(receipt), confirmed_at: now, updated_at: now, audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify([
+        { step: 'proposal_settled', at: now.toISOString(), outcome: 'settled', detail: { proposal_id: c.proposal_id } },
+        { step: 'match_token_consumed', at: now.toISOString(), outcome: 'consumed', detail: { match_token_id: c.match_token_id } },
+        { step: 'confirmed', at: now.toISOString(), outcome: 'confirmed', detail: { receipt_id: receipt.receipt_id } },
+      ])}::jsonb` })
+      .where('checkout_id', '=', checkoutId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return checkoutView(row);
+  });
+}
+
+/** The plan's timer fired before a confirm: awaiting_confirmation → expired (token and proposal stay as they are). */
+export async function expireCheckout(db: Db, checkoutId: string): Promise<CheckoutStatus> {
+  const now = new Date();
+  const row = await db
+    .updateTable('agentic_checkouts')
+    .set({ status: 'expired', expired_at: now, updated_at: now, audit_trail: appendAudit('expired', 'expired', { reason: 'plan not confirmed before expires_at' }) })
+    .where('checkout_id', '=', checkoutId)
+    .where('status', '=', 'awaiting_confirmation')
+    .returning('status')
+    .executeTakeFirst();
+  return row?.status ?? (await getCheckout(db, checkoutId)).status;
+}
+
+/** A confirm that could not complete (payment refused, merchant handoff failed): status failed, with why. */
+export async function failCheckout(db: Db, checkoutId: string, rejection: Rejection): Promise<void> {
+  await db
+    .updateTable('agentic_checkouts')
+    .set({ status: 'failed', failure: JSON.stringify(rejection), updated_at: new Date(), audit_trail: appendAudit('failed', rejection.code, { message: rejection.message }) })
+    .where('checkout_id', '=', checkoutId)
+    .where('status', 'in', ['awaiting_confirmation', 'confirming'])
+    .execute();
+}
+

@@ -1,0 +1,114 @@
+import { createPublicKey } from 'node:crypto';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import { isGrpcServiceError, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../db/connect';
+import type { SigningKey } from '../crypto/signing-keys';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { toCents } from '../matching/money';
+import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkout';
+import type { TemporalHandle } from '../temporal/client';
+import { searchAttributes as SA, workflowIds } from '../temporal/names';
+import { agenticCheckout, confirmUpdate, getPlanUpdate } from '../../workflows/agentic-checkout';
+import { checkoutView, findCheckout, getCheckout, type CheckoutView } from './checkouts';
+
+/**
+ * The API side of the agentic checkout (DESIGN §5): start the workflow and wait for its plan
+ * (update-with-start `getPlan`), and confirm through the `confirm` Update after the match-token JWS
+ * has been verified here (jose is async, so not inside the workflow).
+ */
+
+const temporalUnavailable = () => new AppError(503, 'temporal_unavailable', 'Checkout runs on Temporal, which is not reachable from this API process.', undefined, { 'Retry-After': '5' });
+
+function requireTemporal(t: TemporalHandle | null): TemporalHandle {
+  if (!t) throw temporalUnavailable();
+  return t;
+}
+
+/** A workflow's business rejection (ApplicationFailure type = code, details[0] = status) as the API's error. */
+function mapTemporalError(err: unknown): unknown {
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type) {
+    const status = Number(err.cause.details?.[0]);
+    return new AppError(Number.isInteger(status) && status >= 400 ? status : 409, err.cause.type, err.cause.message);
+  }
+  // gRPC UNAVAILABLE (14) / DEADLINE_EXCEEDED (4): the server does not answer.
+  const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown })?.cause) ? (err as { cause: { code: number } }).cause : null;
+  if (grpc && (grpc.code === 14 || grpc.code === 4)) return temporalUnavailable();
+  return err;
+}
+
+/** POST /v1/agentic-checkout: 201 with the plan, or the failed check's code. */
+export async function createCheckout(temporal: TemporalHandle | null, body: CheckoutCreateBody): Promise<CheckoutView> {
+  const t = requireTemporal(temporal);
+  const checkoutId = newId('chk');
+  const workflowId = workflowIds.checkout(checkoutId);
+  const start = new WithStartWorkflowOperation(agenticCheckout, {
+    workflowId,
+    taskQueue: t.taskQueue,
+    args: [{ checkoutId, workflowId, ...body, currency: body.currency.toUpperCase() }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [
+      { key: SA.CheckoutId, value: checkoutId },
+      { key: SA.IntentId, value: body.intent_id },
+      { key: SA.FlowStage, value: 'planning' },
+    ],
+    staticSummary: `Agentic checkout ${checkoutId}: proposal ${body.proposal_id} for ${body.buyer_agent_id}`,
+  });
+  try {
+    return await t.client.workflow.executeUpdateWithStart(getPlanUpdate, { startWorkflowOperation: start, updateId: `plan-${checkoutId}` });
+  } catch (err) {
+    throw mapTemporalError(err);
+  }
+}
+
+export interface VerifyKeys {
+  signingKey: SigningKey;
+  issuer: string;
+}
+
+/** Verifies the confirm body's JWS against the service's match-token key; returns its claims. */
+export async function verifyMatchTokenJws(keys: VerifyKeys, jws: string): Promise<{ jti?: string; proposal_id?: unknown; amount?: unknown; currency?: unknown }> {
+  try {
+    const { payload } = await jwtVerify(jws, createPublicKey(keys.signingKey.privateKey), { algorithms: [keys.signingKey.alg], issuer: keys.issuer, typ: 'match-token+jwt' });
+    return payload as never;
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw new AppError(409, 'match_token_expired', 'The match token has expired; accept the match again for a new one.');
+    throw new AppError(409, 'match_token_invalid', 'The match token is not a valid signed token of this service.');
+  }
+}
+
+const storedOutcome = (c: Awaited<ReturnType<typeof getCheckout>>): CheckoutView | null => {
+  if (c.status === 'confirmed') return checkoutView(c);
+  if (c.status === 'expired') throw new AppError(409, 'checkout_expired', `The checkout plan expired at ${c.expires_at.toISOString()}.`);
+  if (c.status === 'failed') {
+    const f = (c.failure ?? {}) as { code?: string; message?: string };
+    throw new AppError(409, 'checkout_failed', `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim());
+  }
+  return null;
+};
+
+/** POST /v1/agentic-checkout/{id}/confirm. */
+export async function confirmCheckout(deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys }, checkoutId: string, body: CheckoutConfirmBody): Promise<CheckoutView> {
+  const c = await getCheckout(deps.db, checkoutId);
+  const claims = await verifyMatchTokenJws(deps.keys, body.match_token);
+  if (claims.jti !== c.match_token_id || claims.proposal_id !== c.proposal_id) {
+    throw new AppError(409, 'match_token_mismatch', `The signed match token is not the token (${c.match_token_id}) this checkout was planned with.`);
+  }
+  // Confirmed already: the stored result, nothing repeated. Expired/failed: nothing to confirm.
+  const done = storedOutcome(c);
+  if (done) return done;
+  const t = requireTemporal(deps.temporal);
+  const input = { consent: body.consent, proposal_id: body.proposal_id, amount_minor: toCents(body.amount), currency: body.currency };
+  try {
+    return await t.client.workflow.getHandle(c.workflow_id).executeUpdate(confirmUpdate, { args: [input] });
+  } catch (err) {
+    const mapped = mapTemporalError(err);
+    if (mapped !== err) throw mapped;
+    // The run ended in between (timer, another confirm): answer from what it stored.
+    const now = await findCheckout(deps.db, checkoutId);
+    const stored = now ? storedOutcome(now) : null;
+    if (stored) return stored;
+    throw err;
+  }
+}

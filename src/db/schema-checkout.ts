@@ -1,0 +1,43 @@
+import type { Json, NullableTimestamp, Timestamp } from './schema';
+
+/** Agentic checkout (spec 4.3, docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
+
+export type CheckoutStatus = 'awaiting_confirmation' | 'confirming' | 'confirmed' | 'expired' | 'failed';
+
+export interface AuditEntry {
+  step: string;
+  at: string;
+  outcome: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface AgenticCheckoutsTable {
+  checkout_id: string;
+  status: CheckoutStatus;
+  buyer_agent_id: string;
+  intent_id: string;
+  proposal_id: string;
+  match_token_id: string;
+  merchant_id: string;
+  /** Plan total in minor units. */
+  amount_cents: number;
+  currency: string;
+  plan: Json;
+  shipping_address: Json<Record<string, unknown> | null>;
+  metadata: Json;
+  consent: Json<Record<string, unknown> | null>;
+  payment_authorization_id: string | null;
+  receipt: Json<Record<string, unknown> | null>;
+  audit_trail: Json<AuditEntry[]>;
+  failure: Json<Record<string, unknown> | null>;
+  workflow_id: string;
+  expires_at: Timestamp;
+  confirmed_at: NullableTimestamp;
+  expired_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CheckoutTables {
+  agentic_checkouts: AgenticCheckoutsTable;
+}

@@ -1,0 +1,365 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import type http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT, decodeJwt } from 'jose';
+import { Worker } from '@temporalio/worker';
+import { createWorker, workflowBundle } from '../worker/run';
+import { findTemporalCli } from '../src/temporal/cli';
+import { workflowIds } from '../src/temporal/names';
+import { call } from './helpers/http';
+import { onboard, type Onboarded } from './helpers/console';
+import { startLoopback } from './helpers/loopback';
+import { startTestApi, type TestApi } from './helpers/stack';
+
+/**
+ * Agentic checkout end to end (spec 4.3, DESIGN §5/§6.1): the real API starts `agenticCheckout` on the
+ * run's Temporal dev server, a real worker runs it, the merchant agent is an HTTP server on loopback.
+ * Three stacks: defaults; MATCH_TOKEN_TTL_S=2 (token expiry); CHECKOUT_PLAN_TTL_S=2 (plan timer).
+ */
+
+interface Stack {
+  api: TestApi;
+  stop(): Promise<void>;
+}
+
+let main: Stack;
+let shortToken: Stack;
+let shortPlan: Stack;
+let dev: Onboarded;
+let productId: number;
+let priceCents: number;
+const servers: Array<{ close(): Promise<void> }> = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+
+async function stack(env: Record<string, string> = {}): Promise<Stack> {
+  const api = await startTestApi({ env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DISPATCH_TIMEOUT_MS: '2000', ...env } });
+  const { worker, close } = await createWorker({ address: api.config.TEMPORAL_ADDRESS!, namespace: api.config.TEMPORAL_NAMESPACE, taskQueue: api.config.TEMPORAL_TASK_QUEUE, deps: { db: api.db, config: api.config } });
+  const run = worker.run();
+  return {
+    api,
+    stop: async () => {
+      worker.shutdown();
+      await run;
+      await close();
+      await api.close();
+    },
+  };
+}
+
+/** A merchant agent that records every handoff and answers 200 with an order id. */
+async function merchantAgent() {
+  const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
+  const server = await startLoopback((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      bodies.push({ headers: req.headers, body: body ? JSON.parse(body) : null });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ order_id: `ord-${bodies.length}`, accepted: true }));
+    });
+  });
+  servers.push(server);
+  return { url: `${server.url}/agent`, bodies };
+}
+
+const post = (s: Stack, path: string, body?: unknown, headers: Record<string, string> = {}) => call(s.api.url, 'POST', path, { token: dev.apiKey, body, headers });
+const get = (s: Stack, path: string) => call(s.api.url, 'GET', path, { token: dev.apiKey });
+
+/** merchant → intent → proposal → match session → accept: a match token with its signed_token. */
+async function chain(s: Stack, opts: { shipping?: Record<string, unknown> } = {}) {
+  const agent = await merchantAgent();
+  const merchant_id = uid('mer');
+  const reg = await post(s, '/v1/merchant/register', { merchant_id, agent_endpoint: agent.url });
+  expect(reg.status, reg.text).toBe(200);
+  const intent = await post(s, '/v1/intents', { raw_query: 'a sturdy water bottle for hiking' });
+  expect(intent.status, intent.text).toBe(201);
+  const intentId = intent.body.intent.intent_id as string;
+  const proposal = await post(
+    s,
+    '/v1/proposals',
+    { merchant_agent_id: merchant_id, intent_id: intentId, product_id: productId, offer_title: 'Trail bottle', price: priceCents / 100, shipping_commitment: opts.shipping ?? { max_days: 3, cost: 4.5 } },
+    { 'x-merchant-token': reg.body.registration_token },
+  );
+  expect(proposal.status, proposal.text).toBe(201);
+  const proposalId = proposal.body.proposal.proposal_id as string;
+  const session = await post(s, '/v1/match', { intent_id: intentId, proposal_ids: [proposalId] });
+  expect(session.status, session.text).toBe(201);
+  const accept = await post(s, `/v1/match/${session.body.match_session.match_session_id}/accept`, { proposal_id: proposalId });
+  expect(accept.status, accept.text).toBe(200);
+  const token = accept.body.match_token;
+  return { agent, merchantId: merchant_id, intentId, proposalId, tokenId: token.match_token_id as string, jws: token.signed_token as string };
+}
+type Chain = Awaited<ReturnType<typeof chain>>;
+
+const createBody = (c: Chain, extra: Record<string, unknown> = {}) => ({
+  buyer_agent_id: 'buyer-agent-1',
+  intent_id: c.intentId,
+  proposal_id: c.proposalId,
+  match_token_id: c.tokenId,
+  amount: (priceCents + 450) / 100,
+  currency: 'USD',
+  shipping_address: { name: 'Ada', line1: '1 Main St', city: 'Springfield', country: 'US' },
+  ...extra,
+});
+
+const confirmBody = (c: Chain, extra: Record<string, unknown> = {}) => ({
+  consent: { granted: true, statement: 'I agree to buy the Trail bottle for the plan total.', granted_at: new Date().toISOString() },
+  match_token: c.jws,
+  proposal_id: c.proposalId,
+  amount: (priceCents + 450) / 100,
+  currency: 'usd',
+  ...extra,
+});
+
+async function createCheckout(s: Stack, c: Chain) {
+  const res = await post(s, '/v1/agentic-checkout', createBody(c));
+  expect(res.status, res.text).toBe(201);
+  return res.body.checkout;
+}
+
+/** Names of the Updates the workflow accepted (rejected ones leave no trace in history). */
+const acceptedUpdates = async (s: Stack, checkoutId: string) =>
+  (await s.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkoutId)).fetchHistory()).events!
+    .filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
+    .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest?.input?.name);
+
+beforeAll(async () => {
+  [main, shortToken, shortPlan] = await Promise.all([stack(), stack({ MATCH_TOKEN_TTL_S: '2' }), stack({ CHECKOUT_PLAN_TTL_S: '2' })]);
+  dev = await onboard(main.api.url);
+  const p = await main.api.db.selectFrom('products').select(['product_id', 'price_cents']).where('inventory_qty', '>', 20).orderBy('product_id').limit(1).executeTakeFirstOrThrow();
+  productId = p.product_id;
+  priceCents = p.price_cents;
+});
+
+afterAll(async () => {
+  await Promise.all([main, shortToken, shortPlan].filter(Boolean).map((s) => s.stop()));
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+describe('agentic checkout: plan (POST /v1/agentic-checkout)', () => {
+  it('201 with the plan in minor units and its expiry; GET reads it back; the workflow is findable by CheckoutId', async () => {
+    const c = await chain(main);
+    const before = Date.now();
+    const checkout = await createCheckout(main, c);
+    expect(checkout).toMatchObject({ status: 'awaiting_confirmation', proposal_id: c.proposalId, match_token_id: c.tokenId, merchant_id: c.merchantId, currency: 'USD', receipt: null });
+    expect(checkout.checkout_id).toMatch(/^chk_/);
+    expect(checkout.plan).toMatchObject({
+      line_items: [{ product_id: productId, quantity: 1, unit_amount_minor: priceCents, amount_minor: priceCents }],
+      shipping: { amount_minor: 450 },
+      totals: { subtotal_minor: priceCents, shipping_minor: 450, total_minor: priceCents + 450 },
+      amount: (priceCents + 450) / 100,
+      currency: 'USD',
+    });
+    const ttl = Date.parse(checkout.expires_at) - before;
+    expect(ttl).toBeGreaterThan(890_000);
+    expect(ttl).toBeLessThan(910_000);
+    expect(checkout.plan.expires_at).toBe(checkout.expires_at);
+    expect(checkout.audit_trail.map((a: any) => a.step)).toEqual(['plan_created']);
+
+    const fetched = await get(main, `/v1/agentic-checkout/${checkout.checkout_id}`);
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.checkout).toEqual(checkout);
+
+    const d = await main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id)).describe();
+    expect(d.status.name).toBe('RUNNING');
+    const found = main.api.temporal!.client.workflow.list({ query: `CheckoutId = '${checkout.checkout_id}'` });
+    const ids: string[] = [];
+    for await (const w of found) ids.push(w.workflowId);
+    // Visibility is eventually consistent; the attribute is set at start, so it is there or soon.
+    if (ids.length) expect(ids).toEqual([`checkout-${checkout.checkout_id}`]);
+  });
+
+  it('409 naming the failed check, 404 for unknown records, never 500', async () => {
+    const c = await chain(main);
+    const other = await chain(main);
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ proposal_id: 'prop_nothing' }, 404, 'proposal_not_found'],
+      [{ match_token_id: 'mt_nothing' }, 404, 'match_token_not_found'],
+      [{ intent_id: other.intentId }, 409, 'proposal_intent_mismatch'],
+      [{ match_token_id: other.tokenId }, 409, 'match_token_mismatch'],
+      [{ amount: priceCents / 100 }, 409, 'amount_mismatch'],
+      [{ currency: 'EUR' }, 409, 'currency_mismatch'],
+    ];
+    for (const [extra, status, code] of cases) {
+      const res = await post(main, '/v1/agentic-checkout', createBody(c, extra));
+      expect(res.status, `${JSON.stringify(extra)} ${res.text}`).toBe(status);
+      expect(res.body.error).toBe(code);
+    }
+    // Nothing was stored for the rejected requests; a valid one still works, a second on the same token does not.
+    await createCheckout(main, c);
+    const again = await post(main, '/v1/agentic-checkout', createBody(c));
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe('match_token_in_checkout');
+  });
+
+  it('400 invalid_payload naming the field; 401 without a key', async () => {
+    const c = await chain(main);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ amount: 'ten' }, 'amount'],
+      [{ amount: -1 }, 'amount'],
+      [{ currency: 'dollars' }, 'currency'],
+      [{ buyer_agent_id: undefined }, 'buyer_agent_id'],
+      [{ shipping_address: 'home' }, 'shipping_address'],
+    ];
+    for (const [extra, field] of cases) {
+      const res = await post(main, '/v1/agentic-checkout', createBody(c, extra));
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      expect(res.body.error).toBe('invalid_payload');
+      expect(res.body.fields).toContain(field);
+    }
+    const anon = await call(main.api.url, 'POST', '/v1/agentic-checkout', { body: createBody(c) });
+    expect(anon.status).toBe(401);
+    expect(anon.body.error).toBe('invalid_api_key');
+    expect((await call(main.api.url, 'GET', '/v1/agentic-checkout/chk_x')).status).toBe(401);
+  });
+
+  it('404 checkout_not_found for GET and confirm of an unknown checkout', async () => {
+    const c = await chain(main);
+    const res = await get(main, '/v1/agentic-checkout/chk_nothing');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('checkout_not_found');
+    const conf = await post(main, '/v1/agentic-checkout/chk_nothing/confirm', confirmBody(c));
+    expect(conf.status).toBe(404);
+    expect(conf.body.error).toBe('checkout_not_found');
+  });
+});
+
+describe('agentic checkout: confirm (Update with validator)', () => {
+  it('mismatches, bad consent and forged tokens are 409 with nothing changed and nothing in history; then the happy path; confirm twice = same result', async () => {
+    const c = await chain(main);
+    const checkout = await createCheckout(main, c);
+    const id = checkout.checkout_id as string;
+    const path = `/v1/agentic-checkout/${id}/confirm`;
+
+    const otherKey = generateKeyPairSync('ed25519').privateKey;
+    const claims = decodeJwt(c.jws);
+    const forged = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'EdDSA', typ: 'match-token+jwt' }).sign(otherKey);
+    const other = await chain(main);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ consent: { granted: false, statement: 'no' } }, 'consent_invalid'],
+      [{ consent: { granted: true } }, 'consent_invalid'],
+      [{ proposal_id: other.proposalId }, 'proposal_mismatch'],
+      [{ amount: priceCents / 100 }, 'amount_mismatch'],
+      [{ currency: 'EUR' }, 'currency_mismatch'],
+      [{ match_token: forged }, 'match_token_invalid'],
+      [{ match_token: 'not.a.jws' }, 'match_token_invalid'],
+      [{ match_token: other.jws }, 'match_token_mismatch'],
+    ];
+    for (const [extra, code] of cases) {
+      const res = await post(main, path, confirmBody(c, extra));
+      expect(res.status, `${JSON.stringify(extra)} ${res.text}`).toBe(409);
+      expect(res.body.error).toBe(code);
+    }
+    const unchanged = await get(main, `/v1/agentic-checkout/${id}`);
+    expect(unchanged.body.checkout).toEqual(checkout);
+    expect(await acceptedUpdates(main, id)).toEqual(['getPlan']);
+    expect(c.agent.bodies).toHaveLength(0);
+    expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('accepted');
+    expect((await get(main, `/v1/proposals/${c.proposalId}`)).body.proposal.proposal_state).toBe('pending_confirmation');
+
+    // Happy path.
+    const ok = await post(main, path, confirmBody(c));
+    expect(ok.status, ok.text).toBe(200);
+    const done = ok.body.checkout;
+    expect(done).toMatchObject({ checkout_id: id, status: 'confirmed' });
+    expect(done.receipt).toMatchObject({ status: 'handed_off', merchant_id: c.merchantId, merchant_response: { status_code: 200, order_id: 'ord-1' }, amount: (priceCents + 450) / 100, currency: 'USD' });
+    expect(Date.parse(done.receipt.handed_off_at)).toBeGreaterThan(0);
+    expect(done.audit_trail.map((a: any) => a.step)).toEqual([
+      'plan_created',
+      'consent_recorded',
+      'payment_authorized',
+      'merchant_handoff_attempt_1',
+      'proposal_settled',
+      'match_token_consumed',
+      'confirmed',
+    ]);
+    for (const a of done.audit_trail) expect(Date.parse(a.at)).toBeGreaterThan(0);
+    expect(c.agent.bodies).toHaveLength(1);
+    const handoff = c.agent.bodies[0]!;
+    expect(handoff.headers['idempotency-key']).toBe(id);
+    expect(handoff.headers['webhook-id']).toBe(id);
+    expect(handoff.body).toMatchObject({ type: 'checkout.handoff', checkout_id: id, proposal_id: c.proposalId, buyer: { buyer_agent_id: 'buyer-agent-1' }, shipping: { address: { city: 'Springfield' }, amount_minor: 450 } });
+    expect(handoff.body.plan.totals.total_minor).toBe(priceCents + 450);
+    expect((await get(main, `/v1/proposals/${c.proposalId}`)).body.proposal.proposal_state).toBe('settled');
+    expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
+
+    // Again: the same stored result, the merchant is not called twice.
+    const again = await post(main, path, confirmBody(c));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(ok.body);
+    expect((await get(main, `/v1/agentic-checkout/${id}`)).body).toEqual(ok.body);
+    expect(c.agent.bodies).toHaveLength(1);
+
+    // The run completed; its history replays against the current workflow code.
+    const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(id));
+    expect(await handle.result()).toEqual({ checkoutId: id, status: 'confirmed' });
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
+    if (process.env.RECORD_HISTORIES) {
+      const cli = await findTemporalCli();
+      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout.json', import.meta.url)), stdout);
+    }
+  });
+
+  it('concurrent confirms are one confirmation: one handoff, the same result', async () => {
+    const c = await chain(main, { shipping: { max_days: 2, cost: 4.5 } });
+    const { checkout_id } = await createCheckout(main, c);
+    const [a, b] = await Promise.all([post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c)), post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c))]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body).toEqual(b.body);
+    expect(c.agent.bodies).toHaveLength(1);
+  });
+
+  it('an expired match token: 409 match_token_expired (MATCH_TOKEN_TTL_S=2)', async () => {
+    const c = await chain(shortToken);
+    const res = await post(shortToken, '/v1/agentic-checkout', createBody(c));
+    expect(res.status, res.text).toBe(201);
+    await sleep(3000);
+    const conf = await post(shortToken, `/v1/agentic-checkout/${res.body.checkout.checkout_id}/confirm`, confirmBody(c));
+    expect(conf.status).toBe(409);
+    expect(conf.body.error).toBe('match_token_expired');
+    expect(c.agent.bodies).toHaveLength(0);
+    // A new checkout on the expired token is refused too.
+    const late = await post(shortToken, '/v1/agentic-checkout', createBody(c, { buyer_agent_id: 'buyer-agent-2' }));
+    expect(late.status).toBe(409);
+    expect(['match_token_expired', 'match_token_in_checkout']).toContain(late.body.error);
+  });
+
+  it('an unconfirmed plan expires by the workflow timer (CHECKOUT_PLAN_TTL_S=2); confirm then → 409 checkout_expired', async () => {
+    const c = await chain(shortPlan);
+    const res = await post(shortPlan, '/v1/agentic-checkout', createBody(c));
+    expect(res.status, res.text).toBe(201);
+    const id = res.body.checkout.checkout_id as string;
+    const handle = shortPlan.api.temporal!.client.workflow.getHandle(workflowIds.checkout(id));
+    expect(await handle.result()).toEqual({ checkoutId: id, status: 'expired' });
+    const after = await get(shortPlan, `/v1/agentic-checkout/${id}`);
+    expect(after.body.checkout).toMatchObject({ status: 'expired' });
+    expect(after.body.checkout.expired_at).not.toBeNull();
+    expect(after.body.checkout.audit_trail.map((a: any) => a.step)).toEqual(['plan_created', 'expired']);
+    const conf = await post(shortPlan, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
+    expect(conf.status).toBe(409);
+    expect(conf.body.error).toBe('checkout_expired');
+    expect(c.agent.bodies).toHaveLength(0);
+    // The token was not spent: it can back a new checkout.
+    expect((await get(shortPlan, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('accepted');
+  });
+
+  it('503 temporal_unavailable from an API process without Temporal', async () => {
+    const api = await startTestApi({ withTemporal: false, env: { ALLOW_PRIVATE_ENDPOINTS: 'true' } });
+    try {
+      const res = await call(api.url, 'POST', '/v1/agentic-checkout', {
+        token: dev.apiKey,
+        body: { buyer_agent_id: 'b', intent_id: 'int_x', proposal_id: 'prop_x', match_token_id: 'mt_x', amount: 1, currency: 'USD' },
+      });
+      expect(res.status).toBe(503);
+      expect(res.body.error).toBe('temporal_unavailable');
+    } finally {
+      await api.close();
+    }
+  });
+});
