@@ -1,6 +1,7 @@
 import type { Db } from '../src/db/connect';
 import type { Config } from '../src/config';
 import { createDispatchActivities } from './dispatch';
+import { createRuntimeActivities } from './runtime';
 import { createCheckoutActivities } from './checkout';
 
 export interface ActivityDeps {
@@ -16,5 +17,5 @@ export const pingActivities = {
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...pingActivities, ...createDispatchActivities(deps), ...createCheckoutActivities(deps) };
+  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createCheckoutActivities(deps) };
 }

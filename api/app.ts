@@ -19,6 +19,7 @@ import { cardRoutes } from './routes/cards';
 import { proofRoutes } from './routes/proof';
 import { recommendRoutes } from './routes/recommend';
 import { checkoutRoutes } from './routes/checkout';
+import { runtimeRoutes } from './routes/runtime';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
@@ -35,6 +36,7 @@ export function buildRoutes(): RouteRegistry {
   proofRoutes(routes);
   mandateRoutes(routes);
   checkoutRoutes(routes);
+  runtimeRoutes(routes);
   return routes;
 }
 

@@ -9,6 +9,7 @@ import { cardsZhCN } from './routes/cards.zh-CN';
 import { proofZhCN } from './routes/proof.zh-CN';
 import { recommendZhCN } from './routes/recommend.zh-CN';
 import { checkoutZhCN } from './routes/checkout.zh-CN';
+import { runtimeZhCN } from './routes/runtime.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -236,6 +237,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     ...proofZhCN,
     ...recommendZhCN,
     ...checkoutZhCN,
+    ...runtimeZhCN,
   },
 };
 

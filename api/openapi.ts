@@ -27,7 +27,7 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
 
   for (const r of routes) {
     const errors = [
-      ...(r.missingFields ? [[400, 'missing_fields', 'A required field is missing; `fields` names it.'] as const] : []),
+      ...(r.missingFields ? [[400, r.missingCode ?? 'missing_fields', 'A required field is missing; `fields` names it.'] as const] : []),
       ...(r.params || r.query || r.body ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const] : []),
       ...r.auth.errors,
       ...(r.errors ?? []),

@@ -4,3 +4,4 @@ export { intentSurge } from './intent-surge';
 export { delivery } from './delivery';
 export { dlqReplay } from './dlq-replay';
 export { agenticCheckout } from './agentic-checkout';
+export { commerceRuntime } from './commerce-runtime';

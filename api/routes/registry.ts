@@ -98,6 +98,8 @@ export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends 
   bodyRequired?: boolean;
   /** Body members whose absence is the spec's 400 `missing_fields` (checked before validation). */
   missingFields?: string[];
+  /** The code of a missing-fields 400 when the spec names its own (default `missing_fields`). */
+  missingCode?: string;
   /** Error code for a request that fails validation (the spec's code for this operation). */
   invalidCode?: string;
   /** A path parameter that cannot name anything is a 404 with this code (default `not_found`). */
@@ -128,10 +130,10 @@ function parse<T extends ZodType>(schema: T | undefined, value: unknown, where: 
   return res.data;
 }
 
-function assertPresent(fields: string[], body: unknown): void {
+function assertPresent(fields: string[], body: unknown, code = 'missing_fields'): void {
   const given = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const missing = fields.filter((f) => given[f] === undefined || given[f] === null || given[f] === '');
-  if (missing.length) throw new AppError(400, 'missing_fields', `Missing required field(s): ${missing.join(', ')}.`, { fields: missing });
+  if (missing.length) throw new AppError(400, code, `Missing required field(s): ${missing.join(', ')}.`, { fields: missing });
 }
 
 function hasBody(ctx: AppContext): boolean {
@@ -158,7 +160,7 @@ export class RouteRegistry {
         if (spec.body && spec.bodyRequired && !hasBody(ctx)) {
           throw new AppError(400, code, 'A JSON request body is required.', { fields: ['body'] });
         }
-        if (spec.missingFields) assertPresent(spec.missingFields, rawBody);
+        if (spec.missingFields) assertPresent(spec.missingFields, rawBody, spec.missingCode);
         // A path parameter that cannot name anything means there is nothing there: 404, not 400.
         const params = spec.params?.safeParse(ctx.params);
         if (params && !params.success) throw new AppError(404, spec.notFoundCode ?? 'not_found', 'Not found.');

@@ -5,6 +5,7 @@ import type { MandatesTables } from './schema-mandates';
 import type { DispatchTables } from './schema-dispatch';
 import type { RecommendTables } from './schema-recommend';
 import type { ProofTables } from './schema-proof';
+import type { RuntimeTables } from './schema-runtime';
 import type { CheckoutTables } from './schema-checkout';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
@@ -139,7 +140,7 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables, CheckoutTables {
+export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables, RuntimeTables, CheckoutTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;

@@ -16,6 +16,8 @@ export const workflowIds = {
   dlqReplay: (id: string) => `dlq-replay-${id}`,
   /** One agentic checkout: plan, confirm (Update), handoff, or expiry by timer. */
   checkout: (checkoutId: string) => `checkout-${checkoutId}`,
+  /** One commerce runtime run (docs/RUNTIME.md). */
+  runtime: (runtimeId: string) => `runtime-${runtimeId}`,
 };
 
 /** Typed keys for the attributes above, for workflows (upsert) and the client (start). */

@@ -9,6 +9,7 @@ import * as m0007 from './0007_rec_cards';
 import * as m0008 from './0008_recommend';
 import * as m0009 from './0009_community_evidence';
 import * as m0010 from './0010_agentic_checkout';
+import * as m0011 from './0011_commerce_runtime';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_recommend': m0008,
   '0009_community_evidence': m0009,
   '0010_agentic_checkout': m0010,
+  '0011_commerce_runtime': m0011,
 };

@@ -1,0 +1,75 @@
+import type { Db } from '../db/connect';
+import { AppError } from '../errors';
+import type { Logger } from '../logger';
+import type { TemporalHandle } from '../temporal/client';
+import { searchAttributes as SA, workflowIds } from '../temporal/names';
+import { BUDGET_DEFAULTS, type RuntimeCreateInput } from '../schemas/runtime';
+import type { commerceRuntime } from '../../workflows/commerce-runtime';
+import { deleteRuntime, insertRuntime, loadRuntime, newRuntimeId } from './store';
+
+/** How long a caller waits for the loop by default, and at most (`Prefer: wait=N`, seconds). */
+export const DEFAULT_WAIT_S = 20;
+export const MAX_WAIT_S = 60;
+/** Each merchant agent's answer deadline (docs/RUNTIME.md, merchant query contract). */
+export const MERCHANT_DEADLINE_MS = 3000;
+export const DEFAULT_ENTRY_AGENT = 'api-caller';
+
+/** `Prefer: wait=N` (RFC 7240), clamped to 0..MAX_WAIT_S; anything else means the default. */
+export function preferredWaitMs(prefer: string | undefined): number {
+  const m = /(?:^|[,;\s])wait\s*=\s*(\d+(?:\.\d+)?)/i.exec(prefer ?? '');
+  const s = m ? Number(m[1]) : DEFAULT_WAIT_S;
+  return Math.round(Math.min(Math.max(s, 0), MAX_WAIT_S) * 1000);
+}
+
+export type RuntimeStartResult =
+  | { status: 'completed'; runtime: Awaited<ReturnType<typeof loadRuntime>> }
+  | { status: 'running'; runtimeId: string };
+
+/**
+ * Stores the run, starts `runtime-<id>` and waits for it up to `waitMs`; past that the caller gets
+ * the id to poll. The workflow id is the runtime's, so a repeated start is the same run.
+ */
+export async function startRuntime(
+  deps: { db: Db; temporal: TemporalHandle | null; logger: Logger },
+  body: RuntimeCreateInput,
+  caller: { developerId?: string; keyId?: string },
+  waitMs: number,
+): Promise<RuntimeStartResult> {
+  const { db, temporal } = deps;
+  if (!temporal) throw new AppError(503, 'temporal_unavailable', 'The commerce runtime runs on Temporal, which this API process is not connected to.');
+  const runtimeId = newRuntimeId();
+  const budget = { ...BUDGET_DEFAULTS, ...body.commerce_budget };
+  await insertRuntime(db, {
+    runtimeId,
+    entryAgentId: body.runtime_session?.entry_agent_id ?? DEFAULT_ENTRY_AGENT,
+    mode: body.runtime_session?.mode ?? 'assisted',
+    budget,
+    memoryRefs: body.commerce_memory_refs ?? [],
+    skillRefs: body.skill_refs ?? [],
+    request: { intent: body.intent, ...(body.proposal ? { proposal: body.proposal } : {}) },
+    developerId: caller.developerId ?? null,
+    keyId: caller.keyId ?? null,
+  });
+  let handle;
+  try {
+    handle = await temporal.client.workflow.start<typeof commerceRuntime>('commerceRuntime', {
+      workflowId: workflowIds.runtime(runtimeId),
+      taskQueue: temporal.taskQueue,
+      args: [{ runtimeId, budget, merchantDeadlineMs: MERCHANT_DEADLINE_MS }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: [{ key: SA.FlowStage, value: 'queued' }],
+      staticSummary: `Commerce runtime ${runtimeId}: "${body.intent.raw_query.slice(0, 80)}"`,
+    });
+  } catch (err) {
+    deps.logger.warn({ err, runtime_id: runtimeId }, 'commerce runtime could not start');
+    await deleteRuntime(db, runtimeId);
+    throw new AppError(503, 'temporal_unavailable', 'Temporal is not reachable; the runtime did not start.');
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const done = await Promise.race([
+    handle.result().then(() => true, () => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+  ]).finally(() => clearTimeout(timer));
+  if (!done) return { status: 'running', runtimeId };
+  return { status: 'completed', runtime: await loadRuntime(db, runtimeId) };
+}

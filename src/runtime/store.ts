@@ -1,0 +1,191 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/connect';
+import type { BudgetConsumed, CommerceBudget, CommerceRuntimeStepsTable, CommerceRuntimesTable, RuntimeTrace } from '../db/schema-runtime';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { iso } from '../time';
+import { getIntent, intentView } from '../matching/intents';
+import { getProposal, proposalView } from '../matching/proposals';
+import { matchSessionView } from '../matching/match-sessions';
+import { getMatchToken, matchTokenView } from '../matching/match-tokens';
+import { workflowIds } from '../temporal/names';
+
+export type RuntimeRow = Selectable<CommerceRuntimesTable>;
+export type RuntimeStepRow = Selectable<CommerceRuntimeStepsTable>;
+
+/** The loop every run follows; runtime_trace.loop names it. */
+export const RUNTIME_LOOP = 'resolve_intent → merchant_query* → catalog_query? → rank → mint_token → authorize_payment?';
+
+export const runtimeNotFound = (id: string) => new AppError(404, 'runtime_not_found', `No commerce runtime '${id}'.`);
+
+export interface NewRuntime {
+  runtimeId: string;
+  entryAgentId: string;
+  mode: string;
+  budget: CommerceBudget;
+  memoryRefs: Record<string, unknown>[];
+  skillRefs: string[];
+  request: Record<string, unknown>;
+  developerId: string | null;
+  keyId: string | null;
+}
+
+export async function insertRuntime(db: Db, r: NewRuntime): Promise<void> {
+  const trace: RuntimeTrace = { loop: RUNTIME_LOOP, current_step: null, audit_status: 'running' };
+  await db
+    .insertInto('commerce_runtimes')
+    .values({
+      runtime_id: r.runtimeId,
+      entry_agent_id: r.entryAgentId,
+      mode: r.mode,
+      stage: 'queued',
+      intent_id: null,
+      proposal_id: null,
+      match_session_id: null,
+      match_token_id: null,
+      commerce_budget: JSON.stringify(r.budget),
+      commerce_memory_refs: JSON.stringify(r.memoryRefs),
+      skill_refs: JSON.stringify(r.skillRefs),
+      request: JSON.stringify(r.request),
+      runtime_trace: JSON.stringify(trace),
+      developer_id: r.developerId,
+      key_id: r.keyId,
+    })
+    .execute();
+}
+
+export async function deleteRuntime(db: Db, runtimeId: string): Promise<void> {
+  await db.deleteFrom('commerce_runtimes').where('runtime_id', '=', runtimeId).execute();
+}
+
+export async function getRuntimeRow(db: Db, runtimeId: string): Promise<RuntimeRow> {
+  const r = await db.selectFrom('commerce_runtimes').selectAll().where('runtime_id', '=', runtimeId).executeTakeFirst();
+  if (!r) throw runtimeNotFound(runtimeId);
+  return r;
+}
+
+export interface StepRecord {
+  runtimeId: string;
+  index: number;
+  agentId: string;
+  kind: string;
+  status: 'succeeded' | 'failed' | 'timeout' | 'skipped';
+  inputSummary: string;
+  outputSummary: string;
+  consumed: BudgetConsumed;
+  startedAt: Date;
+  error?: string | null;
+}
+
+/**
+ * Records one AgentStep and moves the run's trace to it. Keyed by (runtime, index): a retried
+ * activity rewrites its step rather than adding another.
+ */
+export async function recordStep(db: Db, s: StepRecord, runtime: { stage?: string; links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>> } = {}): Promise<string> {
+  const stepId = `${s.runtimeId}-s${s.index}`;
+  const values = {
+    agent_id: s.agentId,
+    kind: s.kind,
+    status: s.status,
+    input_summary: s.inputSummary.slice(0, 2000),
+    output_summary: s.outputSummary.slice(0, 2000),
+    budget_consumed: JSON.stringify(s.consumed),
+    started_at: s.startedAt,
+    finished_at: new Date(),
+    error: s.error ?? null,
+  };
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('commerce_runtime_steps')
+      .values({ step_id: stepId, runtime_id: s.runtimeId, index: s.index, ...values })
+      .onConflict((oc) => oc.columns(['runtime_id', 'index']).doUpdateSet(values))
+      .execute();
+    await trx
+      .updateTable('commerce_runtimes')
+      .set({
+        ...(runtime.stage ? { stage: runtime.stage } : {}),
+        ...(runtime.links ?? {}),
+        runtime_trace: sql`jsonb_set(runtime_trace, '{current_step}', to_jsonb(greatest(coalesce((runtime_trace->>'current_step')::int, -1), ${s.index}::int)))`,
+        updated_at: new Date(),
+      })
+      .where('runtime_id', '=', s.runtimeId)
+      .execute();
+  });
+  return stepId;
+}
+
+export async function setStage(db: Db, runtimeId: string, stage: string): Promise<void> {
+  await db.updateTable('commerce_runtimes').set({ stage, updated_at: new Date() }).where('runtime_id', '=', runtimeId).execute();
+}
+
+export async function finishRuntime(db: Db, f: { runtimeId: string; stage: string; auditStatus: string; proposalId?: string | null }): Promise<void> {
+  await db
+    .updateTable('commerce_runtimes')
+    .set({
+      stage: f.stage,
+      ...(f.proposalId ? { proposal_id: f.proposalId } : {}),
+      runtime_trace: sql`jsonb_set(runtime_trace, '{audit_status}', to_jsonb(${f.auditStatus}::text))`,
+      finished_at: new Date(),
+      updated_at: new Date(),
+    })
+    .where('runtime_id', '=', f.runtimeId)
+    .execute();
+}
+
+export function stepView(s: RuntimeStepRow) {
+  return {
+    step_id: s.step_id,
+    index: s.index,
+    agent_id: s.agent_id,
+    kind: s.kind,
+    status: s.status,
+    input_summary: s.input_summary,
+    output_summary: s.output_summary,
+    budget_consumed: s.budget_consumed,
+    started_at: iso(s.started_at)!,
+    finished_at: iso(s.finished_at),
+    error: s.error,
+  };
+}
+
+/** The full 2.9 runtime, read from the database with its linked records as their own GETs show them. */
+export async function loadRuntime(db: Db, runtimeId: string) {
+  const r = await getRuntimeRow(db, runtimeId);
+  const steps = await db.selectFrom('commerce_runtime_steps').selectAll().where('runtime_id', '=', runtimeId).orderBy('index').execute();
+  const [intent, proposal, session, token] = await Promise.all([
+    r.intent_id ? getIntent(db, r.intent_id) : null,
+    r.proposal_id ? getProposal(db, r.proposal_id) : null,
+    r.match_session_id ? db.selectFrom('match_sessions').selectAll().where('match_session_id', '=', r.match_session_id).executeTakeFirst() : null,
+    r.match_token_id ? getMatchToken(db, r.match_token_id) : null,
+  ]);
+  const consumed = steps.reduce(
+    (sum, s) => ({
+      iterations: sum.iterations + s.budget_consumed.iterations,
+      merchant_queries: sum.merchant_queries + s.budget_consumed.merchant_queries,
+      proposal_versions: sum.proposal_versions + s.budget_consumed.proposal_versions,
+    }),
+    { iterations: 0, merchant_queries: 0, proposal_versions: 0 },
+  );
+  return {
+    runtime_session: {
+      runtime_id: r.runtime_id,
+      entry_agent_id: r.entry_agent_id,
+      mode: r.mode,
+      stage: r.stage,
+      started_at: iso(r.started_at)!,
+      finished_at: iso(r.finished_at),
+      workflow_id: workflowIds.runtime(r.runtime_id),
+    },
+    intent: intent ? intentView(intent) : null,
+    proposal: proposal ? proposalView(proposal) : null,
+    match_session: session ? matchSessionView(session) : null,
+    match_token: token ? matchTokenView(token) : null,
+    agent_steps: steps.map(stepView),
+    commerce_budget: r.commerce_budget,
+    commerce_memory_refs: r.commerce_memory_refs,
+    skill_refs: r.skill_refs,
+    runtime_trace: { loop: r.runtime_trace.loop, current_step: r.runtime_trace.current_step, audit_status: r.runtime_trace.audit_status, consumed },
+  };
+}
+
+export const newRuntimeId = () => newId('rt');

@@ -1,0 +1,294 @@
+import { generateKeyPairSync } from 'node:crypto';
+import type http from 'node:http';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compactVerify, createLocalJWKSet } from 'jose';
+import { Worker } from '@temporalio/worker';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { createWorker, workflowBundle } from '../worker/run';
+import { workflowIds } from '../src/temporal/names';
+import { call } from './helpers/http';
+import { onboard, type Onboarded } from './helpers/console';
+import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
+import { startTestApi, type TestApi } from './helpers/stack';
+
+/**
+ * Commerce runtime end to end (docs/RUNTIME.md): the real API starts `runtime-<id>` on Temporal, a
+ * real worker runs the loop, and merchant agents are loopback HTTP servers that answer well, hang
+ * past their 3 s deadline, or lie about the price.
+ */
+const HISTORY_FILE = fileURLToPath(new URL('./histories/commerce-runtime.json', import.meta.url));
+const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+const ENV = { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_SIGNING_KEY: signingKey };
+
+let api: TestApi;
+let dev: Onboarded;
+let worker: Worker;
+let closeWorker: () => Promise<void>;
+let workerRun: Promise<void>;
+let product: { product_id: number; price_cents: number; title: string };
+const servers: LoopbackServer[] = [];
+
+const letters = () => Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
+const get = (path: string) => call(api.url, 'GET', path, { token: dev.apiKey });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A merchant agent on loopback: `answer` gives the JSON body, or 'hang' (never answers). */
+async function merchantAgent(answer: (body: any) => unknown | 'hang') {
+  const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
+  const server = await startLoopback((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = JSON.parse(raw || '{}');
+      bodies.push({ headers: req.headers, body });
+      const a = answer(body);
+      if (a === 'hang') return;
+      json(res, 200, a);
+    });
+  });
+  servers.push(server);
+  return { server, bodies };
+}
+
+async function register(merchantId: string, endpoint: string, tags: string[]) {
+  const res = await post('/v1/merchant/register', { merchant_id: merchantId, agent_endpoint: endpoint, subscription_tags: tags });
+  expect(res.status, res.text).toBe(200);
+}
+
+const offer = (price: number) => ({ proposals: [{ product_id: product.product_id, offer_title: product.title, price, currency: 'USD', shipping_commitment: { max_days: 3 } }] });
+const catalogPrice = () => product.price_cents / 100;
+
+/** Three merchants on a fresh tag, in merchant_id order: a-good, b-slow, c-liar. */
+async function threeMerchants(opts: { liarPrice?: number } = {}) {
+  const tag = letters();
+  const good = await merchantAgent(() => offer(catalogPrice()));
+  const slow = await merchantAgent(() => 'hang');
+  const liar = await merchantAgent(() => offer(opts.liarPrice ?? Math.round(catalogPrice() * 10) / 100)); // 90 % below catalog
+  const ids = { good: `m-${tag}-a-good`, slow: `m-${tag}-b-slow`, liar: `m-${tag}-c-liar` };
+  await register(ids.good, good.server.url, [tag]);
+  await register(ids.slow, slow.server.url, [tag]);
+  await register(ids.liar, liar.server.url, [tag]);
+  return { tag, ids, good, slow, liar };
+}
+
+const intentBody = (tag: string) => ({ raw_query: `${tag} wireless headphones for my commute`, intent_tags: [tag] });
+
+beforeAll(async () => {
+  api = await startTestApi({ env: ENV });
+  dev = await onboard(api.url);
+  product = await api.db
+    .selectFrom('products')
+    .select(['product_id', 'price_cents', 'title'])
+    .where('price_cents', '>', 2000)
+    .where('price_cents', '<', 20_000)
+    .where('currency', '=', 'USD')
+    .where('inventory_qty', '>', 20)
+    .orderBy('product_id')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  ({ worker, close: closeWorker } = await createWorker({
+    address: api.config.TEMPORAL_ADDRESS!,
+    namespace: api.config.TEMPORAL_NAMESPACE,
+    taskQueue: api.config.TEMPORAL_TASK_QUEUE,
+    deps: { db: api.db, config: { ...api.config, publicBaseUrl: api.url } },
+  }));
+  workerRun = worker.run();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await workerRun;
+  await closeWorker?.();
+  await Promise.all(servers.map((s) => s.close()));
+  await api?.close();
+});
+
+describe('POST /v1/commerce-runtime (spec 2.9, 4.3; DESIGN §5, §6.1)', () => {
+  it('runs the loop over 3 merchant agents: the honest one is chosen, the slow one times out, the liar loses on trust', async () => {
+    const { tag, ids, good, slow, liar } = await threeMerchants();
+    const memory = [{ ref_id: 'mem-1', kind: 'preference', uri: 'memory://user/42/prefs', summary: 'prefers over-ear' }];
+    const res = await post('/v1/commerce-runtime', {
+      intent: intentBody(tag),
+      runtime_session: { entry_agent_id: 'shopper-agent-1', mode: 'assisted' },
+      commerce_memory_refs: memory,
+      skill_refs: ['skill://compare-prices'],
+      proposal: { metadata: { cart_ref: 'cart-7' } },
+    });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.runtime_session).toMatchObject({ entry_agent_id: 'shopper-agent-1', mode: 'assisted', stage: 'awaiting_user_confirmation' });
+    expect(rt.runtime_session.workflow_id).toBe(workflowIds.runtime(rt.runtime_session.runtime_id));
+    expect(rt.commerce_budget).toEqual({ max_agent_iterations: 8, max_merchant_queries: 5, max_proposal_versions: 3, require_user_confirmation_before_payment: true });
+    expect(rt.commerce_memory_refs).toEqual(memory);
+    expect(rt.skill_refs).toEqual(['skill://compare-prices']);
+    expect(rt.runtime_trace).toMatchObject({ audit_status: 'completed', current_step: 5, consumed: { iterations: 6, merchant_queries: 3, proposal_versions: 2 } });
+
+    // The steps, in order, each with what it consumed.
+    expect(rt.agent_steps.map((s: any) => [s.index, s.kind, s.agent_id, s.status])).toEqual([
+      [0, 'resolve_intent', 'shopper-agent-1', 'succeeded'],
+      [1, 'merchant_query', ids.good, 'succeeded'],
+      [2, 'merchant_query', ids.slow, 'timeout'],
+      [3, 'merchant_query', ids.liar, 'succeeded'],
+      [4, 'rank', 'gateway-matcher', 'succeeded'],
+      [5, 'mint_token', 'gateway-matcher', 'succeeded'],
+    ]);
+    expect(rt.agent_steps[2].error).toMatch(/^timeout/);
+    expect(rt.agent_steps[1].budget_consumed).toEqual({ iterations: 1, merchant_queries: 1, proposal_versions: 1 });
+    expect(rt.agent_steps[3].output_summary).toMatch(/high risk: price is 90% below catalog/);
+    for (const s of rt.agent_steps) expect(s.finished_at >= s.started_at).toBe(true);
+
+    // Each merchant got the intent with a deadline; the honest merchant's proposal was chosen over the cheaper liar.
+    for (const m of [good, slow, liar]) {
+      expect(m.bodies).toHaveLength(1);
+      expect(m.bodies[0]!.body).toMatchObject({ type: 'runtime.query', data: { runtime_id: rt.runtime_session.runtime_id, intent: { intent_id: rt.intent.intent_id } } });
+      expect(m.bodies[0]!.headers['webhook-signature']).toMatch(/^v1,/);
+    }
+    expect(rt.proposal).toMatchObject({ merchant_agent_id: ids.good, price: catalogPrice(), proposal_state: 'pending_confirmation' });
+    expect(rt.proposal.metadata).toMatchObject({ runtime_id: rt.runtime_session.runtime_id, runtime_shell: { metadata: { cart_ref: 'cart-7' } } });
+    const liarRanked = rt.match_session.ranked_proposals.find((p: any) => p.merchant_agent_id === ids.liar);
+    expect(liarRanked.breakdown.trust.value).toBeLessThan(rt.match_session.ranked_proposals.find((p: any) => p.merchant_agent_id === ids.good).breakdown.trust.value);
+    expect(rt.match_token).toMatchObject({ proposal_id: rt.proposal.proposal_id, match_session_id: rt.match_session.match_session_id, acceptance_state: 'accepted' });
+
+    // Every linked record is readable through its own endpoint.
+    expect((await get(`/v1/intents/${rt.intent.intent_id}`)).body.intent.workflow).toMatchObject({ runtime_id: rt.runtime_session.runtime_id });
+    expect((await get(`/v1/proposals/${rt.proposal.proposal_id}`)).body.proposal.proposal_id).toBe(rt.proposal.proposal_id);
+    expect((await get(`/v1/match/${rt.match_session.match_session_id}`)).status).toBe(200);
+    const token = (await get(`/v1/match-tokens/${rt.match_token.match_token_id}`)).body.match_token;
+    expect(token.acceptance_state).toBe('accepted');
+    // The worker signed the token with the key the API publishes.
+    const jwks = (await call(api.url, 'GET', '/.well-known/jwks.json')).body;
+    const verified = await compactVerify(token.signed_token, createLocalJWKSet(jwks));
+    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toMatchObject({ proposal_id: rt.proposal.proposal_id, amount: catalogPrice() });
+    // GET reads the same runtime from the database.
+    const again = await get(`/v1/commerce-runtime/${rt.runtime_session.runtime_id}`);
+    expect(again.status).toBe(200);
+    expect(again.body.runtime).toEqual(rt);
+
+    // The completed run's history replays against the current workflow code; it is kept for the replay test.
+    const history = await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, rt.runtime_session.workflow_id);
+    // Re-recorded only on request (or when missing), so test runs do not churn the checked-in file.
+    if (process.env.RECORD_HISTORIES || !existsSync(HISTORY_FILE)) await writeFile(HISTORY_FILE, `${historyToJSON(history)}\n`);
+  });
+
+  it('max_merchant_queries 1 with 3 merchants: one query, then ranks what it has', async () => {
+    const { tag, ids, slow, liar } = await threeMerchants();
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { max_merchant_queries: 1 } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.runtime_trace.audit_status).toBe('budget_exhausted:max_merchant_queries');
+    expect(rt.runtime_trace.consumed.merchant_queries).toBe(1);
+    expect(rt.agent_steps.filter((s: any) => s.kind === 'merchant_query').map((s: any) => s.agent_id)).toEqual([ids.good]);
+    expect(slow.bodies).toHaveLength(0);
+    expect(liar.bodies).toHaveLength(0);
+    expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
+    expect(rt.match_token.proposal_id).toBe(rt.proposal.proposal_id);
+  });
+
+  it('max_agent_iterations 2: resolve and one query, then stops with the best proposal so far', async () => {
+    const { tag, ids } = await threeMerchants();
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { max_agent_iterations: 2 } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.runtime_trace).toMatchObject({ audit_status: 'budget_exhausted:max_agent_iterations', current_step: 1, consumed: { iterations: 2 } });
+    expect(rt.runtime_session.stage).toBe('stopped');
+    expect(rt.agent_steps).toHaveLength(2);
+    expect(rt.proposal.merchant_agent_id).toBe(ids.good);
+    expect(rt.match_session).toBeNull();
+    expect(rt.match_token).toBeNull();
+  });
+
+  it('max_proposal_versions 1: the first proposal is kept, collecting stops', async () => {
+    const { tag, ids, slow } = await threeMerchants();
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { max_proposal_versions: 1 } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.runtime_trace.audit_status).toBe('budget_exhausted:max_proposal_versions');
+    expect(rt.runtime_trace.consumed.proposal_versions).toBe(1);
+    expect(slow.bodies).toHaveLength(0);
+    expect(rt.proposal.merchant_agent_id).toBe(ids.good);
+    expect(rt.match_token).not.toBeNull();
+  });
+
+  it('require_user_confirmation_before_payment false: goes on to authorize payment', async () => {
+    const tag = letters();
+    const good = await merchantAgent(() => offer(catalogPrice()));
+    await register(`m-${tag}-only`, good.server.url, [tag]);
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { require_user_confirmation_before_payment: false } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.runtime_session.stage).toBe('payment_authorized');
+    expect(rt.agent_steps.at(-1)).toMatchObject({ kind: 'authorize_payment', status: 'succeeded' });
+    expect(rt.match_token.acceptance_state).toBe('payment_authorized');
+    expect(rt.proposal.proposal_state).toBe('accepted');
+    expect((await get(`/v1/match-tokens/${rt.match_token.match_token_id}`)).body.match_token.acceptance_state).toBe('payment_authorized');
+  });
+
+  it('the catalog answers when no merchant subscribes', async () => {
+    const res = await post('/v1/commerce-runtime', { intent: { raw_query: `${product.title}`, intent_tags: [letters()] } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.agent_steps.map((s: any) => s.kind)).toEqual(['resolve_intent', 'catalog_query', 'rank', 'mint_token']);
+    expect(rt.proposal).toMatchObject({ merchant_agent_id: 'gateway-catalog', provenance: 'catalog' });
+    expect(rt.match_token).not.toBeNull();
+  });
+
+  it('202 with Prefer: wait=0, then GET shows the final state', async () => {
+    const tag = letters();
+    const good = await merchantAgent(() => offer(catalogPrice()));
+    await register(`m-${tag}-only`, good.server.url, [tag]);
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag) }, { prefer: 'wait=0' });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toMatchObject({ status: 'running', status_url: `/v1/commerce-runtime/${res.body.runtime_id}` });
+    expect(res.headers.get('location')).toBe(res.body.status_url);
+    const deadline = Date.now() + 20_000;
+    let rt;
+    for (;;) {
+      const g = await get(res.body.status_url);
+      expect(g.status).toBe(200);
+      rt = g.body.runtime;
+      if (rt.runtime_session.finished_at || Date.now() > deadline) break;
+      await sleep(200);
+    }
+    expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
+    expect(rt.runtime_trace.audit_status).toBe('completed');
+    expect(rt.match_token).not.toBeNull();
+  });
+
+  it('400 missing_intent, 400 invalid budget (naming the field), 401, 404', async () => {
+    for (const body of [{}, { intent: null }, { commerce_budget: { max_agent_iterations: 3 } }]) {
+      const res = await post('/v1/commerce-runtime', body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('missing_intent');
+    }
+    const noBody = await call(api.url, 'POST', '/v1/commerce-runtime', { token: dev.apiKey });
+    expect(noBody.body.error).toBe('missing_intent');
+    for (const [field, value] of [['max_agent_iterations', 0], ['max_merchant_queries', 21], ['max_proposal_versions', 1.5], ['max_agent_iterations', 51]] as const) {
+      const res = await post('/v1/commerce-runtime', { intent: { raw_query: 'socks' }, commerce_budget: { [field]: value } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_payload');
+      expect(res.body.fields).toContain(`commerce_budget.${field}`);
+    }
+    expect((await call(api.url, 'POST', '/v1/commerce-runtime', { body: { intent: { raw_query: 'socks' } } })).status).toBe(401);
+    expect((await call(api.url, 'POST', '/v1/commerce-runtime', { token: 'nope', body: { intent: { raw_query: 'socks' } } })).body.error).toBe('invalid_api_key');
+    expect((await get('/v1/commerce-runtime/rt_missing')).body.error).toBe('runtime_not_found');
+  });
+
+  it('503 temporal_unavailable without Temporal (nothing stored)', async () => {
+    const bare = await startTestApi({ withTemporal: false, env: ENV, db: api.db });
+    try {
+      const before = await api.db.selectFrom('commerce_runtimes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const res = await call(bare.url, 'POST', '/v1/commerce-runtime', { token: dev.apiKey, body: { intent: { raw_query: 'socks' } } });
+      expect(res.status).toBe(503);
+      expect(res.body.error).toBe('temporal_unavailable');
+      const after = await api.db.selectFrom('commerce_runtimes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      expect(after.n).toBe(before.n);
+    } finally {
+      await bare.close();
+    }
+  });
+});
