@@ -20,6 +20,7 @@ import { proofRoutes } from './routes/proof';
 import { recommendRoutes } from './routes/recommend';
 import { checkoutRoutes } from './routes/checkout';
 import { runtimeRoutes } from './routes/runtime';
+import { mcpEndpoint } from './mcp';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
@@ -56,6 +57,8 @@ export function createApp(deps: AppDeps, opts: { extraRoutes?: (r: Router<AppSta
   app.use(errorEnvelope);
   app.use(rateLimit);
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  // MCP (Streamable HTTP, docs/MCP.md): its own middleware, not an OpenAPI route of the registry.
+  app.use(mcpEndpoint);
   app.use(router.routes());
   app.use(
     router.allowedMethods({

@@ -1,8 +1,8 @@
 import * as I from '../../src/schemas/intents';
 import * as P from '../../src/schemas/proposals';
-import { createIntent, getIntent, intentView } from '../../src/matching/intents';
+import { getIntent, intentView } from '../../src/matching/intents';
 import { getProposal, listProposals, proposalView, submitProposal } from '../../src/matching/proposals';
-import { startSurge } from '../../src/dispatch/surge-start';
+import { createIntentAndStartSurge } from '../../src/dispatch/surge-start';
 import { bodyMember, merchantToken } from './merchants';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
@@ -23,10 +23,7 @@ export function intentRoutes(r: RouteRegistry): void {
     missingFields: ['raw_query'],
     responses: { 201: { description: 'The intent.', schema: I.IntentEnvelope } },
     handler: async (ctx, { body }) => {
-      const { db, temporal, logger } = ctx.deps;
-      const intent = await createIntent(db, body, { developerId: ctx.state.apiKey?.developerId });
-      // The intent is stored either way; a fan-out that cannot start now is started by the API's sweep.
-      if (temporal) await startSurge(temporal, db, intent.intent_id).catch((err) => logger.warn({ err, intent_id: intent.intent_id }, 'surge start failed; the sweep retries'));
+      const intent = await createIntentAndStartSurge(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId });
       return { status: 201, body: { intent: intentView(intent) } };
     },
   });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as M from '../../src/schemas/match';
 import { ProductCardDocument } from '../../src/schemas/catalog';
 import { createMatchSession, matchSessionView } from '../../src/matching/match-sessions';
-import { renderMatchSession } from '../../src/matching/session-render';
+import { renderMatchSessionBody } from '../../src/matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../../src/matching/match-tokens';
 import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
 import type { AppContext } from '../context';
@@ -67,10 +67,9 @@ export function matchRoutes(r: RouteRegistry): void {
     notFoundCode: 'match_not_found',
     responses: { 200: { description: 'The rendered session.', schema: RenderedMatchSession } },
     errors: [matchNotFound],
-    handler: async (ctx, { params, query }) => {
-      const { session, top, tokens, cards: items } = await renderMatchSession(ctx.deps.db, params.matchSessionId, query.limit, ctx.deps.frozenTops);
-      return { body: { match_session: matchSessionView(session), ranked_proposals: top, match_tokens: tokens.map(matchTokenView), items } };
-    },
+    handler: async (ctx, { params, query }) => ({
+      body: await renderMatchSessionBody(ctx.deps.db, params.matchSessionId, query.limit, ctx.deps.frozenTops),
+    }),
   });
 
   r.add({

@@ -5,7 +5,8 @@ import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import type { intentSurge } from '../../workflows/intent-surge';
-import { RECOMMEND_RESOLUTION_SOURCE } from '../matching/intents';
+import { createIntent, RECOMMEND_RESOLUTION_SOURCE, type IntentRow } from '../matching/intents';
+import type { IntentCreateInput } from '../schemas/intents';
 
 /**
  * Starts the intent's fan-out once: the workflow id is `surge-<intent_id>` and a second start (a retried
@@ -29,6 +30,21 @@ export async function startSurge(temporal: TemporalHandle, db: Db, intentId: str
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
   await db.updateTable('intents').set({ surge_started_at: sql`now()` }).where('intent_id', '=', intentId).where('surge_started_at', 'is', null).execute();
+}
+
+/**
+ * POST /v1/intents (and the MCP tool create_intent): stores the intent, then starts its fan-out. The
+ * intent is stored either way; a fan-out that cannot start now is started by the API's sweep.
+ */
+export async function createIntentAndStartSurge(
+  deps: { db: Db; temporal: TemporalHandle | null; logger: Logger },
+  body: IntentCreateInput,
+  caller: { developerId?: string },
+): Promise<IntentRow> {
+  const { db, temporal, logger } = deps;
+  const intent = await createIntent(db, body, caller);
+  if (temporal) await startSurge(temporal, db, intent.intent_id).catch((err) => logger.warn({ err, intent_id: intent.intent_id }, 'surge start failed; the sweep retries'));
+  return intent;
 }
 
 /**

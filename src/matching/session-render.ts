@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../db/connect';
-import { matchNotFound, type MatchSessionRow } from './match-sessions';
-import { selectTokens, type MatchTokenRow } from './match-tokens';
+import { matchNotFound, matchSessionView, type MatchSessionRow } from './match-sessions';
+import { matchTokenView, selectTokens, type MatchTokenRow } from './match-tokens';
 import type { RankedProposal } from './ranking';
 import type { ProductCardDocumentT } from '../schemas/catalog';
 
@@ -80,4 +80,10 @@ export async function renderMatchSession(db: Db, id: string, top: number, cache?
       updated_at: toDate(t.updated_at)!,
     })),
   };
+}
+
+/** The body of GET /v1/match/{id} (also the MCP tool get_match_session): the rendered session in its public views. */
+export async function renderMatchSessionBody(db: Db, id: string, top: number, cache?: FrozenTopCache) {
+  const { session, top: ranked, tokens, cards } = await renderMatchSession(db, id, top, cache);
+  return { match_session: matchSessionView(session), ranked_proposals: ranked, match_tokens: tokens.map(matchTokenView), items: cards };
 }
