@@ -40,8 +40,12 @@ export function agentCard(baseUrl: string) {
       {
         id: 'run_commerce_runtime',
         name: 'Run commerce runtime',
-        description: 'One call that runs an auditable agent loop under budgets and returns the linked intent, proposal, match session and match token.',
+        description:
+          'One call that runs an auditable agent loop under budgets and returns the linked intent, proposal, match session and match token. Over A2A: message/send on the card url with a data part {"operation": "run_commerce_runtime", "input": <POST /v1/commerce-runtime body>}; the answer is a Task (id = runtime id) whose artifact holds {runtime}; poll tasks/get while it is working. API key scope: runtime (docs/A2A.md).',
         tags: ['commerce', 'agent-loop'],
+        inputModes: ['application/json'],
+        outputModes: ['application/json'],
+        examples: ['{"operation": "run_commerce_runtime", "input": {"intent": {"raw_query": "wireless headphones for my commute"}}}'],
       },
       {
         id: 'agentic_checkout',

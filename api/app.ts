@@ -21,6 +21,7 @@ import { recommendRoutes } from './routes/recommend';
 import { checkoutRoutes } from './routes/checkout';
 import { runtimeRoutes } from './routes/runtime';
 import { mcpEndpoint } from './mcp';
+import { a2aEndpoint } from './a2a';
 
 /** Every route of the service, in one registry (the OpenAPI document is generated from it). */
 export function buildRoutes(): RouteRegistry {
@@ -56,6 +57,8 @@ export function createApp(deps: AppDeps, opts: { extraRoutes?: (r: Router<AppSta
   app.use(requestLog);
   app.use(errorEnvelope);
   app.use(rateLimit);
+  // A2A JSON-RPC (docs/A2A.md): its own middleware, which parses its own body so JSON errors answer as JSON-RPC.
+  app.use(a2aEndpoint);
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
   // MCP (Streamable HTTP, docs/MCP.md): its own middleware, not an OpenAPI route of the registry.
   app.use(mcpEndpoint);

@@ -34,6 +34,8 @@ export async function startRuntime(
   body: RuntimeCreateInput,
   caller: { developerId?: string; keyId?: string },
   waitMs: number,
+  /** Stored beside the request (e.g. the A2A context a run was started from); never read by the loop. */
+  requestExtras: Record<string, unknown> = {},
 ): Promise<RuntimeStartResult> {
   const { db, temporal } = deps;
   if (!temporal) throw new AppError(503, 'temporal_unavailable', 'The commerce runtime runs on Temporal, which this API process is not connected to.');
@@ -46,7 +48,7 @@ export async function startRuntime(
     budget,
     memoryRefs: body.commerce_memory_refs ?? [],
     skillRefs: body.skill_refs ?? [],
-    request: { intent: body.intent, ...(body.proposal ? { proposal: body.proposal } : {}) },
+    request: { ...requestExtras, intent: body.intent, ...(body.proposal ? { proposal: body.proposal } : {}) },
     developerId: caller.developerId ?? null,
     keyId: caller.keyId ?? null,
   });

@@ -1,0 +1,89 @@
+import type { Middleware } from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import { AppError } from '../src/errors';
+import { isDatabaseUnavailable } from '../src/db/connect';
+import { preferredWaitMs } from '../src/runtime/start';
+import { dispatchA2a } from '../src/a2a/dispatch';
+import { RPC, type JsonRpcError, type JsonRpcResponse } from '../src/a2a/types';
+import type { AppContext, AppState } from './context';
+import { requireApiKey } from './middleware/auth';
+
+/**
+ * The A2A JSON-RPC endpoint (docs/A2A.md) named by the agent card's `url`. It is not a REST
+ * operation, so it is mounted beside the router rather than in the OpenAPI route registry.
+ *
+ *   POST /a2a   Authorization: Bearer <API_KEY with scope runtime>
+ *
+ * Transport answers: 401/403 (with a JSON-RPC error body) without a valid key, 405 for other
+ * methods, 413/415 for bodies the gateway will not read; every JSON-RPC outcome, including errors,
+ * is HTTP 200.
+ */
+export const A2A_PATH = '/a2a';
+
+const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
+const requireRuntimeKey = requireApiKey('runtime');
+const noop = async () => {};
+
+function reply(ctx: AppContext, status: number, body: JsonRpcResponse, headers: Record<string, string> = {}): void {
+  ctx.status = status;
+  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  ctx.type = 'application/json';
+  ctx.body = body;
+}
+
+const errorReply = (ctx: AppContext, status: number, error: JsonRpcError, headers?: Record<string, string>) =>
+  reply(ctx, status, { jsonrpc: '2.0', id: null, error }, headers);
+
+const envelope = (code: number, err: AppError): JsonRpcError => ({ code, message: err.message, data: { error: err.code, message: err.message } });
+
+function hasBody(ctx: AppContext): boolean {
+  return Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+}
+
+export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
+  const ctx = c as AppContext;
+  if (ctx.path !== A2A_PATH) return next();
+  if (ctx.method !== 'POST') {
+    const err = new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${A2A_PATH}; A2A JSON-RPC calls are POSTed.`);
+    return errorReply(ctx, 405, envelope(RPC.INVALID_REQUEST, err), { Allow: 'POST' });
+  }
+
+  try {
+    await requireRuntimeKey(ctx, noop);
+  } catch (err) {
+    if (err instanceof AppError && (err.status === 401 || err.status === 403)) {
+      return errorReply(ctx, err.status, envelope(RPC.INVALID_REQUEST, err), err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+    }
+    throw err;
+  }
+
+  if (hasBody(ctx) && !ctx.is('application/json', '+json')) {
+    return errorReply(ctx, 415, envelope(RPC.INVALID_REQUEST, new AppError(415, 'unsupported_media_type', 'Send the JSON-RPC request as application/json.')));
+  }
+  try {
+    await parseJson(ctx, noop);
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === 413) return errorReply(ctx, 413, envelope(RPC.INVALID_REQUEST, new AppError(413, 'payload_too_large', 'The request body exceeds the 1 MB limit.')));
+    return errorReply(ctx, 200, envelope(RPC.PARSE_ERROR, new AppError(400, 'invalid_json', 'The request body is not valid JSON.')));
+  }
+
+  const principal = ctx.state.apiKey;
+  const response = await dispatchA2a(
+    ctx.deps,
+    (ctx.request as { body?: unknown }).body,
+    { developerId: principal?.developerId, keyId: principal?.keyId },
+    {
+      waitMs: preferredWaitMs(ctx.get('prefer')),
+      internalError: (err) => {
+        if (isDatabaseUnavailable(err)) {
+          return { code: RPC.SERVER_ERROR, message: 'Service temporarily unavailable.', data: { error: 'service_unavailable', message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.' } };
+        }
+        ctx.deps.logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled A2A error');
+        const message = `Internal error. Quote request id ${ctx.state.requestId} when reporting it.`;
+        return { code: RPC.INTERNAL_ERROR, message, data: { error: 'internal_error', message } };
+      },
+    },
+  );
+  reply(ctx, 200, response);
+};

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+
+/**
+ * The A2A v0.3 JSON-RPC wire shapes this gateway speaks (the `kind`-discriminated objects of the
+ * A2A 0.3 spec, §6). `@a2a-js/sdk` 1.x exports only its v1.0 in-memory model (protobuf-style
+ * `Task`/`Part`), and translates to these shapes inside its legacy (v0.3) client transport, so the
+ * wire types are declared here; the SDK's client is what the tests drive the endpoint with.
+ */
+
+export const A2A_PROTOCOL_VERSION = '0.3.0';
+
+export type TaskState = 'submitted' | 'working' | 'input-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'auth-required' | 'unknown';
+
+export type Part =
+  | { kind: 'text'; text: string; metadata?: Record<string, unknown> }
+  | { kind: 'data'; data: Record<string, unknown>; metadata?: Record<string, unknown> }
+  | { kind: 'file'; file: { uri?: string; bytes?: string; name?: string; mimeType?: string }; metadata?: Record<string, unknown> };
+
+export interface Message {
+  kind: 'message';
+  messageId: string;
+  role: 'user' | 'agent';
+  parts: Part[];
+  contextId?: string;
+  taskId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface TaskStatus {
+  state: TaskState;
+  timestamp: string;
+  message?: Message;
+}
+
+export interface Artifact {
+  artifactId: string;
+  name?: string;
+  description?: string;
+  parts: Part[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface Task {
+  kind: 'task';
+  id: string;
+  contextId: string;
+  status: TaskStatus;
+  artifacts?: Artifact[];
+  history?: Message[];
+  metadata?: Record<string, unknown>;
+}
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type JsonRpcResponse =
+  | { jsonrpc: '2.0'; id: JsonRpcId; result: Task | Message }
+  | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcError };
+
+/** JSON-RPC 2.0 and A2A error codes (A2A 0.3 §8). */
+export const RPC = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  /** Implementation-defined server error: a gateway business error, `{error, message}` in data. */
+  SERVER_ERROR: -32000,
+  TASK_NOT_FOUND: -32001,
+  TASK_NOT_CANCELABLE: -32002,
+  PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
+  UNSUPPORTED_OPERATION: -32004,
+} as const;
+
+const metadata = z.record(z.string(), z.unknown()).optional();
+
+const PartIn = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string(), metadata }),
+  z.object({ kind: z.literal('data'), data: z.record(z.string(), z.unknown()), metadata }),
+  z.object({ kind: z.literal('file'), file: z.record(z.string(), z.unknown()), metadata }),
+]);
+
+export const MessageIn = z.object({
+  kind: z.literal('message').optional(),
+  messageId: z.string().min(1),
+  role: z.enum(['user', 'agent']),
+  parts: z.array(PartIn).min(1),
+  contextId: z.string().min(1).max(200).optional(),
+  taskId: z.string().optional(),
+  metadata,
+});
+export type MessageIn = z.infer<typeof MessageIn>;
+
+export const MessageSendParams = z.object({
+  message: MessageIn,
+  configuration: z
+    .object({
+      blocking: z.boolean().optional(),
+      acceptedOutputModes: z.array(z.string()).optional(),
+      historyLength: z.number().int().optional(),
+    })
+    .loose()
+    .optional(),
+  metadata,
+});
+export type MessageSendParams = z.infer<typeof MessageSendParams>;
+
+export const TaskQueryParams = z.object({ id: z.string().min(1), historyLength: z.number().int().optional(), metadata });
+
+export const JsonRpcRequest = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]).optional(),
+  method: z.string().min(1),
+  params: z.unknown().optional(),
+});
