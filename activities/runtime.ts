@@ -102,9 +102,9 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
             db,
             { ...body, source_channel: body.source_channel ?? 'commerce_runtime', workflow: { ...body.workflow, runtime_id: s.runtimeId } },
             { developerId: run.developer_id ?? undefined },
+            // The runtime asks the merchants itself: Intent.Surge does not also fan the intent out.
+            { answeredBy: 'commerce_runtime' },
           );
-          // The runtime asks the merchants itself: the intent is not left for the Intent.Surge sweep.
-          await db.updateTable('intents').set({ surge_started_at: sql`now()` }).where('intent_id', '=', intent.intent_id).execute();
         }
         const categories = intentCategoryTags(intent.intent_tags);
         const merchants = await db

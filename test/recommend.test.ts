@@ -59,6 +59,9 @@ describe('GET /v1/recommend (spec 2.2, 4.1; DESIGN §6)', () => {
       resolution_source: 'recommend_parser',
     });
     expect(intent.resolution_summary).toContain('budget from "under $120"');
+    // Answered here, so never fanned out to merchants by Intent.Surge (the sweep skips it).
+    const stored = await api.db.selectFrom('intents').select(['answered_by', 'surge_started_at']).where('intent_id', '=', body.intent_id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ answered_by: 'recommend', surge_started_at: null });
 
     // One catalog proposal per item, in item order, at catalog price.
     expect(body.proposals.map((p) => p.product_id)).toEqual(body.items.map((i) => Number(i.product.id)));

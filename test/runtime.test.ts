@@ -155,6 +155,8 @@ describe('POST /v1/commerce-runtime (spec 2.9, 4.3; DESIGN §5, §6.1)', () => {
 
     // Every linked record is readable through its own endpoint.
     expect((await get(`/v1/intents/${rt.intent.intent_id}`)).body.intent.workflow).toMatchObject({ runtime_id: rt.runtime_session.runtime_id });
+    // The runtime queried the merchants itself: Intent.Surge does not fan the intent out again.
+    expect(await api.db.selectFrom('intents').select('answered_by').where('intent_id', '=', rt.intent.intent_id).executeTakeFirstOrThrow()).toEqual({ answered_by: 'commerce_runtime' });
     expect((await get(`/v1/proposals/${rt.proposal.proposal_id}`)).body.proposal.proposal_id).toBe(rt.proposal.proposal_id);
     expect((await get(`/v1/match/${rt.match_session.match_session_id}`)).status).toBe(200);
     const token = (await get(`/v1/match-tokens/${rt.match_token.match_token_id}`)).body.match_token;

@@ -2,6 +2,9 @@ import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
 
 /** Intents, proposals, match sessions, match tokens and payment authorizations (issue: matching core). */
 
+/** Who answers an intent instead of Intent.Surge: GET /v1/recommend, or a commerce runtime that queries the merchants itself. */
+export type IntentAnsweredBy = 'recommend' | 'commerce_runtime';
+
 export interface IntentsTable {
   intent_id: string;
   raw_query: string;
@@ -25,6 +28,8 @@ export interface IntentsTable {
   developer_id: string | null;
   /** When the intentSurge workflow was started (null: not yet; the API retries). */
   surge_started_at: NullableTimestamp;
+  /** Set when the gateway answers the intent itself (never dispatched by Intent.Surge). */
+  answered_by: IntentAnsweredBy | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

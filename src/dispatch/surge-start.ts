@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import type { intentSurge } from '../../workflows/intent-surge';
-import { createIntent, RECOMMEND_RESOLUTION_SOURCE, type IntentRow } from '../matching/intents';
+import { createIntent, type IntentRow } from '../matching/intents';
 import type { IntentCreateInput } from '../schemas/intents';
 
 /**
@@ -56,8 +56,8 @@ export async function startMissedSurges(temporal: TemporalHandle, db: Db, logger
     .selectFrom('intents')
     .select('intent_id')
     .where('surge_started_at', 'is', null)
-    // GET /v1/recommend answers its intents from the catalog at once; they are not merchant demand.
-    .where('resolution_source', 'is distinct from', RECOMMEND_RESOLUTION_SOURCE)
+    // Intents the gateway answers itself (recommend, commerce runtime) are not merchant demand.
+    .where('answered_by', 'is', null)
     .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${opts.olderThanS ?? 10})`)
     .where('created_at', '>', sql<Date>`now() - interval '1 hour'`)
     .orderBy('created_at')

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect';
-import type { IntentsTable } from '../db/schema-matching';
+import type { IntentAnsweredBy, IntentsTable } from '../db/schema-matching';
 import type { Selectable } from 'kysely';
 import { AppError } from '../errors';
 import { newId } from '../ids';
@@ -9,9 +9,6 @@ import { fromCents, toCents } from './money';
 import { iso } from '../time';
 
 export type IntentRow = Selectable<IntentsTable>;
-
-/** Marks intents GET /v1/recommend created and answered from the catalog at once: they are not dispatched to merchants. */
-export const RECOMMEND_RESOLUTION_SOURCE = 'recommend_parser';
 
 export const intentNotFound = (id: string) => new AppError(404, 'intent_not_found', `No intent '${id}'.`);
 
@@ -78,17 +75,19 @@ export function resolveIntent(input: IntentCreateInput) {
   };
 }
 
-/**
- * The stored row of a new intent, JSON members as values. `resolution` is for callers that read
- * the text themselves (GET /v1/recommend) and pass what they found as explicit fields: it records
- * that reading instead of calling those fields explicit.
- */
-export function newIntentRow(
-  input: IntentCreateInput,
-  caller: { developerId?: string },
-  now: Date,
-  resolution?: { source: string; summary: string },
-): IntentRow {
+export interface NewIntentOptions {
+  /**
+   * For callers that read the text themselves (GET /v1/recommend) and pass what they found as
+   * explicit fields: records that reading instead of calling those fields explicit.
+   */
+  resolution?: { source: string; summary: string };
+  /** The gateway answers this intent itself: Intent.Surge never dispatches it. */
+  answeredBy?: IntentAnsweredBy;
+}
+
+/** The stored row of a new intent, JSON members as values. */
+export function newIntentRow(input: IntentCreateInput, caller: { developerId?: string }, now: Date, opts: NewIntentOptions = {}): IntentRow {
+  const { resolution } = opts;
   const r = { ...resolveIntent(input), ...(resolution ? { resolution_source: resolution.source, resolution_summary: resolution.summary } : {}) };
   return {
     intent_id: newId('int'),
@@ -112,13 +111,14 @@ export function newIntentRow(
     experience_context: input.experience_context ?? {},
     developer_id: caller.developerId ?? null,
     surge_started_at: null,
+    answered_by: opts.answeredBy ?? null,
     created_at: now,
     updated_at: now,
   };
 }
 
-export async function createIntent(db: Db, input: IntentCreateInput, caller: { developerId?: string }): Promise<IntentRow> {
-  const row = newIntentRow(input, caller, new Date());
+export async function createIntent(db: Db, input: IntentCreateInput, caller: { developerId?: string }, opts: NewIntentOptions = {}): Promise<IntentRow> {
+  const row = newIntentRow(input, caller, new Date(), opts);
   const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
   return db
     .insertInto('intents')

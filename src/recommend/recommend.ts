@@ -2,7 +2,7 @@ import type { Db } from '../db/connect';
 import { buildProductCards, type CardFactsCache } from '../catalog/cards';
 import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
 import { newId } from '../ids';
-import { newIntentRow, RECOMMEND_RESOLUTION_SOURCE } from '../matching/intents';
+import { newIntentRow } from '../matching/intents';
 import { newMatchSessionRow, rankSession } from '../matching/match-sessions';
 import { inventoryFromStock, productSnapshot, proposalView, type ProposalRow, type ProposalView } from '../matching/proposals';
 import { computeTrustScore } from '../matching/trust-score';
@@ -83,7 +83,7 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     },
     caller,
     now,
-    { source: RECOMMEND_RESOLUTION_SOURCE, summary: resolutionSummary(si, found) },
+    { resolution: { source: 'recommend_parser', summary: resolutionSummary(si, found) }, answeredBy: 'recommend' },
   );
   const validUntil = new Date(now.getTime() + deps.matchSessionTtlS * 1000);
   const proposals = found.hits.map((h, i) =>

@@ -6,7 +6,8 @@ export const CATALOG_MERCHANT_ID = 'gateway-catalog';
 /**
  * Recommendation retrieval (DESIGN §6 tiers): full-text search over a weighted document of title,
  * category names and brand, and trigram indexes on titles for the substring and fuzzy tiers.
- * Plus the reserved merchant that GET /v1/recommend files its catalog proposals under.
+ * Plus the reserved merchant that GET /v1/recommend files its catalog proposals under, and the mark
+ * of intents the gateway answers without Intent.Surge.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create extension if not exists pg_trgm`.execute(db);
@@ -22,6 +23,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index products_search_tsv_idx on products using gin (search_tsv) with (fastupdate = off)`.execute(db);
   await sql`create index products_title_trgm_idx on products using gin (title gin_trgm_ops) with (fastupdate = off)`.execute(db);
   await db.schema.createIndex('videos_published_idx').on('videos').column('published_at').execute();
+
+  // Intents the gateway answers itself (a recommendation, a commerce runtime that queries the
+  // merchants directly) are not fanned out by Intent.Surge; the sweep skips them.
+  await db.schema.alterTable('intents').addColumn('answered_by', 'text').execute();
 
   // No registration token hashes to 'none' and it subscribes to no tags: nobody can act as it,
   // and Intent.Surge never dispatches to it.
