@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import type http from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Worker } from '@temporalio/worker';
 import { Worker as ReplayWorker } from '@temporalio/worker';
@@ -11,7 +9,8 @@ import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
-import { startTestApi, TEST_ENCRYPTION_KEY, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
+import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
+import { startWorkerProcess } from './helpers/worker-process';
 
 /**
  * Intent.Surge dispatch end to end: the real API starts the fan-out on Temporal, a real worker runs
@@ -316,27 +315,7 @@ describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
 });
 
 describe('a worker killed in the middle of a fan-out', () => {
-  const ROOT = fileURLToPath(new URL('..', import.meta.url));
   let api2: TestApi;
-
-  function workerProcess(): { child: ChildProcess; exited: Promise<unknown> } {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '/tmp',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: inject('databaseUrl'),
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TEMPORAL_TASK_QUEUE: api2.config.TEMPORAL_TASK_QUEUE,
-        KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-        PUBLIC_BASE_URL: api2.url,
-        ...DISPATCH_ENV,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    return { child, exited: new Promise((r) => child.once('exit', r)) };
-  }
 
   beforeAll(async () => {
     api2 = await startTestApi({ env: DISPATCH_ENV });
@@ -356,15 +335,14 @@ describe('a worker killed in the middle of a fan-out', () => {
     const merchants = [];
     for (let i = 0; i < 40; i++) merchants.push(await registerMerchant(api2.url, `${sink.url}/m${i}`, { subscription_tags: [tag] }));
 
-    let w = workerProcess();
+    let w = startWorkerProcess(api2, DISPATCH_ENV);
     const intent = await createIntent(api2.url, `${tag} espresso grinder`);
     const deadline = Date.now() + 60_000;
     while (seen.length < 5 && Date.now() < deadline) await sleep(20);
     expect(seen.length).toBeGreaterThanOrEqual(5);
-    w.child.kill('SIGKILL');
-    await w.exited;
+    await w.kill();
     const deliveredAtKill = await api2.db.selectFrom('deliveries').select('delivery_id').where('intent_id', '=', intent.intent_id).where('state', '=', 'delivered').execute();
-    w = workerProcess();
+    w = startWorkerProcess(api2, DISPATCH_ENV);
     try {
       const queue = await settledQueue(api2.url, intent.intent_id, 40, 60_000);
       expect(queue.summary).toEqual({ pending: 0, inflight: 0, delivered: 40, dlq: 0 });
@@ -381,8 +359,7 @@ describe('a worker killed in the middle of a fan-out', () => {
       expect(delivered).toHaveLength(40);
       for (const row of delivered) expect(Number(row.n)).toBe(1);
     } finally {
-      w.child.kill('SIGTERM');
-      await w.exited;
+      await w.stop();
     }
   });
 });
