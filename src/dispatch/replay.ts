@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Db } from '../db/connect';
 import { AppError } from '../errors';
+import { within } from '../time';
 import { newId } from '../ids';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
@@ -43,8 +44,7 @@ export async function replayDeadLetters(temporal: TemporalHandle | null, db: Db,
     if (err instanceof WorkflowExecutionAlreadyStartedError) handle = temporal.client.workflow.getHandle(workflowId);
     else throw err;
   }
-  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), opts.waitMs).unref());
-  const result = await Promise.race([handle.result() as Promise<ReplayResult>, timeout]);
+  const result = await within(handle.result() as Promise<ReplayResult>, opts.waitMs);
   const remaining = await countDeadLetters(db);
   return result
     ? { ...result, status: 'scheduled', replay_workflow_id: workflowId, remaining }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
 import { AppError } from '../errors';
+import { within } from '../time';
 import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
@@ -67,11 +68,8 @@ export async function startRuntime(
     await deleteRuntime(db, runtimeId);
     throw new AppError(503, 'temporal_unavailable', 'Temporal is not reachable; the runtime did not start.');
   }
-  let timer: NodeJS.Timeout | undefined;
-  const done = await Promise.race([
-    handle.result().then(() => true, () => true),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
-  ]).finally(() => clearTimeout(timer));
+  // A failed run has finished too: its stored state says how.
+  const done = await within(handle.result().then(() => true, () => true), waitMs);
   if (!done) return { status: 'running', runtimeId };
   return { status: 'completed', runtime: await loadRuntime(db, runtimeId) };
 }
