@@ -20,6 +20,10 @@ import { proofRoutes } from './routes/proof';
 import { recommendRoutes } from './routes/recommend';
 import { checkoutRoutes } from './routes/checkout';
 import { runtimeRoutes } from './routes/runtime';
+import { experienceRoutes } from './routes/experience';
+import { merchantOpsRoutes } from './routes/merchant-ops';
+import { reportRoutes } from './routes/reports';
+import { reconciliationRoutes } from './routes/reconciliation';
 import { mcpEndpoint } from './mcp';
 import { a2aEndpoint } from './a2a';
 
@@ -39,6 +43,10 @@ export function buildRoutes(): RouteRegistry {
   mandateRoutes(routes);
   checkoutRoutes(routes);
   runtimeRoutes(routes);
+  experienceRoutes(routes);
+  merchantOpsRoutes(routes);
+  reportRoutes(routes);
+  reconciliationRoutes(routes);
   return routes;
 }
 

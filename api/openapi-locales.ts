@@ -10,6 +10,10 @@ import { proofZhCN } from './routes/proof.zh-CN';
 import { recommendZhCN } from './routes/recommend.zh-CN';
 import { checkoutZhCN } from './routes/checkout.zh-CN';
 import { runtimeZhCN } from './routes/runtime.zh-CN';
+import { experienceZhCN } from './routes/experience.zh-CN';
+import { merchantOpsZhCN } from './routes/merchant-ops.zh-CN';
+import { reportsZhCN } from './routes/reports.zh-CN';
+import { reconciliationZhCN } from './routes/reconciliation.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -238,6 +242,10 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     ...recommendZhCN,
     ...checkoutZhCN,
     ...runtimeZhCN,
+    ...experienceZhCN,
+    ...merchantOpsZhCN,
+    ...reportsZhCN,
+    ...reconciliationZhCN,
   },
 };
 

@@ -7,6 +7,7 @@ import type { RecommendTables } from './schema-recommend';
 import type { ProofTables } from './schema-proof';
 import type { RuntimeTables } from './schema-runtime';
 import type { CheckoutTables } from './schema-checkout';
+import type { SupplyTables } from './schema-supply';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -140,7 +141,7 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables, RuntimeTables, CheckoutTables {
+export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables, RuntimeTables, CheckoutTables, SupplyTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;

@@ -1,0 +1,3 @@
+import type { RouteRegistry } from './registry';
+
+export function experienceRoutes(_r: RouteRegistry): void {}
