@@ -51,16 +51,16 @@ async function stack(env: Record<string, string> = {}): Promise<Stack> {
   };
 }
 
-/** A merchant agent that records every handoff and answers 200 with an order id. */
-async function merchantAgent() {
+/** A merchant agent that records every handoff and answers `status` (200: with an order id). */
+async function merchantAgent(status = 200) {
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
   const server = await startLoopback((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       bodies.push({ headers: req.headers, body: body ? JSON.parse(body) : null });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ order_id: `ord-${bodies.length}`, accepted: true }));
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status === 200 ? { order_id: `ord-${bodies.length}`, accepted: true } : { error: 'not today' }));
     });
   });
   servers.push(server);
@@ -71,8 +71,8 @@ const post = (s: Stack, path: string, body?: unknown, headers: Record<string, st
 const get = (s: Stack, path: string) => call(s.api.url, 'GET', path, { token: dev.apiKey });
 
 /** merchant → intent → proposal → match session → accept: a match token with its signed_token. */
-async function chain(s: Stack, opts: { shipping?: Record<string, unknown> } = {}) {
-  const agent = await merchantAgent();
+async function chain(s: Stack, opts: { shipping?: Record<string, unknown>; merchantStatus?: number } = {}) {
+  const agent = await merchantAgent(opts.merchantStatus);
   const merchant_id = uid('mer');
   const reg = await post(s, '/v1/merchant/register', { merchant_id, agent_endpoint: agent.url });
   expect(reg.status, reg.text).toBe(200);
@@ -313,6 +313,44 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body).toEqual(b.body);
     expect(c.agent.bodies).toHaveLength(1);
+  });
+
+  it('a merchant that keeps failing: 502 merchant_handoff_failed after 4 attempts with one idempotency key; the checkout ends failed, a later confirm is 409 checkout_failed', async () => {
+    const c = await chain(main, { merchantStatus: 503 });
+    const { checkout_id } = await createCheckout(main, c);
+    const res = await post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c));
+    expect(res.status, res.text).toBe(502);
+    expect(res.body.error).toBe('merchant_handoff_failed');
+    expect(c.agent.bodies).toHaveLength(4);
+    expect(new Set(c.agent.bodies.map((b) => b.headers['idempotency-key']))).toEqual(new Set([checkout_id]));
+    const stored = (await get(main, `/v1/agentic-checkout/${checkout_id}`)).body.checkout;
+    expect(stored.status).toBe('failed');
+    expect(stored.audit_trail.map((a: any) => `${a.step}:${a.outcome}`)).toEqual([
+      'plan_created:awaiting_confirmation',
+      'consent_recorded:granted',
+      'payment_authorized:authorized',
+      'merchant_handoff_attempt_1:failed',
+      'merchant_handoff_attempt_2:failed',
+      'merchant_handoff_attempt_3:failed',
+      'merchant_handoff_attempt_4:failed',
+      'failed:merchant_handoff_failed',
+    ]);
+    expect(stored.audit_trail[3].detail).toMatchObject({ status_code: 503 });
+    const again = await post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c));
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe('checkout_failed');
+    expect(c.agent.bodies).toHaveLength(4);
+  });
+
+  it('a merchant that refuses (HTTP 422) is not retried: 502 merchant_handoff_failed after one attempt', async () => {
+    const c = await chain(main, { merchantStatus: 422 });
+    const { checkout_id } = await createCheckout(main, c);
+    const res = await post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c));
+    expect(res.status, res.text).toBe(502);
+    expect(res.body.error).toBe('merchant_handoff_failed');
+    expect(res.body.message).toContain('HTTP 422');
+    expect(c.agent.bodies).toHaveLength(1);
+    expect((await get(main, `/v1/agentic-checkout/${checkout_id}`)).body.checkout.status).toBe('failed');
   });
 
   it('an expired match token: 409 match_token_expired (MATCH_TOKEN_TTL_S=2)', async () => {
