@@ -25,6 +25,8 @@ export const confirmUpdate = wf.defineUpdate<CheckoutView, [ConfirmInput]>('conf
 /** Live stage, for operators (`temporal workflow query --type stage`). */
 export const stageQuery = wf.defineQuery<string>('stage');
 
+export const LOCAL_DB_STEPS_PATCH = 'checkout-local-db-steps';
+
 /** A business rejection as the API maps it: `type` is the error code, details[0] the HTTP status. */
 const rejection = (r: Rejection) => wf.ApplicationFailure.create({ type: r.code, message: r.message, details: [r.status], nonRetryable: true });
 
@@ -33,10 +35,13 @@ const rejection = (r: Rejection) => wf.ApplicationFailure.create({ type: r.code,
  * plan expires unconfirmed) → authorize payment → hand off to the merchant → settle (receipt).
  */
 export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOutcome> {
-  const db = wf.proxyActivities<CheckoutActivities>({
+  const dbOptions = {
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '500 ms', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
-  });
+  } as const;
+  // The Postgres steps are short: as local activities they skip two server round trips each
+  // (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
+  const db = wf.patched(LOCAL_DB_STEPS_PATCH) ? wf.proxyLocalActivities<CheckoutActivities>(dbOptions) : wf.proxyActivities<CheckoutActivities>(dbOptions);
   const merchant = wf.proxyActivities<CheckoutActivities>({
     // One attempt is bounded by DISPATCH_TIMEOUT_MS (≤ 15 s); the merchant gets 4 tries with backoff.
     startToCloseTimeout: '30 seconds',

@@ -20,10 +20,17 @@ export interface RuntimeOutcome {
   matchTokenId: string | null;
 }
 
-const bookkeeping = wf.proxyActivities<RuntimeActivities>({
+const bookkeepingOptions = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
+} as const;
+/**
+ * The bookkeeping steps are short Postgres writes: as local activities they skip two server round
+ * trips each (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
+ */
+export const LOCAL_BOOKKEEPING_PATCH = 'runtime-local-bookkeeping';
+const remoteBookkeeping = wf.proxyActivities<RuntimeActivities>(bookkeepingOptions);
+const localBookkeeping = wf.proxyLocalActivities<RuntimeActivities>(bookkeepingOptions);
 
 /**
  * The commerce runtime (docs/RUNTIME.md): an auditable agent loop. Every iteration is an AgentStep
@@ -33,6 +40,7 @@ const bookkeeping = wf.proxyActivities<RuntimeActivities>({
  */
 export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutcome> {
   const { budget, runtimeId } = input;
+  const bookkeeping = wf.patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : remoteBookkeeping;
   // The merchant call's own deadline bounds it; a little more covers the bookkeeping around it.
   const merchants = wf.proxyActivities<RuntimeActivities>({
     startToCloseTimeout: input.merchantDeadlineMs + 15_000,
