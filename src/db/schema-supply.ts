@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Json, NullableTimestamp, Timestamp } from './schema';
+import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
 
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */
 
@@ -34,7 +34,7 @@ export type AffiliateOrderStatus = 'completed' | 'refunded' | 'cancelled';
 
 export interface AffiliateOrdersTable {
   id: Generated<string>;
-  source: string;
+  source: Defaulted<string>;
   order_id: string;
   rec_id: string | null;
   match_token_id: string | null;
@@ -44,7 +44,7 @@ export interface AffiliateOrdersTable {
   amount_cents: number;
   currency: string;
   commission_cents: number | null;
-  status: AffiliateOrderStatus;
+  status: Defaulted<AffiliateOrderStatus>;
   ordered_at: Timestamp;
   import_batch: string;
   line: number | null;

@@ -14,7 +14,7 @@ export type AttemptRow = Selectable<DeliveryAttemptsTable>;
 export const DELIVERY_STATES = ['pending', 'inflight', 'delivered', 'dlq'] as const satisfies readonly DeliveryState[];
 
 /** How long a merchant has to answer when its workflow_context does not say. */
-const DEFAULT_RESPONSE_WINDOW_S = 600;
+export const DEFAULT_RESPONSE_WINDOW_S = 600;
 
 export const deliveryNotFound = (id: string) => new AppError(404, 'delivery_not_found', `No delivery '${id}'.`);
 
