@@ -5,6 +5,7 @@ import type { ProposalState, ProposalsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { getProduct, productView, type ProductRow } from '../catalog/products';
+import { proposalExperience } from '../experience/proposal-experience';
 import { getMerchant } from '../registry/merchants';
 import { assessReadiness } from '../registry/readiness';
 import type { ProposalCreateInput } from '../schemas/proposals';
@@ -79,9 +80,20 @@ export async function submitProposal(db: Db, input: ProposalCreateInput): Promis
     throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
   }
   const priceCents = toCents(input.price);
+  const proposalId = newId('prop');
+  const [healthProbes, experience] = await Promise.all([
+    recentHealth(db, merchant.merchant_id),
+    proposalExperience(db, intent, product, {
+      proposal_id: proposalId,
+      price_cents: priceCents,
+      currency: input.currency,
+      merchant_preview: input.experience_preview,
+      merchant_card: input.experience_card,
+    }),
+  ]);
   const trust = computeTrustScore({
     readinessScore: assessReadiness(merchant).score,
-    healthProbes: await recentHealth(db, merchant.merchant_id),
+    healthProbes,
     evidence: input.evidence ?? [],
     priceCents,
     catalogPriceCents: product.price_cents,
@@ -93,7 +105,7 @@ export async function submitProposal(db: Db, input: ProposalCreateInput): Promis
     const p = await trx
       .insertInto('proposals')
       .values({
-        proposal_id: newId('prop'),
+        proposal_id: proposalId,
         merchant_agent_id: merchant.merchant_id,
         intent_id: intent.intent_id,
         product_id: product.product_id,
@@ -115,8 +127,8 @@ export async function submitProposal(db: Db, input: ProposalCreateInput): Promis
         asset_refs: json(input.asset_refs ?? []),
         attribution_chain: json(input.attribution_chain ?? []),
         workflow: json(input.workflow ?? {}),
-        experience_preview: json(input.experience_preview ?? {}),
-        experience_card: json(input.experience_card ?? {}),
+        experience_preview: json(experience.experience_preview),
+        experience_card: json(experience.experience_card),
         created_at: now,
         updated_at: now,
       })

@@ -65,8 +65,10 @@ export const ProposalCreateBody = z
     asset_refs: z.array(AssetRef).max(50).optional(),
     attribution_chain: z.array(AttributionLink).max(50).optional(),
     workflow: Workflow.optional(),
-    experience_preview: freeObject.optional(),
-    experience_card: freeObject.optional(),
+    experience_preview: freeObject
+      .optional()
+      .meta({ description: "The merchant's own preview asset (e.g. {type, url}); kept verbatim as the asset of a referenced experience_preview." }),
+    experience_card: freeObject.optional().meta({ description: 'Kept verbatim in experience_card.merchant_supplied; the card itself is built by the gateway.' }),
   })
   .meta({ id: 'ProposalCreateRequest' });
 export type ProposalCreateInput = z.infer<typeof ProposalCreateBody>;
@@ -98,8 +100,8 @@ export const Proposal = z
     attribution_chain: z.array(freeObject),
     proposal_state: z.enum(['draft', 'quoted', 'pending_confirmation', 'accepted', 'settled', 'expired']),
     workflow: freeObject,
-    experience_preview: freeObject,
-    experience_card: freeObject,
+    experience_preview: freeObject.meta({ description: 'ExperiencePreview built at submission (empty for catalog proposals of GET /v1/recommend).' }),
+    experience_card: freeObject.meta({ description: 'ExperienceCard built at submission from the product, its creator evidence and the intent (empty for catalog proposals of GET /v1/recommend).' }),
   })
   .meta({ id: 'Proposal' });
 

@@ -11,6 +11,7 @@ import * as m0009 from './0009_community_evidence';
 import * as m0010 from './0010_agentic_checkout';
 import * as m0011 from './0011_commerce_runtime';
 import * as m0012 from './0012_experience_supply';
+import * as m0013 from './0013_experience';
 import * as m0014 from './0014_merchant_ops';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
@@ -27,5 +28,6 @@ export const migrations: Record<string, Migration> = {
   '0010_agentic_checkout': m0010,
   '0011_commerce_runtime': m0011,
   '0012_experience_supply': m0012,
+  '0013_experience': m0013,
   '0014_merchant_ops': m0014,
 };
