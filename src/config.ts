@@ -69,6 +69,10 @@ export const envSchema = z.object({
   PORTAL_DEMO_RATE_LIMIT_PER_IP: positiveInt.default(30),
   REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Settlement preview fees (docs/REPORTS.md); a merchant's metadata.billing overrides them. */
+  BILLING_QUALIFIED_LEAD_FEE_CENTS: z.coerce.number().int().nonnegative().default(50),
+  BILLING_ACCEPTED_MATCH_FEE_CENTS: z.coerce.number().int().nonnegative().default(100),
+  BILLING_CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'ISO 4217 code, e.g. USD').default('USD'),
 });
 
 export type Env = z.infer<typeof envSchema>;

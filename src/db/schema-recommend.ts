@@ -18,6 +18,8 @@ export interface RecClicksTable {
   click_id: Generated<string>;
   rec_id: string;
   channel: string | null;
+  /** The card's product, copied at click time so the attribution report needs no join (migration 0015). */
+  product_id: number | null;
   user_agent_hash: string | null;
   clicked_at: Timestamp;
 }

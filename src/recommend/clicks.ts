@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/connect';
 import { sha256Hex } from '../crypto/tokens';
 import { cardNotFound } from './issued-cards';
@@ -14,15 +15,16 @@ export async function followCard(db: Db, recId: string, opts: { userAgent?: stri
     .where('c.rec_id', '=', recId)
     .executeTakeFirst();
   if (!card) throw cardNotFound(recId);
-  await db
-    .insertInto('rec_clicks')
-    .values({
-      rec_id: card.rec_id,
-      channel: card.channel,
-      user_agent_hash: opts.userAgent ? sha256Hex(opts.userAgent) : null,
-      clicked_at: new Date(),
-    })
-    .execute();
+  const clickedAt = new Date();
+  const userAgentHash = opts.userAgent ? sha256Hex(opts.userAgent) : null;
+  // One statement, so atomic without a transaction: the click row and the daily rollup the
+  // attribution report reads whole (UTC) days from (migration 0015).
+  await sql`with click as (
+              insert into rec_clicks (rec_id, channel, product_id, user_agent_hash, clicked_at)
+              values (${card.rec_id}, ${card.channel}, ${card.product_id}, ${userAgentHash}, ${clickedAt}))
+            insert into rec_click_daily (day, channel, product_id, clicks)
+            values (${clickedAt.toISOString().slice(0, 10)}::date, ${card.channel ?? ''}, ${card.product_id}, 1)
+            on conflict (day, channel, product_id) do update set clicks = rec_click_daily.clicks + 1`.execute(db);
   const target = new URL(card.link ?? `${opts.publicBaseUrl}/v1/products/${card.product_id}/card`);
   target.searchParams.set('rec_id', card.rec_id);
   return target.toString();

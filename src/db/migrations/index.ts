@@ -13,6 +13,7 @@ import * as m0011 from './0011_commerce_runtime';
 import * as m0012 from './0012_experience_supply';
 import * as m0013 from './0013_experience';
 import * as m0014 from './0014_merchant_ops';
+import * as m0015 from './0015_attribution';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_experience_supply': m0012,
   '0013_experience': m0013,
   '0014_merchant_ops': m0014,
+  '0015_attribution': m0015,
 };
