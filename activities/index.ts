@@ -3,6 +3,7 @@ import type { Config } from '../src/config';
 import { createDispatchActivities } from './dispatch';
 import { createRuntimeActivities } from './runtime';
 import { createCheckoutActivities } from './checkout';
+import { createReconciliationActivities } from './reconciliation';
 
 export interface ActivityDeps {
   db: Db;
@@ -17,5 +18,5 @@ export const pingActivities = {
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createCheckoutActivities(deps) };
+  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createCheckoutActivities(deps), ...createReconciliationActivities(deps) };
 }

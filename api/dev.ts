@@ -8,6 +8,7 @@ import { loadSigningKeys } from '../src/crypto/signing-keys';
 import { connectTemporal } from '../src/temporal/client';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
+import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
 import { PROJECT_ROOT } from '../src/temporal/cli';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
 import { loadOrCreateDevSecrets } from '../src/dev/secrets';
@@ -98,6 +99,7 @@ async function main() {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deps: { db, config },
     });
+    const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
     const running = worker.run();
     running.catch((err) => {
       console.error('worker stopped:', err);
@@ -135,6 +137,7 @@ async function main() {
         `  Health       ${config.publicBaseUrl}/healthz`,
         `  Temporal UI  ${ui}`,
         `  Temporal     ${config.TEMPORAL_ADDRESS} (namespace ${config.TEMPORAL_NAMESPACE}, task queue ${config.TEMPORAL_TASK_QUEUE})`,
+        `  Schedule     ${schedule.scheduleId}: platform-affiliate reconciliation daily at 03:00 UTC (Temporal UI → Schedules → Trigger to run now)`,
         `  Postgres     ${embedded ? 'embedded, .data/pg' : 'DATABASE_URL'}`,
         `  Invite code  ${config.INVITE_CODES.join(', ') || '(none: set INVITE_CODES)'}`,
         `  Supply key   ${config.SUPPLY_KEY ?? '(none: set SUPPLY_KEY)'}`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from './temporal/names';
 
 /**
  * The service's environment contract (DESIGN §4). These names are public: operators and black-box
@@ -41,7 +42,7 @@ export const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('gateway'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   TEMPORAL_CLI: z.string().optional(),
   SUPPLY_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   INVITE_CODES: csv.default([]),

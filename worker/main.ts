@@ -3,6 +3,7 @@ import { createDb } from '../src/db/connect';
 import { createLogger } from '../src/logger';
 import { connectTemporal } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
+import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
 import { createWorker } from './run';
 
 /** `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
@@ -21,6 +22,8 @@ async function main() {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     deps: { db, config },
   });
+  const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
+  logger.info(schedule, 'reconciliation schedule in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
   await worker.run();

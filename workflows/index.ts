@@ -5,3 +5,4 @@ export { delivery } from './delivery';
 export { dlqReplay } from './dlq-replay';
 export { agenticCheckout } from './agentic-checkout';
 export { commerceRuntime } from './commerce-runtime';
+export { reconciliation } from './reconciliation';

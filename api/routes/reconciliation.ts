@@ -1,3 +1,52 @@
-import type { RouteRegistry } from './registry';
+import * as R from '../../src/schemas/reconciliation';
+import { preferredWaitMs } from '../../src/runtime/start';
+import { loadReconciliationRun } from '../../src/supply/reconciliation-runs';
+import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, runReconciliation } from '../../src/supply/reconciliation-start';
+import { auth, type RouteRegistry } from './registry';
 
-export function reconciliationRoutes(_r: RouteRegistry): void {}
+const TAG = 'Reconciliation';
+
+export function reconciliationRoutes(r: RouteRegistry): void {
+  r.add({
+    method: 'post',
+    path: '/v1/reconciliation/platform-affiliate/run',
+    tag: TAG,
+    summary: 'Reconcile platform-affiliate orders',
+    description:
+      'Runs the reconciliation workflow (docs/RECONCILIATION.md): the platform orders of the window (from the import table, or another registered source) are matched to checkouts, match tokens and rec_ids; the run reports matched orders, amount mismatches, unmatched orders on each side and duplicates, and is stored. The caller waits up to 60 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. The same workflow runs daily from the Temporal Schedule reconcile-daily.',
+    auth: auth.supplyOrApiKey('reports'),
+    body: R.ReconciliationRunBody,
+    invalidCode: 'invalid_days',
+    responses: {
+      200: { description: 'The finished run: summary and the first discrepancies of each kind.', schema: R.ReconciliationEnvelope },
+      202: { description: 'Still running; poll status_url (also in Location).', schema: R.ReconciliationAccepted },
+    },
+    errors: [
+      [400, 'invalid_days', 'days is not an integer 1..30 (or a body member has the wrong JSON type; the message names it).'],
+      [400, 'invalid_source', 'No order source of that name.'],
+      [400, 'invalid_as_of', 'as_of is not an ISO 8601 date-time in the past.'],
+      [503, 'temporal_unavailable', 'Temporal is not reachable.'],
+    ],
+    handler: async (ctx, { body }) => {
+      const prefer = ctx.get('prefer');
+      const out = await runReconciliation(ctx.deps, body, prefer ? preferredWaitMs(prefer) : DEFAULT_WAIT_S * 1000);
+      if (out.status === 'finished') return { body: { reconciliation: out.run } };
+      const statusUrl = `/v1/reconciliation/runs/${out.runId}`;
+      return { status: 202, headers: { location: statusUrl }, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };
+    },
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/reconciliation/runs/{runId}',
+    tag: TAG,
+    summary: 'Get a reconciliation run',
+    description: 'A stored run, scheduled or on demand: while it runs, status running and no summary; then its summary and the first discrepancies of each kind.',
+    auth: auth.supplyOrApiKey('reports'),
+    params: R.ReconciliationRunIdParams,
+    notFoundCode: 'reconciliation_run_not_found',
+    responses: { 200: { description: 'The run.', schema: R.ReconciliationEnvelope } },
+    errors: [[404, 'reconciliation_run_not_found', 'No run with this id.']],
+    handler: async (ctx, { params }) => ({ body: { reconciliation: await loadReconciliationRun(ctx.deps.db, params.runId, DISCREPANCIES_SHOWN) } }),
+  });
+}

@@ -1,5 +1,8 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
+/** The task queue a deployment uses unless TEMPORAL_TASK_QUEUE says otherwise. */
+export const DEFAULT_TASK_QUEUE = 'gateway';
+
 /** Search attributes operators filter on in the Temporal UI (DESIGN §5). All keywords. */
 export const SEARCH_ATTRIBUTE_NAMES = ['IntentId', 'MerchantId', 'CheckoutId', 'FlowStage', 'DeliveryState'] as const;
 
@@ -18,6 +21,13 @@ export const workflowIds = {
   checkout: (checkoutId: string) => `checkout-${checkoutId}`,
   /** One commerce runtime run (docs/RUNTIME.md). */
   runtime: (runtimeId: string) => `runtime-${runtimeId}`,
+  /**
+   * Reconciliation run by the daily Schedule: Temporal appends the scheduled time
+   * (`reconcile-2026-11-24T03:00:00Z`); another task queue's schedule gets its own prefix.
+   */
+  reconcileScheduled: (taskQueue: string) => (taskQueue === DEFAULT_TASK_QUEUE ? 'reconcile' : `reconcile-${taskQueue}`),
+  /** On demand: one id per day (or explicit as_of), source and length, so a repeated call joins a running run. */
+  reconcileOnDemand: (asOf: string | undefined, today: Date, source: string, days: number) => `reconcile-${asOf ?? today.toISOString().slice(0, 10)}-${source}-${days}d`,
 };
 
 /** Typed keys for the attributes above, for workflows (upsert) and the client (start). */

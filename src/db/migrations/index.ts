@@ -14,6 +14,7 @@ import * as m0012 from './0012_experience_supply';
 import * as m0013 from './0013_experience';
 import * as m0014 from './0014_merchant_ops';
 import * as m0015 from './0015_attribution';
+import * as m0016 from './0016_reconciliation';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_experience': m0013,
   '0014_merchant_ops': m0014,
   '0015_attribution': m0015,
+  '0016_reconciliation': m0016,
 };

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { isoDateTime } from './common';
+import { RECONCILIATION_DAYS } from '../supply/reconciliation-window';
+
+/** POST /v1/reconciliation/platform-affiliate/run and GET /v1/reconciliation/runs/{runId} (docs/RECONCILIATION.md). */
+
+export const ReconciliationRunBody = z
+  .object({
+    days: z
+      .number()
+      .int()
+      .min(RECONCILIATION_DAYS.min)
+      .max(RECONCILIATION_DAYS.max)
+      .default(RECONCILIATION_DAYS.default)
+      .meta({ description: 'Days of orders to reconcile, ending now (or at as_of): integer 1..30, default 1.' }),
+    // Content checks (→ invalid_source / invalid_as_of) are the domain's: the body's own code is about days.
+    source: z.string().max(64).optional().meta({ description: 'Order source: platform_affiliate (default), a source name given to the importer, or a registered source.' }),
+    as_of: isoDateTime.optional().meta({ description: 'End of the window (ISO 8601, not in the future); default now.' }),
+  })
+  .meta({ id: 'ReconciliationRunRequest' });
+
+export const ReconciliationRunIdParams = z.object({ runId: z.string().regex(/^rcn_[A-Za-z0-9_-]{1,64}$/) });
+
+const count = z.number().int();
+const kindCounts = z.object({ unmatched_platform_order: count, unmatched_gateway_record: count, amount_mismatch: count, duplicate_order: count });
+
+const Discrepancy = z
+  .object({
+    order_id: z.string().nullable().meta({ description: "The platform's order id; null for an unmatched gateway record." }),
+    ref_type: z.string().nullable().meta({ description: 'checkout, match_token, rec_card, or order (an order listed more than once).' }),
+    ref_id: z.string().nullable(),
+    expected_amount: z.number().nullable().meta({ description: "The gateway's amount." }),
+    actual_amount: z.number().nullable().meta({ description: "The platform's amount." }),
+    currency: z.string().nullable(),
+    detail: z.record(z.string(), z.unknown()).meta({ description: 'Why, and where in the report (line, import batch).' }),
+  })
+  .meta({ id: 'ReconciliationDiscrepancy' });
+
+const Summary = z
+  .object({
+    orders: z.object({ rows: count, distinct: count, completed: count, refunded: count, cancelled: count }),
+    outcomes: z
+      .object({ matched: count, amount_mismatch: count, unmatched_platform_order: count, duplicate_claim: count })
+      .meta({ description: 'Each distinct order in exactly one outcome.' }),
+    matched_by: z.object({ checkout: count, match_token: count, rec_card: count }),
+    gateway_records: z
+      .object({ expected: count, claimed: count, unclaimed: count })
+      .meta({ description: 'Confirmed checkouts and paid match tokens of the window, and how many an order names.' }),
+    discrepancies: kindCounts.meta({ description: 'Exact counts per kind.' }),
+    stored: kindCounts.meta({ description: 'Discrepancy rows stored per kind (at most stored_limit_per_kind).' }),
+    stored_limit_per_kind: count,
+    amounts: z.array(
+      z.object({
+        currency: z.string(),
+        platform_orders: z.number(),
+        matched: z.number(),
+        commission: z.number(),
+        refunded_or_cancelled: z.number(),
+        mismatch_expected: z.number(),
+        mismatch_actual: z.number(),
+        unmatched_platform_orders: z.number(),
+        unmatched_gateway_records: z.number(),
+      }),
+    ),
+  })
+  .meta({ id: 'ReconciliationSummary' });
+
+export const ReconciliationRun = z
+  .object({
+    run_id: z.string(),
+    workflow_id: z.string().meta({ description: 'The Temporal workflow that ran it (reconcile-…).' }),
+    status: z.enum(['running', 'completed', 'failed']),
+    trigger: z.enum(['api', 'schedule']),
+    source: z.string(),
+    window: z.object({ start: isoDateTime, end: isoDateTime, days: count }).meta({ description: 'Orders and gateway records with start <= time < end.' }),
+    summary: Summary.nullable().meta({ description: 'null until the run completes.' }),
+    discrepancies: z
+      .object({ unmatched_platform_order: z.array(Discrepancy), unmatched_gateway_record: z.array(Discrepancy), amount_mismatch: z.array(Discrepancy), duplicate_order: z.array(Discrepancy) })
+      .meta({ description: 'The first 20 stored discrepancies of each kind.' }),
+    error: z.string().nullable(),
+    started_at: isoDateTime,
+    finished_at: isoDateTime.nullable(),
+  })
+  .meta({ id: 'ReconciliationRun' });
+
+export const ReconciliationEnvelope = z.object({ reconciliation: ReconciliationRun }).meta({ id: 'ReconciliationEnvelope' });
+
+export const ReconciliationAccepted = z
+  .object({ run_id: z.string(), status: z.literal('running'), status_url: z.string() })
+  .meta({ id: 'ReconciliationAccepted' });

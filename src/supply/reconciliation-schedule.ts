@@ -1,0 +1,50 @@
+import { ScheduleAlreadyRunning, type Client, type ScheduleOptions } from '@temporalio/client';
+import { DEFAULT_TASK_QUEUE, searchAttributes as SA, workflowIds } from '../temporal/names';
+import type { ReconciliationInput } from '../../workflows/reconciliation';
+import { DEFAULT_ORDER_SOURCE } from './affiliate-orders';
+
+/**
+ * The daily reconciliation Schedule (DESIGN §2, docs/RECONCILIATION.md), created at worker start.
+ * Schedule ids are namespace-wide while task queues are not: a worker on the default queue owns
+ * `reconcile-daily`, any other queue (tests, a second deployment in one namespace) gets its own
+ * `reconcile-daily-<task queue>`, so no worker re-points another's schedule at its queue.
+ */
+
+export const RECONCILIATION_SCHEDULE_HOUR_UTC = 3;
+
+export const reconciliationScheduleId = (taskQueue: string) => (taskQueue === DEFAULT_TASK_QUEUE ? 'reconcile-daily' : `reconcile-daily-${taskQueue}`);
+
+function scheduleOptions(taskQueue: string): ScheduleOptions {
+  const args: [ReconciliationInput] = [{ trigger: 'schedule', days: 1, source: DEFAULT_ORDER_SOURCE }];
+  return {
+    scheduleId: reconciliationScheduleId(taskQueue),
+    spec: { calendars: [{ hour: RECONCILIATION_SCHEDULE_HOUR_UTC, minute: 0, comment: 'daily, after the platform report of the previous day is imported' }], timezone: 'UTC' },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'reconciliation',
+      workflowId: workflowIds.reconcileScheduled(taskQueue),
+      taskQueue,
+      args,
+      typedSearchAttributes: [{ key: SA.FlowStage, value: 'queued' }],
+      staticSummary: `Daily platform-affiliate reconciliation (${DEFAULT_ORDER_SOURCE}, last 24 h)`,
+    },
+    // A run still going at the next tick is left alone; a tick missed while the cluster was down runs once on recovery.
+    policies: { overlap: 'SKIP', catchupWindow: '1 day', pauseOnFailure: false },
+  };
+}
+
+/**
+ * Creates the schedule, or brings an existing one to this code's spec, action and policies while
+ * keeping what operators control (paused or not, notes). Safe to call from every worker start.
+ */
+export async function ensureReconciliationSchedule(client: Client, taskQueue: string): Promise<{ scheduleId: string; created: boolean }> {
+  const options = scheduleOptions(taskQueue);
+  try {
+    await client.schedule.create(options);
+    return { scheduleId: options.scheduleId, created: true };
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
+  return { scheduleId: options.scheduleId, created: false };
+}
