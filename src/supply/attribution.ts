@@ -6,8 +6,8 @@ import { JOIN_RULES, resolvedOrdersSql, type Window } from './attribution-orders
 /**
  * GET /v1/report/attribution (docs/REPORTS.md): impressions (issued cards), clicks (`/r/` redirects),
  * match tokens, payment authorizations and attributed orders with their GMV, commission and ROI over a
- * window, in total, per channel and per product. One statement aggregates every source inside the
- * database (clicks mostly from the daily rollup) and returns only the grouped rows.
+ * window, in total, per channel and per product. Two statements aggregate inside the database (clicks
+ * mostly from the daily rollup) and return only grouped rows.
  */
 
 export const MAX_REPORT_PRODUCTS = 50;
@@ -20,8 +20,10 @@ export interface AttributionQuery {
   product_id?: number;
 }
 
-interface ReportRow {
-  kind: 'total' | 'channel' | 'product' | 'money_total' | 'money_channel' | 'money_product' | 'orders';
+/** One group of the funnel (total, a channel or a product): counts from the sources, then the orders. */
+interface CountRow {
+  gc: number;
+  gp: number;
   channel: string | null;
   product_id: number | null;
   impressions: number;
@@ -29,15 +31,18 @@ interface ReportRow {
   match_tokens: number;
   payment_authorizations: number;
   attributed_orders: number;
-  product_count: number | null;
-  currency: string | null;
-  gmv_cents: string | null;
-  commission_cents: string | null;
-  unattributed: number | null;
-  excluded: number | null;
+  usd_gmv: number;
 }
-type CountRow = ReportRow & { kind: 'total' | 'channel' | 'product' };
-type MoneyRow = ReportRow & { currency: string };
+
+interface MoneyRow {
+  kind: 'total' | 'channel' | 'product';
+  channel: string | null;
+  product_id: number | null;
+  currency: string;
+  attributed_orders: number;
+  gmv_cents: string;
+  commission_cents: string;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -79,98 +84,148 @@ function clickFactsSql(w: Window, q: AttributionQuery): RawBuilder<unknown> {
   const firstDay = new Date(Math.ceil(w.start.getTime() / DAY_MS) * DAY_MS);
   const lastDay = new Date(Math.floor(w.end.getTime() / DAY_MS) * DAY_MS);
   const raw = (from: Date, to: Date) => sql`
-    select channel, product_id, 0 as impressions, count(*) as clicks, 0 as tokens, 0 as auths, 0 as orders, 0 as usd_gmv
+    select channel, product_id, 0 as impressions, count(*) as clicks, 0 as tokens, 0 as auths
     from rec_clicks where clicked_at >= ${from} and clicked_at < ${to} ${filtersSql(q, 'channel', 'product_id')}
     group by 1, 2`;
   return sql`
     ${raw(w.start, firstDay)}
     union all
-    select nullif(channel, ''), product_id, 0, sum(clicks), 0, 0, 0, 0
+    select nullif(channel, ''), product_id, 0, sum(clicks), 0, 0
     from rec_click_daily where day >= ${firstDay.toISOString().slice(0, 10)}::date and day < ${lastDay.toISOString().slice(0, 10)}::date ${filtersSql(q, 'channel', 'product_id')}
     group by 1, 2
     union all
     ${raw(lastDay, w.end)}`;
 }
 
+/** A group's key: `${gc}${gp}|channel|product`, the shape both statements group by. */
+const groupKey = (r: { gc: number; gp: number; channel: string | null; product_id: number | null }) => `${r.gc}${r.gp}|${r.channel ?? '\u0000'}|${r.product_id ?? ''}`;
+
 /**
- * One statement, so the orders are resolved once: the funnel counts grouped in total, per channel and
- * per product (top N by USD GMV), the money of the attributed orders per currency for the same groups,
- * and the unattributed and excluded order counts.
+ * Runs one report statement with JIT off and 64 MB work_mem: the statements are large for the
+ * planner's cost model but run in well under a second, so JIT compilation alone would add more than
+ * it saves, and the hash aggregates fit in memory instead of spilling.
  */
-async function reportRows(db: Db, w: Window, q: AttributionQuery): Promise<ReportRow[]> {
-  const range = (col: string) => sql`${sql.ref(col)} >= ${w.start} and ${sql.ref(col)} < ${w.end}`;
-  const statement = sql<ReportRow>`
-    with orders as materialized (${resolvedOrdersSql(w)}),
-    attributed as materialized (
-      select * from orders where via is not null and not excluded ${filtersSql(q, 'channel', 'product_id')}
-    ),
-    facts as (
-      select channel, product_id, count(*) as impressions, 0 as clicks, 0 as tokens, 0 as auths, 0 as orders, 0 as usd_gmv
-      from rec_cards where ${range('created_at')} ${filtersSql(q, 'channel', 'product_id')}
-      group by 1, 2
-      union all
-      ${clickFactsSql(w, q)}
-      union all
-      select i.source_channel, p.product_id, 0, 0, count(*), 0, 0, 0
-      from match_tokens t join proposals p on p.proposal_id = t.proposal_id join intents i on i.intent_id = t.intent_id
-      where ${range('t.issued_at')} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
-      group by 1, 2
-      union all
-      select i.source_channel, p.product_id, 0, 0, 0, count(*), 0, 0
-      from payment_authorizations a join match_tokens t on t.match_token_id = a.match_token_id
-        join proposals p on p.proposal_id = t.proposal_id join intents i on i.intent_id = t.intent_id
-      where ${range('a.authorized_at')} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
-      group by 1, 2
-      union all
-      select channel, product_id, 0, 0, 0, 0, count(*), coalesce(sum(amount_cents) filter (where currency = 'USD'), 0)
-      from attributed
-      group by 1, 2
-    ),
-    g as materialized (
-      select grouping(channel) as gc, grouping(product_id) as gp, channel, product_id,
-             sum(impressions)::int as impressions, sum(clicks)::int as clicks, sum(tokens)::int as match_tokens,
-             sum(auths)::int as payment_authorizations, sum(orders)::int as attributed_orders, sum(usd_gmv) as usd_gmv
-      from facts
-      group by grouping sets ((), (channel), (product_id))
-    ),
-    top as (
-      select product_id, impressions, clicks, match_tokens, payment_authorizations, attributed_orders, (count(*) over ())::int as product_count
-      from g where gp = 0 and gc = 1
-      order by usd_gmv desc, attributed_orders desc, clicks desc, product_id
-      limit ${MAX_REPORT_PRODUCTS}
-    ),
-    money as (
-      select case when grouping(channel) = 0 then 'money_channel' when grouping(product_id) = 0 then 'money_product' else 'money_total' end as kind,
-             channel, product_id, currency, count(*)::int as n, sum(amount_cents) as gmv_cents, sum(commission_cents) as commission_cents
-      from attributed
-      group by grouping sets ((currency), (channel, currency), (product_id, currency))
-      having grouping(product_id) = 1 or product_id in (select product_id from top)
-    )
-    select 'total' as kind, null as channel, null::int as product_id, impressions, clicks, match_tokens, payment_authorizations, attributed_orders,
-           null::int as product_count, null as currency, null::bigint as gmv_cents, null::bigint as commission_cents, null::int as unattributed, null::int as excluded
-    from g where gc = 1 and gp = 1
-    union all
-    select 'channel', channel, null, impressions, clicks, match_tokens, payment_authorizations, attributed_orders, null, null, null, null, null, null
-    from g where gc = 0 and gp = 1
-    union all
-    select 'product', null, product_id, impressions, clicks, match_tokens, payment_authorizations, attributed_orders, product_count, null, null, null, null, null
-    from top
-    union all
-    select kind, channel, product_id, null, null, null, null, n, null, currency, gmv_cents, commission_cents, null, null
-    from money
-    union all
-    -- Unattributed orders have no channel, so only the product filter (the product the order names) applies.
-    select 'orders', null, null, null, null, null, null, null, null, null, null, null,
-           (count(*) filter (where via is null and not excluded ${q.product_id !== undefined ? sql`and product_id = ${q.product_id}` : sql``}))::int,
-           (count(*) filter (where excluded ${filtersSql(q, 'channel', 'product_id')}))::int
-    from orders`;
-  // The statement is large for the planner's cost model but runs in well under a second: JIT
-  // compilation alone would add more than it saves, and the hash joins and grouping fit in 64 MB.
+function reportStatement<R>(db: Db, statement: RawBuilder<R>): Promise<R[]> {
   return db.transaction().execute(async (trx) => {
     await sql`set local jit = off`.execute(trx);
     await sql`set local work_mem = '64MB'`.execute(trx);
     return (await statement.execute(trx)).rows;
   });
+}
+
+/** Impressions, clicks, match tokens and payment authorizations, in total, per channel and per product. */
+function funnelSourcesSql(w: Window, q: AttributionQuery): RawBuilder<CountRow> {
+  const range = (col: string) => sql`${sql.ref(col)} >= ${w.start} and ${sql.ref(col)} < ${w.end}`;
+  return sql<CountRow>`
+    with facts as (
+      select channel, product_id, count(*) as impressions, 0 as clicks, 0 as tokens, 0 as auths
+      from rec_cards where ${range('created_at')} ${filtersSql(q, 'channel', 'product_id')}
+      group by 1, 2
+      union all
+      ${clickFactsSql(w, q)}
+      union all
+      select i.source_channel, p.product_id, 0, 0, count(*), 0
+      from match_tokens t join proposals p on p.proposal_id = t.proposal_id join intents i on i.intent_id = t.intent_id
+      where ${range('t.issued_at')} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
+      group by 1, 2
+      union all
+      select i.source_channel, p.product_id, 0, 0, 0, count(*)
+      from payment_authorizations a join match_tokens t on t.match_token_id = a.match_token_id
+        join proposals p on p.proposal_id = t.proposal_id join intents i on i.intent_id = t.intent_id
+      where ${range('a.authorized_at')} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
+      group by 1, 2
+    )
+    select grouping(channel) as gc, grouping(product_id) as gp, channel, product_id,
+           sum(impressions)::int as impressions, sum(clicks)::int as clicks, sum(tokens)::int as match_tokens,
+           sum(auths)::int as payment_authorizations, 0 as attributed_orders, 0 as usd_gmv
+    from facts
+    group by grouping sets ((), (channel), (product_id))`;
+}
+
+interface OrderRow {
+  kind: 'count' | 'money' | 'orders';
+  gc: number;
+  gp: number;
+  channel: string | null;
+  product_id: number | null;
+  currency: string | null;
+  n: number;
+  usd_gmv: string | null;
+  gmv_cents: string | null;
+  commission_cents: string | null;
+  unattributed: number | null;
+  excluded: number | null;
+}
+
+/**
+ * The orders, resolved once: attributed counts and USD GMV per group (they rank the products), the
+ * money per currency of the same groups, and the unattributed and excluded order counts.
+ */
+function ordersSql(w: Window, q: AttributionQuery): RawBuilder<OrderRow> {
+  return sql<OrderRow>`
+    with orders as materialized (${resolvedOrdersSql(w)}),
+    attributed as materialized (
+      select * from orders where via is not null and not excluded ${filtersSql(q, 'channel', 'product_id')}
+    )
+    select 'count' as kind, grouping(channel) as gc, grouping(product_id) as gp, channel, product_id, null as currency,
+           count(*)::int as n, coalesce(sum(amount_cents) filter (where currency = 'USD'), 0) as usd_gmv,
+           null::bigint as gmv_cents, null::bigint as commission_cents, null::int as unattributed, null::int as excluded
+    from attributed
+    group by grouping sets ((), (channel), (product_id))
+    union all
+    select 'money', grouping(channel), grouping(product_id), channel, product_id, currency, count(*)::int, null,
+           sum(amount_cents), sum(commission_cents), null, null
+    from attributed
+    group by grouping sets ((currency), (channel, currency), (product_id, currency))
+    union all
+    -- Unattributed orders have no channel, so only the product filter (the product the order names) applies.
+    select 'orders', 1, 1, null, null, null, 0, null, null, null,
+           (count(*) filter (where via is null and not excluded ${q.product_id !== undefined ? sql`and product_id = ${q.product_id}` : sql``}))::int,
+           (count(*) filter (where excluded ${filtersSql(q, 'channel', 'product_id')}))::int
+    from orders`;
+}
+
+/**
+ * The funnel sources and the orders are two statements run at once on two connections (the orders'
+ * resolution and the sources' aggregation each take about half the time), merged here.
+ */
+async function reportRows(db: Db, w: Window, q: AttributionQuery) {
+  const [sources, orderRows] = await Promise.all([reportStatement(db, funnelSourcesSql(w, q)), reportStatement(db, ordersSql(w, q))]);
+  const groups = new Map(sources.map((r) => [groupKey(r), { ...r, usd_gmv: 0 }]));
+  for (const o of orderRows.filter((r) => r.kind === 'count')) {
+    const key = groupKey(o);
+    const g = groups.get(key) ?? { gc: o.gc, gp: o.gp, channel: o.channel, product_id: o.product_id, impressions: 0, clicks: 0, match_tokens: 0, payment_authorizations: 0, attributed_orders: 0, usd_gmv: 0 };
+    g.attributed_orders = o.n;
+    g.usd_gmv = Number(o.usd_gmv);
+    groups.set(key, g);
+  }
+  const all = [...groups.values()];
+  const byProduct = all
+    .filter((g) => g.gc === 1 && g.gp === 0)
+    .sort((a, b) => b.usd_gmv - a.usd_gmv || b.attributed_orders - a.attributed_orders || b.clicks - a.clicks || (a.product_id ?? Infinity) - (b.product_id ?? Infinity));
+  const top = byProduct.slice(0, MAX_REPORT_PRODUCTS);
+  const topIds = new Set(top.map((p) => p.product_id));
+  const money: MoneyRow[] = orderRows
+    .filter((r) => r.kind === 'money' && (r.gp === 1 || topIds.has(r.product_id)))
+    .map((r) => ({
+      kind: r.gc === 0 ? 'channel' : r.gp === 0 ? 'product' : 'total',
+      channel: r.channel,
+      product_id: r.product_id,
+      currency: r.currency!,
+      attributed_orders: r.n,
+      gmv_cents: r.gmv_cents!,
+      commission_cents: r.commission_cents!,
+    }));
+  const orders = orderRows.find((r) => r.kind === 'orders');
+  return {
+    total: all.find((g) => g.gc === 1 && g.gp === 1),
+    channels: all.filter((g) => g.gc === 0 && g.gp === 1),
+    products: top,
+    productCount: byProduct.length,
+    money,
+    unattributed: orders?.unattributed ?? 0,
+    excluded: orders?.excluded ?? 0,
+  };
 }
 
 function revenue(rows: MoneyRow[]): Revenue[] {
@@ -205,28 +260,23 @@ function funnel(c: CountRow | undefined, money: MoneyRow[]): Funnel {
 
 export async function attributionReport(db: Db, q: AttributionQuery, now = new Date()) {
   const w = reportWindow(q.days, now);
-  const rows = await reportRows(db, w, q);
-  const counts = rows.filter((r): r is CountRow => r.kind === 'total' || r.kind === 'channel' || r.kind === 'product');
-  const products = counts.filter((r) => r.kind === 'product');
-  const orders = rows.find((r) => r.kind === 'orders');
-  const moneyOf = (kind: 'total' | 'channel' | 'product', match: (m: MoneyRow) => boolean = () => true) =>
-    rows.filter((m): m is MoneyRow => m.kind === `money_${kind}` && match(m as MoneyRow));
+  const r = await reportRows(db, w, q);
+  const moneyOf = (kind: MoneyRow['kind'], match: (m: MoneyRow) => boolean = () => true) => r.money.filter((m) => m.kind === kind && match(m));
   return {
     window: { days: q.days, start: w.start.toISOString(), end: w.end.toISOString() },
     filters: { channel: q.channel ?? null, product_id: q.product_id !== undefined ? String(q.product_id) : null },
     totals: {
-      ...funnel(counts.find((r) => r.kind === 'total'), moneyOf('total')),
-      unattributed_orders: orders?.unattributed ?? 0,
-      excluded_orders: orders?.excluded ?? 0,
+      ...funnel(r.total, moneyOf('total')),
+      unattributed_orders: r.unattributed,
+      excluded_orders: r.excluded,
     },
-    by_channel: counts
-      .filter((r) => r.kind === 'channel')
+    by_channel: r.channels
       .sort((a, b) => b.clicks - a.clicks || (a.channel ?? '').localeCompare(b.channel ?? ''))
-      .map((r) => ({ channel: r.channel, ...funnel(r, moneyOf('channel', (m) => m.channel === r.channel)) })),
+      .map((c) => ({ channel: c.channel, ...funnel(c, moneyOf('channel', (m) => m.channel === c.channel)) })),
     by_product: {
-      product_count: products[0]?.product_count ?? 0,
+      product_count: r.productCount,
       limit: MAX_REPORT_PRODUCTS,
-      products: products.map((r) => ({ product_id: String(r.product_id), ...funnel(r, moneyOf('product', (m) => m.product_id === r.product_id)) })),
+      products: r.products.map((p) => ({ product_id: String(p.product_id), ...funnel(p, moneyOf('product', (m) => m.product_id === p.product_id)) })),
     },
     roi_definition: ROI_DEFINITION,
     currency_policy: 'per_currency',
