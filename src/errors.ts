@@ -14,3 +14,7 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 }
+
+/** 503 for a flow that runs on Temporal when this API process has no connection to it, or Temporal refused. */
+export const temporalUnavailable = (flow: string) =>
+  new AppError(503, 'temporal_unavailable', `${flow} runs on Temporal, which is not reachable from this API process; nothing was started.`, undefined, { 'Retry-After': '5' });

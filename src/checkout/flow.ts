@@ -4,7 +4,7 @@ import { isGrpcServiceError, WithStartWorkflowOperation, WorkflowUpdateFailedErr
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../db/connect';
 import type { SigningKey } from '../crypto/signing-keys';
-import { AppError } from '../errors';
+import { AppError, temporalUnavailable } from '../errors';
 import { newId } from '../ids';
 import { toCents } from '../matching/money';
 import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkout';
@@ -19,10 +19,9 @@ import { checkoutView, findCheckout, getCheckout, type CheckoutView } from './ch
  * has been verified here (jose is async, so not inside the workflow).
  */
 
-const temporalUnavailable = () => new AppError(503, 'temporal_unavailable', 'Checkout runs on Temporal, which is not reachable from this API process.', undefined, { 'Retry-After': '5' });
 
 function requireTemporal(t: TemporalHandle | null): TemporalHandle {
-  if (!t) throw temporalUnavailable();
+  if (!t) throw temporalUnavailable('Checkout');
   return t;
 }
 
@@ -34,7 +33,7 @@ function mapTemporalError(err: unknown): unknown {
   }
   // gRPC UNAVAILABLE (14) / DEADLINE_EXCEEDED (4): the server does not answer.
   const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown })?.cause) ? (err as { cause: { code: number } }).cause : null;
-  if (grpc && (grpc.code === 14 || grpc.code === 4)) return temporalUnavailable();
+  if (grpc && (grpc.code === 14 || grpc.code === 4)) return temporalUnavailable('Checkout');
   return err;
 }
 

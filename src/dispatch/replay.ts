@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Db } from '../db/connect';
-import { AppError } from '../errors';
+import { AppError, temporalUnavailable } from '../errors';
 import { within } from '../time';
 import { newId } from '../ids';
 import type { TemporalHandle } from '../temporal/client';
@@ -20,7 +20,7 @@ export interface ReplayOutcome extends ReplayResult {
  * workflow id names the delivery and its next replay number.
  */
 export async function replayDeadLetters(temporal: TemporalHandle | null, db: Db, opts: { deliveryId?: string; waitMs: number }): Promise<ReplayOutcome> {
-  if (!temporal) throw new AppError(503, 'temporal_unavailable', 'Replays run on Temporal, which this API process is not connected to.');
+  if (!temporal) throw temporalUnavailable('Dead-letter replay');
   let workflowId = workflowIds.dlqReplay(newId('all'));
   if (opts.deliveryId) {
     const d = await getDelivery(db, opts.deliveryId);

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect';
-import { AppError } from '../errors';
+import { temporalUnavailable } from '../errors';
 import { within } from '../time';
 import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
@@ -39,7 +39,7 @@ export async function startRuntime(
   requestExtras: Record<string, unknown> = {},
 ): Promise<RuntimeStartResult> {
   const { db, temporal } = deps;
-  if (!temporal) throw new AppError(503, 'temporal_unavailable', 'The commerce runtime runs on Temporal, which this API process is not connected to.');
+  if (!temporal) throw temporalUnavailable('The commerce runtime');
   const runtimeId = newRuntimeId();
   const budget = { ...BUDGET_DEFAULTS, ...body.commerce_budget };
   await insertRuntime(db, {
@@ -66,7 +66,7 @@ export async function startRuntime(
   } catch (err) {
     deps.logger.warn({ err, runtime_id: runtimeId }, 'commerce runtime could not start');
     await deleteRuntime(db, runtimeId);
-    throw new AppError(503, 'temporal_unavailable', 'Temporal is not reachable; the runtime did not start.');
+    throw temporalUnavailable('The commerce runtime');
   }
   // A failed run has finished too: its stored state says how.
   const done = await within(handle.result().then(() => true, () => true), waitMs);

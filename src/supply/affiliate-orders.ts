@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/connect';
-import type { AffiliateOrderStatus } from '../db/schema-supply';
+import type { AffiliateOrderStatus, AffiliateOrdersTable } from '../db/schema-supply';
 import { FeedFileError, readFeed } from '../catalog/feed-format';
 import { toCents } from '../matching/money';
 
@@ -19,19 +19,8 @@ export const SourceName = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 export const MAX_ORDERS_PER_FILE = 1_000_000;
 const WRITE_BATCH = 5000;
 
-export interface AffiliateOrderRecord {
-  order_id: string;
-  rec_id: string | null;
-  match_token_id: string | null;
-  checkout_id: string | null;
-  product_id: number | null;
-  merchant_id: string | null;
-  amount_cents: number;
-  currency: string;
-  commission_cents: number | null;
-  status: AffiliateOrderStatus;
-  ordered_at: Date;
-}
+/** One platform order as a source yields it: the import table's row without its bookkeeping columns. */
+export type AffiliateOrderRecord = Omit<Selectable<AffiliateOrdersTable>, 'id' | 'source' | 'import_batch' | 'line' | 'raw' | 'imported_at'>;
 
 export interface AffiliateImportReport {
   source: string;

@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Db } from '../db/connect';
-import { AppError } from '../errors';
+import { AppError, temporalUnavailable } from '../errors';
 import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
@@ -34,7 +34,7 @@ export async function runReconciliation(
   const source = req.source ?? DEFAULT_ORDER_SOURCE;
   if (req.as_of !== undefined && !(Date.parse(req.as_of) <= Date.now())) throw new AppError(400, 'invalid_as_of', 'as_of must be an ISO 8601 date-time, not in the future.', { fields: ['as_of'] });
   if (!SourceName.test(source) || !(await isKnownOrderSource(db, source))) throw new AppError(400, 'invalid_source', `No order source ${source}: nothing was imported under it and no source of that name is registered.`, { fields: ['source'] });
-  if (!temporal) throw new AppError(503, 'temporal_unavailable', 'Reconciliation runs on Temporal, which this API process is not connected to.');
+  if (!temporal) throw temporalUnavailable('Reconciliation');
   const asOf = req.as_of === undefined ? undefined : new Date(req.as_of).toISOString();
   const runId = newReconciliationRunId();
   let handle;
@@ -50,7 +50,7 @@ export async function runReconciliation(
     });
   } catch (err) {
     deps.logger.warn({ err }, 'reconciliation could not start');
-    throw new AppError(503, 'temporal_unavailable', 'Temporal is not reachable; the reconciliation did not start.');
+    throw temporalUnavailable('Reconciliation');
   }
   const outcome = await within(
     handle.result().catch((err) => {
