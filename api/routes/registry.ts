@@ -115,10 +115,11 @@ export type AnyRouteSpec = RouteSpec<any, any, any>;
 export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
 
 function validationError(code: string, where: string, error: z.ZodError): AppError {
-  const fields = error.issues.map((i) => [where, ...i.path].filter((p) => p !== '').join('.'));
+  // Body members are named bare (`intent_id`); an issue with no path is about the body itself.
+  const name = (path: PropertyKey[]) => [where, ...path].filter((p) => p !== '').join('.') || 'body';
+  const fields = error.issues.map((i) => name(i.path));
   const first = error.issues[0];
-  const firstPath = [where, ...(first?.path ?? [])].filter((p) => p !== '').join('.');
-  return new AppError(400, code, `Invalid ${firstPath || where}: ${first?.message ?? 'invalid value'}`, {
+  return new AppError(400, code, `Invalid ${name(first?.path ?? [])}: ${first?.message ?? 'invalid value'}`, {
     fields: [...new Set(fields)],
   });
 }
