@@ -110,7 +110,6 @@ export type ExperiencePreviewT = z.infer<typeof ExperiencePreview>;
 export type ExperienceCardT = z.infer<typeof ExperienceCard>;
 export type FitStatementT = z.infer<typeof FitStatement>;
 export type CreatorEvidenceT = z.infer<typeof CreatorEvidence>;
-export type ExperienceProductT = z.infer<typeof ExperienceProduct>;
 
 export const DecisionEventBody = z
   .object({
