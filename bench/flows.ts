@@ -18,6 +18,7 @@ import { connectTemporal } from '../src/temporal/client';
 import { workflowIds } from '../src/temporal/names';
 import { ping } from '../workflows/index';
 import { machine, post, startBenchStack } from './harness';
+import { stockedProduct } from '../test/helpers/catalog';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' } } });
 const RUNS = Number(values.runs);
@@ -97,16 +98,7 @@ const auth = { authorization: `Bearer ${stack.apiKey}` };
 const temporal = await connectTemporal(stack.temporalAddress, NAMESPACE, TASK_QUEUE);
 
 try {
-  product = await stack.db
-    .selectFrom('products')
-    .select(['product_id', 'price_cents', 'title'])
-    .where('price_cents', '>', 2000)
-    .where('price_cents', '<', 20_000)
-    .where('currency', '=', 'USD')
-    .where('inventory_qty', '>', 100)
-    .orderBy('product_id')
-    .limit(1)
-    .executeTakeFirstOrThrow();
+  product = await stockedProduct(stack.db, 100);
 
   const tag = 'benchflows';
   const merchants: Array<{ id: string; token: string }> = [];

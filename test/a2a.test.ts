@@ -5,6 +5,7 @@ import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
+import { stockedProduct } from './helpers/catalog';
 import { withTestWorker } from './helpers/worker';
 
 /**
@@ -85,16 +86,7 @@ const runtimeInput = () => ({ intent: { raw_query: productTitle, intent_tags: [l
 beforeAll(async () => {
   api = await startTestApi({ withTemporal: true, env: ENV });
   dev = await onboard(api.url);
-  productTitle = (
-    await api.db
-      .selectFrom('products')
-      .select(['title'])
-      .where('price_cents', '>', 2000)
-      .where('inventory_qty', '>', 20)
-      .orderBy('product_id')
-      .limit(1)
-      .executeTakeFirstOrThrow()
-  ).title;
+  productTitle = (await stockedProduct(api.db)).title;
 });
 afterAll(() => api?.close());
 

@@ -7,13 +7,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { Worker } from '@temporalio/worker';
-import { createWorker, workflowBundle } from '../worker/run';
+import { workflowBundle } from '../worker/run';
 import { findTemporalCli } from '../src/temporal/cli';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startLoopback } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
+import { startTestWorker } from './helpers/worker';
 
 /**
  * Agentic checkout end to end (spec 4.3, DESIGN §5/§6.1): the real API starts `agenticCheckout` on the
@@ -38,14 +39,11 @@ const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).
 
 async function stack(env: Record<string, string> = {}): Promise<Stack> {
   const api = await startTestApi({ env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DISPATCH_TIMEOUT_MS: '2000', ...env } });
-  const { worker, close } = await createWorker({ address: api.config.TEMPORAL_ADDRESS!, namespace: api.config.TEMPORAL_NAMESPACE, taskQueue: api.config.TEMPORAL_TASK_QUEUE, deps: { db: api.db, config: api.config } });
-  const run = worker.run();
+  const worker = await startTestWorker(api.config, api.db);
   return {
     api,
     stop: async () => {
-      worker.shutdown();
-      await run;
-      await close();
+      await worker.stop();
       await api.close();
     },
   };

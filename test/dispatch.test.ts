@@ -1,9 +1,8 @@
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import type { Worker } from '@temporalio/worker';
 import { Worker as ReplayWorker } from '@temporalio/worker';
-import { createWorker, workflowBundle } from '../worker/run';
+import { workflowBundle } from '../worker/run';
 import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-agent/agent';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
@@ -11,6 +10,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 import { startWorkerProcess } from './helpers/worker-process';
+import { startTestWorker } from './helpers/worker';
 
 /**
  * Intent.Surge dispatch end to end: the real API starts the fan-out on Temporal, a real worker runs
@@ -21,9 +21,7 @@ const DISPATCH_ENV = { ALLOW_PRIVATE_ENDPOINTS: 'true', DISPATCH_RETRY_SCHEDULE:
 
 let api: TestApi;
 let dev: Onboarded;
-let worker: Worker;
-let closeWorker: () => Promise<void>;
-let workerRun: Promise<void>;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let productId: number;
 const servers: Array<{ close(): Promise<void> }> = [];
 
@@ -88,15 +86,12 @@ beforeAll(async () => {
   dev = await onboard(api.url);
   const p = await api.db.selectFrom('products').select(['product_id', 'price_cents']).where('price_cents', '<', 10_000).orderBy('product_id').limit(1).executeTakeFirstOrThrow();
   productId = p.product_id;
-  ({ worker, close: closeWorker } = await createWorker({ address: api.config.TEMPORAL_ADDRESS!, namespace: api.config.TEMPORAL_NAMESPACE, taskQueue: api.config.TEMPORAL_TASK_QUEUE, deps: { db: api.db, config: { ...api.config, publicBaseUrl: api.url } } }));
   // (the API listens on an ephemeral port, so the reply URL in payloads is set from where it really is)
-  workerRun = worker.run();
+  worker = await startTestWorker({ ...api.config, publicBaseUrl: api.url }, api.db);
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await workerRun;
-  await closeWorker?.();
+  await worker?.stop();
   await Promise.all(servers.map((s) => s.close()));
   await api?.close();
 });

@@ -5,6 +5,7 @@ import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
+import { stockedProduct } from './helpers/catalog';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 
 /**
@@ -68,16 +69,7 @@ async function slowFirstMerchant(answer: (body: any, n: number) => unknown, hold
 beforeAll(async () => {
   api = await startTestApi({ env: ENV });
   dev = await onboard(api.url);
-  product = await api.db
-    .selectFrom('products')
-    .select(['product_id', 'price_cents', 'title'])
-    .where('price_cents', '>', 2000)
-    .where('price_cents', '<', 20_000)
-    .where('currency', '=', 'USD')
-    .where('inventory_qty', '>', 20)
-    .orderBy('product_id')
-    .limit(1)
-    .executeTakeFirstOrThrow();
+  product = await stockedProduct(api.db);
 });
 
 afterAll(async () => {

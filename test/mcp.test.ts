@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
+import { stockedProduct } from './helpers/catalog';
 import { withTestWorker } from './helpers/worker';
 
 /**
@@ -105,14 +106,7 @@ describe('MCP endpoint /mcp', () => {
   });
 
   it('run_commerce_runtime runs the loop on a worker and returns the runtime with its match token', async () => {
-    const product = await api.db
-      .selectFrom('products')
-      .select(['title'])
-      .where('price_cents', '>', 2000)
-      .where('inventory_qty', '>', 20)
-      .orderBy('product_id')
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const product = await stockedProduct(api.db);
     const tag = `mcp${Math.random().toString(36).slice(2, 8)}`;
     const res = await withTestWorker({ ...api.config, publicBaseUrl: api.url }, api.db, async () => {
       const client = await connect(dev.apiKey);

@@ -7,12 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { Worker } from '@temporalio/worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { createWorker, workflowBundle } from '../worker/run';
+import { workflowBundle } from '../worker/run';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
+import { startTestWorker } from './helpers/worker';
+import { stockedProduct } from './helpers/catalog';
 
 /**
  * Commerce runtime end to end (docs/RUNTIME.md): the real API starts `runtime-<id>` on Temporal, a
@@ -25,9 +27,7 @@ const ENV = { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_SIGNING_KEY: signingK
 
 let api: TestApi;
 let dev: Onboarded;
-let worker: Worker;
-let closeWorker: () => Promise<void>;
-let workerRun: Promise<void>;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let product: { product_id: number; price_cents: number; title: string };
 const servers: LoopbackServer[] = [];
 
@@ -80,29 +80,12 @@ const intentBody = (tag: string) => ({ raw_query: `${tag} wireless headphones fo
 beforeAll(async () => {
   api = await startTestApi({ env: ENV });
   dev = await onboard(api.url);
-  product = await api.db
-    .selectFrom('products')
-    .select(['product_id', 'price_cents', 'title'])
-    .where('price_cents', '>', 2000)
-    .where('price_cents', '<', 20_000)
-    .where('currency', '=', 'USD')
-    .where('inventory_qty', '>', 20)
-    .orderBy('product_id')
-    .limit(1)
-    .executeTakeFirstOrThrow();
-  ({ worker, close: closeWorker } = await createWorker({
-    address: api.config.TEMPORAL_ADDRESS!,
-    namespace: api.config.TEMPORAL_NAMESPACE,
-    taskQueue: api.config.TEMPORAL_TASK_QUEUE,
-    deps: { db: api.db, config: { ...api.config, publicBaseUrl: api.url } },
-  }));
-  workerRun = worker.run();
+  product = await stockedProduct(api.db);
+  worker = await startTestWorker({ ...api.config, publicBaseUrl: api.url }, api.db);
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await workerRun;
-  await closeWorker?.();
+  await worker?.stop();
   await Promise.all(servers.map((s) => s.close()));
   await api?.close();
 });
