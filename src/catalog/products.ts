@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
 import type { ProductRow } from '../db/schema-catalog';
+import { AppError } from '../errors';
 
 export type { ProductRow };
 
@@ -16,6 +17,9 @@ export interface ProductView {
   category_l1: string | null;
   category_l2: string | null;
 }
+
+/** 404 for a product id a request names (`fields` points at the body member). */
+export const productNotFound = (id: number) => new AppError(404, 'product_not_found', `No product ${id} in the catalog.`, { fields: ['product_id'] });
 
 export async function getProduct(db: Db, id: number): Promise<ProductRow | undefined> {
   if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) return undefined;

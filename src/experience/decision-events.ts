@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import { DECISION_EVENT_TYPES, type DecisionEventsTable, type DecisionEventType } from '../db/schema-supply';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { getProduct } from '../catalog/products';
+import { getProduct, productNotFound } from '../catalog/products';
 import { getIntent, type IntentRow } from '../matching/intents';
 import { matchTokenNotFound } from '../matching/match-tokens';
 import { proposalNotFound, type ProposalRow } from '../matching/proposals';
@@ -66,7 +66,7 @@ async function resolveReferences(db: Db, input: DecisionEventInput): Promise<Ref
   ]);
   if (input.proposal_id && !proposal) throw proposalNotFound(input.proposal_id);
   if (input.match_token_id && !token) throw matchTokenNotFound(input.match_token_id);
-  if (input.product_id && !product) throw new AppError(404, 'product_not_found', `No product ${input.product_id} in the catalog.`, { fields: ['product_id'] });
+  if (input.product_id && !product) throw productNotFound(input.product_id);
   if (token && proposal && token.proposal_id !== proposal.proposal_id) {
     throw new AppError(409, 'match_token_mismatch', `Match token ${token.match_token_id} names proposal ${token.proposal_id}, not ${proposal.proposal_id}.`);
   }
@@ -102,7 +102,7 @@ async function remixBase(db: Db, productId: number, proposal: ProposalRow | null
   let q = db.selectFrom('decision_events').select('payload').where('event_type', '=', 'remix');
   q = proposal ? q.where('proposal_id', '=', proposal.proposal_id) : q.where('proposal_id', 'is', null).where('product_id', '=', productId).where('agent_id', agentId === null ? 'is' : '=', agentId);
   const [last, product] = await Promise.all([q.orderBy('created_at', 'desc').orderBy('feedback_id', 'desc').executeTakeFirst(), getProduct(db, productId)]);
-  if (!product) throw new AppError(404, 'product_not_found', `No product ${productId} in the catalog.`);
+  if (!product) throw productNotFound(productId);
   const previous = (last?.payload as Record<string, unknown> | undefined)?.revised_experience_preview;
   if (isBuiltPreview(previous)) return { base: previous, product };
   if (proposal && isBuiltPreview(proposal.experience_preview)) return { base: proposal.experience_preview, product };

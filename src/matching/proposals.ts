@@ -4,7 +4,7 @@ import type { Database } from '../db/schema';
 import type { ProposalState, ProposalsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { getProduct, productView, type ProductRow } from '../catalog/products';
+import { getProduct, productNotFound, productView, type ProductRow } from '../catalog/products';
 import { proposalExperience } from '../experience/proposal-experience';
 import { getMerchant } from '../registry/merchants';
 import { assessReadiness } from '../registry/readiness';
@@ -74,7 +74,7 @@ export async function submitProposal(db: Db, input: ProposalCreateInput): Promis
     getMerchant(db, input.merchant_agent_id),
     getProduct(db, input.product_id),
   ]);
-  if (!product) throw new AppError(404, 'product_not_found', `No product ${input.product_id} in the catalog.`, { fields: ['product_id'] });
+  if (!product) throw productNotFound(input.product_id);
   if (merchant.status !== 'active') throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
   if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
     throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
