@@ -2,7 +2,8 @@ import type { Middleware } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { AppError } from '../src/errors';
 import { isDatabaseUnavailable } from '../src/db/connect';
-import { preferredWaitMs } from '../src/runtime/start';
+import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../src/runtime/start';
+import { preferredWaitMs } from './prefer-wait';
 import { dispatchA2a } from '../src/a2a/dispatch';
 import { RPC, type JsonRpcError, type JsonRpcResponse } from '../src/a2a/types';
 import type { AppContext, AppState } from './context';
@@ -74,7 +75,7 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
     (ctx.request as { body?: unknown }).body,
     { developerId: principal?.developerId, keyId: principal?.keyId },
     {
-      waitMs: preferredWaitMs(ctx.get('prefer')),
+      waitMs: preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }),
       internalError: (err) => {
         if (isDatabaseUnavailable(err)) {
           return { code: RPC.SERVER_ERROR, message: 'Service temporarily unavailable.', data: { error: 'service_unavailable', message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.' } };

@@ -1,7 +1,7 @@
 import * as R from '../../src/schemas/reconciliation';
-import { preferredWaitMs } from '../../src/runtime/start';
 import { loadReconciliationRun } from '../../src/supply/reconciliation-runs';
-import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, runReconciliation } from '../../src/supply/reconciliation-start';
+import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, MAX_WAIT_S, runReconciliation } from '../../src/supply/reconciliation-start';
+import { preferredWaitMs } from '../prefer-wait';
 import { auth, type RouteRegistry } from './registry';
 
 const TAG = 'Reconciliation';
@@ -28,8 +28,7 @@ export function reconciliationRoutes(r: RouteRegistry): void {
       [503, 'temporal_unavailable', 'Temporal is not reachable.'],
     ],
     handler: async (ctx, { body }) => {
-      const prefer = ctx.get('prefer');
-      const out = await runReconciliation(ctx.deps, body, prefer ? preferredWaitMs(prefer) : DEFAULT_WAIT_S * 1000);
+      const out = await runReconciliation(ctx.deps, body, preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }));
       if (out.status === 'finished') return { body: { reconciliation: out.run } };
       const statusUrl = `/v1/reconciliation/runs/${out.runId}`;
       return { status: 202, headers: { location: statusUrl }, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };

@@ -1,6 +1,7 @@
 import * as R from '../../src/schemas/runtime';
 import { loadRuntime } from '../../src/runtime/store';
-import { preferredWaitMs, startRuntime } from '../../src/runtime/start';
+import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../../src/runtime/start';
+import { preferredWaitMs } from '../prefer-wait';
 import { auth, type RouteRegistry } from './registry';
 
 const TAG = 'Commerce runtime';
@@ -23,7 +24,7 @@ export function runtimeRoutes(r: RouteRegistry): void {
     },
     errors: [[503, 'temporal_unavailable', 'Temporal is not reachable.']],
     handler: async (ctx, { body }) => {
-      const out = await startRuntime(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId, keyId: ctx.state.apiKey?.keyId }, preferredWaitMs(ctx.get('prefer')));
+      const out = await startRuntime(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId, keyId: ctx.state.apiKey?.keyId }, preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }));
       if (out.status === 'completed') return { status: 201, body: { runtime: out.runtime } };
       const statusUrl = `/v1/commerce-runtime/${out.runtimeId}`;
       return { status: 202, headers: { location: statusUrl }, body: { runtime_id: out.runtimeId, status: 'running', status_url: statusUrl } };

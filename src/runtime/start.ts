@@ -15,13 +15,6 @@ export const MAX_WAIT_S = 60;
 export const MERCHANT_DEADLINE_MS = 3000;
 export const DEFAULT_ENTRY_AGENT = 'api-caller';
 
-/** `Prefer: wait=N` (RFC 7240), clamped to 0..MAX_WAIT_S; anything else means the default. */
-export function preferredWaitMs(prefer: string | undefined): number {
-  const m = /(?:^|[,;\s])wait\s*=\s*(\d+(?:\.\d+)?)/i.exec(prefer ?? '');
-  const s = m ? Number(m[1]) : DEFAULT_WAIT_S;
-  return Math.round(Math.min(Math.max(s, 0), MAX_WAIT_S) * 1000);
-}
-
 export type RuntimeStartResult =
   | { status: 'completed'; runtime: Awaited<ReturnType<typeof loadRuntime>> }
   | { status: 'running'; runtimeId: string };
