@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/connect';
-import { minorUnitDigits } from '../catalog/money';
+import { fromMinorUnits } from '../catalog/money';
 import { JOIN_RULES, resolvedOrdersSql, type Window } from './attribution-orders';
 
 /**
@@ -67,7 +67,6 @@ export interface Funnel {
 }
 
 const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
-const major = (cents: number, currency: string) => cents / 10 ** minorUnitDigits(currency);
 
 export const reportWindow = (days: number, now = new Date()): Window => ({ start: new Date(now.getTime() - days * DAY_MS), end: now });
 
@@ -235,9 +234,9 @@ function revenue(rows: MoneyRow[]): Revenue[] {
     return {
       currency: r.currency,
       attributed_orders: r.attributed_orders,
-      gmv: major(gmv, r.currency),
+      gmv: fromMinorUnits(gmv, r.currency),
       gmv_cents: gmv,
-      commission: major(commission, r.currency),
+      commission: fromMinorUnits(commission, r.currency),
       commission_cents: commission,
       roi: commission > 0 ? round(gmv / commission) : null,
     };

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from '../config';
 import type { Db } from '../db/connect';
-import { minorUnitDigits } from '../catalog/money';
+import { fromMinorUnits, toMinorUnits } from '../catalog/money';
 import { merchantNotFound } from '../registry/merchants';
 import { resolvedOrdersSql, type Window } from './attribution-orders';
 import { reportWindow } from './attribution';
@@ -55,13 +55,11 @@ export const QUALIFIED_LEAD_DEFINITION =
   "distinct intents in the window for which one of the merchant's proposals was in a match session's ranked top or received a `pick` decision event";
 export const ACCEPTED_MATCH_DEFINITION = "the merchant's match tokens accepted in the window (acceptance_state accepted, payment_authorized or consumed)";
 
-const toMinor = (amount: number, currency: string) => Math.round(amount * 10 ** minorUnitDigits(currency));
-const toMajor = (cents: number, currency: string) => cents / 10 ** minorUnitDigits(currency);
 const nonNegativeInt = (v: unknown) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : undefined);
 
 function planCommission(plan: CommissionPlanInput | undefined, amountCents: number, currency: string): number | undefined {
   if (typeof plan?.rate === 'number') return Math.round(plan.rate * amountCents);
-  if (typeof plan?.flat === 'number') return toMinor(plan.flat, currency);
+  if (typeof plan?.flat === 'number') return toMinorUnits(plan.flat, currency);
   return undefined;
 }
 
@@ -80,10 +78,10 @@ function billingOverride(metadata: unknown): BillingOverride {
 
 function givenOrderLine(o: OrderInput, currency: string, merchantPlan: CommissionPlanInput | undefined): OrderLine {
   const cur = o.currency ?? currency;
-  const amountCents = toMinor(o.amount, cur);
+  const amountCents = toMinorUnits(o.amount, cur);
   const [commission, basis]: [number | undefined, CommissionBasis] =
     o.commission !== undefined
-      ? [toMinor(o.commission, cur), 'order_commission']
+      ? [toMinorUnits(o.commission, cur), 'order_commission']
       : o.commission_plan
         ? [planCommission(o.commission_plan, amountCents, cur), 'order_plan']
         : [planCommission(merchantPlan, amountCents, cur), 'merchant_plan'];
@@ -143,7 +141,7 @@ function rest(orders: OrderLine[], currency: string) {
   if (!orders.length) return [];
   const cents = orders.reduce((s, o) => s + o.commission_cents, 0);
   const gmv = orders.reduce((s, o) => s + o.amount_cents, 0);
-  return [{ type: 'commission' as const, order_id: null, quantity: orders.length, order_amount_cents: gmv, unit_amount_cents: null, amount_cents: cents, amount: toMajor(cents, currency), basis: 'remaining_orders' }];
+  return [{ type: 'commission' as const, order_id: null, quantity: orders.length, order_amount_cents: gmv, unit_amount_cents: null, amount_cents: cents, amount: fromMinorUnits(cents, currency), basis: 'remaining_orders' }];
 }
 
 export async function settlementPreview(db: Db, config: Pick<Config, 'BILLING_QUALIFIED_LEAD_FEE_CENTS' | 'BILLING_ACCEPTED_MATCH_FEE_CENTS' | 'BILLING_CURRENCY'>, input: SettlementInput, now = new Date()) {
@@ -181,12 +179,12 @@ export async function settlementPreview(db: Db, config: Pick<Config, 'BILLING_QU
         order_amount_cents: o.amount_cents,
         unit_amount_cents: o.commission_cents,
         amount_cents: o.commission_cents,
-        amount: toMajor(o.commission_cents, currency),
+        amount: fromMinorUnits(o.commission_cents, currency),
         basis: o.basis as string,
       })),
       ...rest(billable.slice(MAX_ORDER_LINES), currency),
-      { type: 'qualified_leads' as const, order_id: null, quantity: leads, order_amount_cents: null, unit_amount_cents: leadFee, amount_cents: leadsCents, amount: toMajor(leadsCents, currency), basis: billing.qualified_lead_fee_cents !== undefined ? 'merchant_billing' : 'default_fee' },
-      { type: 'accepted_matches' as const, order_id: null, quantity: matches, order_amount_cents: null, unit_amount_cents: matchFee, amount_cents: matchesCents, amount: toMajor(matchesCents, currency), basis: billing.accepted_match_fee_cents !== undefined ? 'merchant_billing' : 'default_fee' },
+      { type: 'qualified_leads' as const, order_id: null, quantity: leads, order_amount_cents: null, unit_amount_cents: leadFee, amount_cents: leadsCents, amount: fromMinorUnits(leadsCents, currency), basis: billing.qualified_lead_fee_cents !== undefined ? 'merchant_billing' : 'default_fee' },
+      { type: 'accepted_matches' as const, order_id: null, quantity: matches, order_amount_cents: null, unit_amount_cents: matchFee, amount_cents: matchesCents, amount: fromMinorUnits(matchesCents, currency), basis: billing.accepted_match_fee_cents !== undefined ? 'merchant_billing' : 'default_fee' },
     ],
     skipped_orders: orders.filter((o) => o.currency !== currency).map((o) => ({ order_id: o.order_id, currency: o.currency, reason: 'currency_mismatch' as const })),
     totals: {
@@ -196,7 +194,7 @@ export async function settlementPreview(db: Db, config: Pick<Config, 'BILLING_QU
       qualified_leads_cents: leadsCents,
       accepted_matches_cents: matchesCents,
       total_cents: total,
-      total: toMajor(total, currency),
+      total: fromMinorUnits(total, currency),
       currency,
     },
     definitions: { qualified_lead: QUALIFIED_LEAD_DEFINITION, accepted_match: ACCEPTED_MATCH_DEFINITION },
