@@ -11,6 +11,7 @@ import type { RateLimiters } from './middleware/rate-limit';
 import type { CardFactsCache } from '../src/catalog/cards';
 import type { FrozenTopCache } from '../src/matching/session-render';
 import type { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
+import type { RecommendationRecorder } from '../src/recommend/record';
 
 /** Everything a request may need, built once per process and hung on the Koa context. */
 export interface AppDeps {
@@ -26,6 +27,8 @@ export interface AppDeps {
   frozenTops: FrozenTopCache;
   /** Categories, trending products and the catalog merchant's readiness, per process (CARD_CACHE_TTL_S). */
   catalogSnapshots: CatalogSnapshotCache;
+  /** Writes recommendations, coalescing concurrent ones into one statement. */
+  recommendations: RecommendationRecorder;
   logger: Logger;
 }
 

@@ -14,6 +14,7 @@ import { FrozenTopCache } from '../src/matching/session-render';
 import type { AppDeps } from './context';
 import { createRateLimiters } from './middleware/rate-limit';
 import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
+import { RecommendationRecorder } from '../src/recommend/record';
 
 export interface RunningApi {
   server: Server;
@@ -40,6 +41,7 @@ export function buildAppDeps(parts: {
     cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.config.CARD_CACHE_TTL_S) : undefined,
     frozenTops: new FrozenTopCache(),
     catalogSnapshots: new CatalogSnapshotCache(parts.config.CARD_CACHE_TTL_S),
+    recommendations: new RecommendationRecorder(parts.db),
   };
 }
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,67 @@ export async function measure(name: string, url: string, headers: Record<string,
   const r = await autocannon({ url, connections, duration, headers, ...extra });
   const non2xx = r.non2xx + r.errors + r.timeouts;
   return { name, mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, failed: non2xx };
+}
+
+/**
+ * Open-loop load: requests are due at a constant rate whatever the server's pace, over at most
+ * `connections` keep-alive connections, and each one's latency counts from when it was due, so
+ * waiting for a free connection counts too. autocannon's `overallRate` is not this: each connection
+ * sends its per-second quota back to back when the second starts and then idles, which is a burst
+ * of flat-out load every second, and it records every response slower than 1 ms as if a series of
+ * requests had been held back behind it, which inflates its percentiles.
+ */
+export async function measureOpenLoop(
+  name: string,
+  opts: { base: string; paths: () => string; headers: Record<string, string>; rate: number; connections: number; duration: number; warmup?: number },
+) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
+  const { hostname, port } = new URL(opts.base);
+  const run = (seconds: number) =>
+    new Promise<{ latencies: number[]; failed: number; elapsed: number }>((resolve) => {
+      const latencies: number[] = [];
+      let failed = 0;
+      let sent = 0;
+      let open = 0;
+      const total = Math.round(opts.rate * seconds);
+      const started = performance.now();
+      const finish = () => resolve({ latencies, failed, elapsed: (performance.now() - started) / 1000 });
+      const send = (due: number) => {
+        open++;
+        const req = http.request({ agent, hostname, port, path: opts.paths(), headers: opts.headers }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode! >= 200 && res.statusCode! < 300) latencies.push(performance.now() - due);
+            else failed++;
+            if (--open === 0 && sent === total) finish();
+          });
+        });
+        req.on('error', () => {
+          failed++;
+          if (--open === 0 && sent === total) finish();
+        });
+        req.end();
+      };
+      const tick = setInterval(() => {
+        const now = performance.now();
+        while (sent < total && started + (sent * 1000) / opts.rate <= now) send(started + (sent++ * 1000) / opts.rate);
+        if (sent === total) clearInterval(tick);
+      }, 1);
+    });
+  await run(opts.warmup ?? 2);
+  const r = await run(opts.duration);
+  agent.destroy();
+  const sorted = r.latencies.sort((a, b) => a - b);
+  const pct = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN);
+  return {
+    name,
+    mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length),
+    p50: pct(0.5),
+    p99: pct(0.99),
+    rps: Math.round(sorted.length / r.elapsed),
+    requests: sorted.length,
+    failed: r.failed,
+  };
 }
 
 export const machine = () => `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`;

@@ -7,6 +7,8 @@ import { startTestApi, type TestApi } from './helpers/stack';
 import { RecommendResponse } from '../src/schemas/recommend';
 import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
 import { retrieve } from '../src/recommend/retrieval';
+import { recommend, recommendDeps } from '../src/recommend/recommend';
+import { RecommendationRecorder, type Recommendation } from '../src/recommend/record';
 import { understandShoppingIntent } from '../src/recommend/understand';
 import type { ProductCardDocumentT } from '../src/schemas/catalog';
 
@@ -204,5 +206,52 @@ describe('GET /v1/recommend (spec 2.2, 4.1; DESIGN §6)', () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe('recording recommendations', () => {
+  /** Real recommendations, captured instead of written, to hand to a recorder under test. */
+  async function capture(intents: string[]): Promise<Recommendation[]> {
+    const captured: Recommendation[] = [];
+    const deps = recommendDeps({ ...api.deps, recommendations: { record: async (r: Recommendation) => void captured.push(r) } as unknown as RecommendationRecorder });
+    for (const intent of intents) await recommend(deps, { intent, limit: 2 }, {});
+    return captured;
+  }
+  const stored = async (r: Recommendation) => ({
+    intent: !!(await api.db.selectFrom('intents').select('intent_id').where('intent_id', '=', r.intent.intent_id).executeTakeFirst()),
+    session: !!(await api.db.selectFrom('match_sessions').select('match_session_id').where('match_session_id', '=', r.session.match_session_id).executeTakeFirst()),
+    proposals: (await api.db.selectFrom('proposals').select('proposal_id').where('intent_id', '=', r.intent.intent_id).execute()).length,
+    transitions: (await api.db.selectFrom('proposal_transitions').select('id').where('proposal_id', 'in', r.proposals.map((p) => p.proposal_id)).execute()).length,
+    cards: (await api.db.selectFrom('rec_cards').select('rec_id').where('match_session_id', '=', r.session.match_session_id).execute()).length,
+  });
+  /** The Db with a count of the statements sent through it, failed ones included. */
+  const counted = () => {
+    const counter = { statements: 0 };
+    const db = api.db.withPlugin({ transformQuery: ({ node }) => (counter.statements++, node), transformResult: async ({ result }) => result });
+    return { db, counter };
+  };
+
+  it('a write starts at once when none is in flight; those arriving meanwhile share the next statement', async () => {
+    const recs = await capture(['yoga mat', 'air fryer', 'dog bed', 'camping tent', 'robot vacuum', 'gold hoop earrings']);
+    const { db, counter } = counted();
+    const recorder = new RecommendationRecorder(db);
+    await Promise.all(recs.map((r) => recorder.record(r)));
+    expect(counter.statements).toBe(2);
+    for (const r of recs) expect(await stored(r)).toEqual({ intent: true, session: true, proposals: 2, transitions: 2, cards: 2 });
+  });
+
+  it('when a shared write fails, each recommendation is written alone: only the bad one fails, and nothing of it is kept', async () => {
+    const [first, ...rest] = await capture(['massage gun', 'baby monitor', 'cast iron skillet', 'laptop backpack']);
+    const bad = { ...rest[1]!, session: { ...rest[1]!.session, intent_id: 'int_does_not_exist' } };
+    const batch = [rest[0]!, bad, rest[2]!];
+    const { db, counter } = counted();
+    const recorder = new RecommendationRecorder(db);
+    const results = await Promise.allSettled([recorder.record(first!), ...batch.map((r) => recorder.record(r))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/foreign key/);
+    // first alone, the failed batch of three, then the three one by one.
+    expect(counter.statements).toBe(5);
+    for (const r of [first!, rest[0]!, rest[2]!]) expect(await stored(r)).toEqual({ intent: true, session: true, proposals: 2, transitions: 2, cards: 2 });
+    expect(await stored(bad)).toEqual({ intent: false, session: false, proposals: 0, transitions: 0, cards: 0 });
   });
 });

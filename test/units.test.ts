@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../src/config';
 import { decryptSecret, encryptSecret } from '../src/crypto/key-encryption';
 import { hashPassword, verifyPassword } from '../src/crypto/passwords';
 import { purgeExpiredIdempotencyKeys, requestHash } from '../src/idempotency/store';
-import { createDb, type Db } from '../src/db/connect';
+import { createDb, queryWithGenericPlan, type Db } from '../src/db/connect';
 import { RequestLogWriter } from '../src/console/request-logs';
 import { freePort } from '../src/net';
 import net from 'node:net';
@@ -156,6 +156,44 @@ describe('buffered request logs', () => {
       await writer.close();
       await flaky.destroy();
       await new Promise((r) => proxy.close(r));
+    }
+  });
+});
+
+describe('queries with a generic plan', () => {
+  it('run as named prepared statements on sessions forcing generic plans, with the same rows as a plain query', async () => {
+    const db = createDb(inject('databaseUrl'));
+    try {
+      const mode = sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`.compile(db);
+      expect(await queryWithGenericPlan(db, mode)).toEqual([{ mode: 'force_generic_plan' }]);
+      // The Db's own sessions keep the default, so queries that need their values planned get them.
+      expect((await db.executeQuery(mode)).rows).toEqual([{ mode: 'auto' }]);
+
+      const query = sql<{ n: number; label: string }>`select g as n, ${'item '}::text || g as label from generate_series(1, ${5}::int) g where g % ${2}::int = 1 order by g`.compile(db);
+      const generic = await queryWithGenericPlan(db, query);
+      expect(generic).toEqual([{ n: 1, label: 'item 1' }, { n: 3, label: 'item 3' }, { n: 5, label: 'item 5' }]);
+      expect(generic).toEqual((await db.executeQuery(query)).rows);
+      // Prepared once per session, then executed with its one generic plan (one at a time, the
+      // calls reuse the same pooled session).
+      await queryWithGenericPlan(db, query);
+      const plans = sql<{ generic_plans: string; custom_plans: string }>`select generic_plans, custom_plans from pg_prepared_statements where statement = ${query.sql}`.compile(db);
+      expect(await queryWithGenericPlan(db, plans)).toEqual([{ generic_plans: '2', custom_plans: '0' }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('inside a transaction run on the transaction, as any query', async () => {
+    const db = createDb(inject('databaseUrl'));
+    try {
+      const seen = await db.transaction().execute(async (trx) => {
+        await sql`create temporary table generic_plan_probe (x int) on commit drop`.execute(trx);
+        await sql`insert into generic_plan_probe values (7)`.execute(trx);
+        return queryWithGenericPlan(trx, sql<{ x: number }>`select x from generic_plan_probe`.compile(trx));
+      });
+      expect(seen).toEqual([{ x: 7 }]);
+    } finally {
+      await db.destroy();
     }
   });
 });

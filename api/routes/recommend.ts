@@ -1,5 +1,5 @@
 import * as R from '../../src/schemas/recommend';
-import { recommend } from '../../src/recommend/recommend';
+import { recommend, recommendDeps } from '../../src/recommend/recommend';
 import type { AppContext } from '../context';
 import { auth, type RouteRegistry } from './registry';
 
@@ -22,17 +22,7 @@ export function recommendRoutes(r: RouteRegistry): void {
       [503, 'service_unavailable', 'Service temporarily unavailable (the database cannot be reached).'],
     ],
     handler: async (ctx: AppContext, { query }) => ({
-      body: await recommend(
-        {
-          db: ctx.deps.db,
-          publicBaseUrl: ctx.deps.config.publicBaseUrl,
-          snapshots: ctx.deps.catalogSnapshots,
-          cardFacts: ctx.deps.cardFacts,
-          matchSessionTtlS: ctx.deps.config.MATCH_SESSION_TTL_S,
-        },
-        query,
-        { developerId: ctx.state.apiKey?.developerId },
-      ),
+      body: await recommend(recommendDeps(ctx.deps), query, { developerId: ctx.state.apiKey?.developerId }),
     }),
   });
 }

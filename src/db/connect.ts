@@ -1,4 +1,5 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { createHash } from 'node:crypto';
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
 
@@ -7,17 +8,51 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
 
 export type Db = Kysely<Database>;
 
-export function createDb(connectionString: string, opts: { max?: number } = {}): Db {
+function createPool(connectionString: string, max: number, options?: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
-    max: opts.max ?? 10,
+    max,
+    options,
     // Fail fast when Postgres is gone so /healthz answers 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 10_000,
   });
   // An idle client losing its connection (Postgres restarted) must not crash the process.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return pool;
+}
+
+/** The pool of generic-plan sessions of each Db, opened on first use and closed with the Db. */
+const genericPlanPools = new WeakMap<Db, () => pg.Pool>();
+
+export function createDb(connectionString: string, opts: { max?: number } = {}): Db {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPool(connectionString, opts.max ?? 10) }) });
+  let generic: pg.Pool | undefined;
+  genericPlanPools.set(db, () => (generic ??= createPool(connectionString, GENERIC_PLAN_POOL_SIZE, '-c plan_cache_mode=force_generic_plan')));
+  const destroy = db.destroy.bind(db);
+  db.destroy = async () => {
+    await generic?.end();
+    await destroy();
+  };
+  return db;
+}
+
+const GENERIC_PLAN_POOL_SIZE = 4;
+
+/**
+ * Runs a query as a named prepared statement with a generic plan, on sessions of its own that set
+ * plan_cache_mode = force_generic_plan, so each session plans the statement once. For queries
+ * whose best plan does not depend on their parameter values this saves the planning of every
+ * later execution, which for the trigram and regex searches of retrieval costs more than running
+ * them (the planner estimates their selectivity from the column statistics; docs/BENCHMARKS.md).
+ * A query given a transaction, or a Db not made by createDb, runs as usual.
+ */
+export async function queryWithGenericPlan<R>(db: Db, query: CompiledQuery<R>): Promise<R[]> {
+  const pool = genericPlanPools.get(db)?.();
+  if (!pool) return (await db.executeQuery(query)).rows;
+  const name = `generic_${createHash('sha1').update(query.sql).digest('base64url')}`;
+  const result = await pool.query({ name, text: query.sql, values: [...query.parameters] });
+  return result.rows as R[];
 }
 
 /** Network errors and Postgres' "cannot serve now" classes (08 connection, 53 resources, 57P admin shutdown / cannot connect). */

@@ -9,6 +9,7 @@ import type { SigningKeys } from '../crypto/signing-keys';
 import type { TemporalHandle } from '../temporal/client';
 import type { CardFactsCache } from '../catalog/cards';
 import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
+import type { RecommendationRecorder } from '../recommend/record';
 import { AppError } from '../errors';
 import { hasScope, type ApiKeyPrincipal } from '../console/api-keys';
 import type { ApiKeyScope } from '../schemas/console';
@@ -16,7 +17,7 @@ import { RecommendQuery } from '../schemas/recommend';
 import { IntentCreateBody } from '../schemas/intents';
 import { RuntimeCreateBody } from '../schemas/runtime';
 import { AcceptBody, MatchRenderQuery, MatchSessionParams } from '../schemas/match';
-import { recommend } from '../recommend/recommend';
+import { recommend, recommendDeps } from '../recommend/recommend';
 import { intentView } from '../matching/intents';
 import { createIntentAndStartSurge } from '../dispatch/surge-start';
 import { renderMatchSessionBody, type FrozenTopCache } from '../matching/session-render';
@@ -39,6 +40,7 @@ export interface McpDeps {
   cardFacts?: CardFactsCache;
   frozenTops: FrozenTopCache;
   catalogSnapshots: CatalogSnapshotCache;
+  recommendations: RecommendationRecorder;
   logger: Logger;
 }
 
@@ -130,17 +132,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     },
     (input) =>
       run('recommend', async () => ({
-        ...(await recommend(
-          {
-            db: deps.db,
-            publicBaseUrl: deps.config.publicBaseUrl,
-            snapshots: deps.catalogSnapshots,
-            cardFacts: deps.cardFacts,
-            matchSessionTtlS: deps.config.MATCH_SESSION_TTL_S,
-          },
-          input,
-          { developerId: principal.developerId },
-        )),
+        ...(await recommend(recommendDeps(deps), input, { developerId: principal.developerId })),
       })),
   );
 

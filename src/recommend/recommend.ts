@@ -9,7 +9,7 @@ import { computeTrustScore } from '../matching/trust-score';
 import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { CatalogSnapshotCache } from './catalog-snapshot';
 import { matchRecId } from './issued-cards';
-import { recordRecommendation } from './record';
+import type { RecommendationRecorder } from './record';
 import { retrieve, type Hit, type MatchTier, type Retrieval } from './retrieval';
 import { shopperGuide } from './shopper-guide';
 import { understandShoppingIntent, type ShoppingIntent } from './understand';
@@ -19,8 +19,27 @@ export interface RecommendDeps {
   publicBaseUrl: string;
   snapshots: CatalogSnapshotCache;
   cardFacts?: CardFactsCache;
+  recorder: RecommendationRecorder;
   matchSessionTtlS: number;
 }
+
+/** What an API process holds that a recommendation needs (AppDeps and McpDeps satisfy it). */
+export interface RecommendProcessDeps {
+  db: Db;
+  config: { publicBaseUrl: string; MATCH_SESSION_TTL_S: number };
+  catalogSnapshots: CatalogSnapshotCache;
+  cardFacts?: CardFactsCache;
+  recommendations: RecommendationRecorder;
+}
+
+export const recommendDeps = (deps: RecommendProcessDeps): RecommendDeps => ({
+  db: deps.db,
+  publicBaseUrl: deps.config.publicBaseUrl,
+  snapshots: deps.catalogSnapshots,
+  cardFacts: deps.cardFacts,
+  recorder: deps.recommendations,
+  matchSessionTtlS: deps.config.MATCH_SESSION_TTL_S,
+});
 
 export interface RecommendInput {
   intent: string;
@@ -91,7 +110,7 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
   );
   const ranking = rankSession(intent, proposals, now);
   const topCards = ranking.top.flatMap((p) => cardByProduct.get(p.product_id) ?? []);
-  await recordRecommendation(deps.db, {
+  await deps.recorder.record({
     intent,
     proposals,
     transitionReason: 'catalog offer for GET /v1/recommend',

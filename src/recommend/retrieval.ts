@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../db/connect';
+import { queryWithGenericPlan, type Db } from '../db/connect';
 import type { ProductRow } from '../db/schema-catalog';
 import type { CatalogSnapshot, TrendingProduct } from './catalog-snapshot';
 import type { ShoppingIntent } from './understand';
@@ -72,6 +72,12 @@ function categoryGroups(si: ShoppingIntent, snapshot: CatalogSnapshot): number[]
 interface TierProbe {
   where: RawBuilder<boolean>;
   order: RawBuilder<unknown>;
+  /**
+   * The same plan suits every value of the parameters (an index scan on the search's own index),
+   * so the statement is prepared once per session instead of planned per request. Not so for
+   * broadened, whose OR of words and categories needs the values to choose its plan.
+   */
+  genericPlan: boolean;
 }
 
 const allKeywords = (si: ShoppingIntent) => sql`plainto_tsquery('english', ${si.keywords.join(' ')})`;
@@ -94,19 +100,19 @@ function tierCondition(t: (typeof MATCH_TIERS)[number], si: ShoppingIntent, grou
     case 'raw_substring':
       // Whole words in order, so "cat" does not find "vacation".
       if (si.phrase.length < 3) return null;
-      return { where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}` };
+      return { where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}`, genericPlan: true };
     case 'strict':
       if (!hasKeywords || !categoryIds.length) return null;
-      return { where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` };
+      return { where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}`, genericPlan: true };
     case 'narrow':
       if (!hasKeywords) return null;
-      return { where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` };
+      return { where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}`, genericPlan: true };
     case 'fuzzy': {
       if (si.phrase.length < 4) return null;
       // Typos: trigram word similarity of the whole phrase against titles (pg_trgm's <% uses the index),
       // kept to the named categories when there are some.
       const scope = categoryIds.length ? sql` and ${inCategory(categoryIds)}` : sql``;
-      return { where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}` };
+      return { where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}`, genericPlan: true };
     }
     case 'broadened': {
       const parts: RawBuilder<boolean>[] = [];
@@ -115,7 +121,7 @@ function tierCondition(t: (typeof MATCH_TIERS)[number], si: ShoppingIntent, grou
       if (!parts.length) return null;
       // Products of the named categories first, then those matching more of the words.
       const rank = hasKeywords ? sql`ts_rank(p.search_tsv, ${anyKeyword(si)}) desc, ` : sql``;
-      return { where: sql`(${sql.join(parts, sql` or `)})`, order: sql`${byCategory}${rank}${popularity}` };
+      return { where: sql`(${sql.join(parts, sql` or `)})`, order: sql`${byCategory}${rank}${popularity}`, genericPlan: false };
     }
   }
 }
@@ -134,12 +140,12 @@ function filters(si: ShoppingIntent, already: Hit[]): RawBuilder<boolean> {
 }
 
 async function runTier(db: Db, probe: TierProbe, filter: RawBuilder<boolean>, limit: number): Promise<ProductRow[]> {
-  const { rows } = await sql<ProductRow>`
+  const query = sql<ProductRow>`
     select ${PRODUCT_COLUMNS} from products p
     where ${probe.where} and ${filter}
     order by ${probe.order}
-    limit ${limit}`.execute(db);
-  return rows;
+    limit ${limit}`;
+  return probe.genericPlan ? queryWithGenericPlan(db, query.compile(db)) : (await query.execute(db)).rows;
 }
 
 /** Recent best sellers that pass the same region, budget and audience filters as the tiers. */
