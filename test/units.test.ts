@@ -198,6 +198,22 @@ describe('queries with a generic plan', () => {
   });
 });
 
+describe('document compression', () => {
+  it('card documents, rankings and product snapshots are stored with lz4 where the server has it', async () => {
+    const db = createDb(inject('databaseUrl'));
+    try {
+      const { rows } = await sql<{ column: string; compression: string }>`
+        select attrelid::regclass || '.' || attname as column, attcompression::text as compression from pg_attribute
+        where (attrelid, attname) in (('rec_cards'::regclass, 'document'), ('match_sessions'::regclass, 'top_cards'), ('proposals'::regclass, 'product_snapshot'))
+        order by 1`.execute(db);
+      const lz4 = await sql`create temporary table lz4_probe (x text compression lz4)`.execute(db).then(() => true, () => false);
+      expect(rows).toEqual(['match_sessions.top_cards', 'proposals.product_snapshot', 'rec_cards.document'].map((column) => ({ column, compression: lz4 ? 'l' : '' })));
+    } finally {
+      await db.destroy();
+    }
+  });
+});
+
 describe('idempotency retention', () => {
   it('purges records older than 24 h and keeps newer ones', async () => {
     const db = createDb(inject('databaseUrl'));

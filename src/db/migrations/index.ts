@@ -15,6 +15,7 @@ import * as m0013 from './0013_experience';
 import * as m0014 from './0014_merchant_ops';
 import * as m0015 from './0015_attribution';
 import * as m0016 from './0016_reconciliation';
+import * as m0017 from './0017_lz4_documents';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014_merchant_ops': m0014,
   '0015_attribution': m0015,
   '0016_reconciliation': m0016,
+  '0017_lz4_documents': m0017,
 };
