@@ -9,8 +9,8 @@ import type { CardFactsCache } from '../catalog/cards';
 import { issueCards, matchRecId } from '../recommend/issued-cards';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { getIntent, type IntentRow } from './intents';
-import { expireDueProposals, type ProposalRow } from './proposals';
-import { rankProposals, RANKING_WEIGHTS, type RankedProposal } from './ranking';
+import { expireDueProposals } from './proposals';
+import { rankProposals, RANKING_COLUMNS, RANKING_WEIGHTS, type RankableProposal, type RankedProposal } from './ranking';
 import { iso } from '../time';
 
 export type MatchSessionRow = Selectable<MatchSessionsTable>;
@@ -52,16 +52,16 @@ export async function createMatchSession(
 ): Promise<MatchSessionRow> {
   const intent = await getIntent(db, input.intent_id);
   await expireDueProposals(db, { intentId: intent.intent_id });
-  let candidates: ProposalRow[];
+  let candidates: RankableProposal[];
   if (input.proposal_ids) {
     const ids = [...new Set(input.proposal_ids)];
-    candidates = await db.selectFrom('proposals').selectAll().where('proposal_id', 'in', ids).where('intent_id', '=', intent.intent_id).execute();
+    candidates = await db.selectFrom('proposals').select(RANKING_COLUMNS).where('proposal_id', 'in', ids).where('intent_id', '=', intent.intent_id).execute();
     const missing = ids.filter((id) => !candidates.some((p) => p.proposal_id === id));
     if (missing.length) {
       throw new AppError(404, 'proposal_not_found', `No proposal ${missing.join(', ')} for intent ${intent.intent_id}.`, { proposal_ids: missing });
     }
   } else {
-    candidates = await db.selectFrom('proposals').selectAll().where('intent_id', '=', intent.intent_id).where('status', '=', 'active').execute();
+    candidates = await db.selectFrom('proposals').select(RANKING_COLUMNS).where('intent_id', '=', intent.intent_id).where('status', '=', 'active').execute();
   }
   const now = new Date();
   const ranking = rankSession(intent, candidates, now);
@@ -89,7 +89,7 @@ export interface SessionRanking {
 }
 
 /** Ranks an intent's candidate proposals and explains the result; proposals that are not live quotes are listed as excluded. */
-export function rankSession(intent: Pick<IntentRow, 'budget_min_cents' | 'budget_max_cents' | 'budget_currency' | 'time_window'>, candidates: ProposalRow[], now: Date): SessionRanking {
+export function rankSession(intent: Pick<IntentRow, 'budget_min_cents' | 'budget_max_cents' | 'budget_currency' | 'time_window'>, candidates: RankableProposal[], now: Date): SessionRanking {
   const rankable = candidates.filter((p) => p.status === 'active' && RANKABLE_STATES.has(p.proposal_state));
   const excluded = candidates
     .filter((p) => !rankable.includes(p))
@@ -146,9 +146,10 @@ export function newMatchSessionRow(s: NewMatchSession): MatchSessionRow {
   };
 }
 
+/** Every column is given, so the row as stored is the row built; reading it back would only re-parse the ranking. */
 async function storeMatchSession(trx: Transaction<Database>, s: NewMatchSession): Promise<MatchSessionRow> {
   const row = newMatchSessionRow(s);
-  return trx
+  await trx
     .insertInto('match_sessions')
     .values({
       ...row,
@@ -157,6 +158,6 @@ async function storeMatchSession(trx: Transaction<Database>, s: NewMatchSession)
       top_cards: JSON.stringify(row.top_cards),
       summary: JSON.stringify(row.summary),
     })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .execute();
+  return row;
 }

@@ -24,12 +24,31 @@ export interface RankingContext {
   now: Date;
 }
 
+/** What ranking reads of a proposal: its offer and the facts behind its score, not its documents. */
+export const RANKING_COLUMNS = [
+  'proposal_id',
+  'merchant_agent_id',
+  'product_id',
+  'offer_title',
+  'price_cents',
+  'currency',
+  'inventory_status',
+  'shipping_commitment',
+  'commission_plan',
+  'evidence',
+  'trust_score',
+  'proposal_state',
+  'status',
+  'created_at',
+] as const satisfies readonly (keyof ProposalRow)[];
+export type RankableProposal = Pick<ProposalRow, (typeof RANKING_COLUMNS)[number]>;
+
 const INVENTORY_VALUES: Record<string, number> = { in_stock: 1, low_stock: 0.7, preorder: 0.4, unknown: 0.5, out_of_stock: 0 };
 
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
 type Part = { value: number; reason: string };
 
-function priceFit(p: ProposalRow, ctx: RankingContext, cheapestCents: number): Part {
+function priceFit(p: RankableProposal, ctx: RankingContext, cheapestCents: number): Part {
   const price = p.price_cents;
   if (ctx.budgetMaxCents !== null && (ctx.budgetCurrency ?? 'USD') === p.currency) {
     const max = ctx.budgetMaxCents;
@@ -40,7 +59,7 @@ function priceFit(p: ProposalRow, ctx: RankingContext, cheapestCents: number): P
   return { value: round(cheapestCents / price), reason: `no budget in ${p.currency}: compared with the cheapest offer (${cheapestCents / 100})` };
 }
 
-function shipping(p: ProposalRow, ctx: RankingContext): Part {
+function shipping(p: RankableProposal, ctx: RankingContext): Part {
   const s = p.shipping_commitment as { max_days?: number; free?: boolean };
   if (s.max_days === undefined) return { value: 0.4, reason: 'no delivery commitment' };
   if (ctx.deadline) {
@@ -52,13 +71,13 @@ function shipping(p: ProposalRow, ctx: RankingContext): Part {
   return { value, reason: `delivery within ${s.max_days} days${s.free ? ', free shipping' : ''}` };
 }
 
-function evidence(p: ProposalRow): Part {
+function evidence(p: RankableProposal): Part {
   const items = p.evidence as Array<{ score?: number }>;
   const value = round(items.slice(0, 5).reduce((sum, e) => sum + (e.score ?? 0.6), 0) / 5);
   return { value, reason: `${items.length} evidence item(s)` };
 }
 
-function commission(p: ProposalRow): Part {
+function commission(p: RankableProposal): Part {
   const c = p.commission_plan as { rate?: number; flat?: number };
   if (c.rate !== undefined) return { value: round(Math.min(c.rate / 0.2, 1)), reason: `commission rate ${c.rate}` };
   if (c.flat !== undefined) return { value: round(Math.min(c.flat / Math.max(p.price_cents / 100, 1) / 0.2, 1)), reason: `flat commission ${c.flat}` };
@@ -78,7 +97,7 @@ export interface RankedProposal {
   breakdown: Record<Component, { value: number; weight: number; contribution: number; reason: string }>;
 }
 
-export function rankProposals(proposals: ProposalRow[], ctx: RankingContext): RankedProposal[] {
+export function rankProposals(proposals: RankableProposal[], ctx: RankingContext): RankedProposal[] {
   if (proposals.length === 0) return [];
   const cheapest = Math.min(...proposals.map((p) => p.price_cents));
   const scored = proposals.map((p) => {
