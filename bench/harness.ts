@@ -25,7 +25,7 @@ export async function json(url: string, init?: RequestInit) {
 export const post = (base: string, p: string, body: unknown, headers: Record<string, string>) =>
   json(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-/** `extra`: further autocannon options, e.g. `overallRate` for a fixed offered load or `requests` to vary the path. */
+/** `extra`: further autocannon options, e.g. `requests` to vary the path (for a fixed offered load use `measureOpenLoop`). */
 export async function measure(name: string, url: string, headers: Record<string, string>, connections: number, duration: number, extra: Partial<autocannon.Options> = {}) {
   await autocannon({ url, connections, duration: 2, headers, ...extra }); // warm-up
   const r = await autocannon({ url, connections, duration, headers, ...extra });
