@@ -9,6 +9,7 @@ import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
 import { retrieve } from '../src/recommend/retrieval';
 import { recommend, recommendDeps } from '../src/recommend/recommend';
 import { RecommendationRecorder, type Recommendation } from '../src/recommend/record';
+import { createDb, isDatabaseUnavailable } from '../src/db/connect';
 import { understandShoppingIntent } from '../src/recommend/understand';
 import type { ProductCardDocumentT } from '../src/schemas/catalog';
 
@@ -225,9 +226,9 @@ describe('recording recommendations', () => {
     cards: (await api.db.selectFrom('rec_cards').select('rec_id').where('match_session_id', '=', r.session.match_session_id).execute()).length,
   });
   /** The Db with a count of the statements sent through it, failed ones included. */
-  const counted = () => {
+  const counted = (base = api.db) => {
     const counter = { statements: 0 };
-    const db = api.db.withPlugin({ transformQuery: ({ node }) => (counter.statements++, node), transformResult: async ({ result }) => result });
+    const db = base.withPlugin({ transformQuery: ({ node }) => (counter.statements++, node), transformResult: async ({ result }) => result });
     return { db, counter };
   };
 
@@ -253,5 +254,21 @@ describe('recording recommendations', () => {
     expect(counter.statements).toBe(5);
     for (const r of [first!, rest[0]!, rest[2]!]) expect(await stored(r)).toEqual({ intent: true, session: true, proposals: 2, transitions: 2, cards: 2 });
     expect(await stored(bad)).toEqual({ intent: false, session: false, proposals: 0, transitions: 0, cards: 0 });
+  });
+
+  it('when the database cannot be reached, a shared write fails for all its recommendations at once', async () => {
+    const recs = await capture(['air fryer', 'dog bed', 'yoga mat']);
+    const gone = createDb(`postgres://postgres@127.0.0.1:${await closedPort()}/gone`, { max: 2 });
+    try {
+      const { db, counter } = counted(gone);
+      const recorder = new RecommendationRecorder(db);
+      const results = await Promise.allSettled(recs.map((r) => recorder.record(r)));
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(results.every((r) => isDatabaseUnavailable((r as PromiseRejectedResult).reason))).toBe(true);
+      // The first alone, then the other two together; no one-by-one retries.
+      expect(counter.statements).toBe(2);
+    } finally {
+      await gone.destroy();
+    }
   });
 });

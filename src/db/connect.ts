@@ -24,6 +24,7 @@ function createPool(connectionString: string, max: number, options?: string): pg
 
 /** The pool of generic-plan sessions of each Db, opened on first use and closed with the Db. */
 const genericPlanPools = new WeakMap<Db, () => pg.Pool>();
+const GENERIC_PLAN_POOL_SIZE = 4;
 
 export function createDb(connectionString: string, opts: { max?: number } = {}): Db {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPool(connectionString, opts.max ?? 10) }) });
@@ -31,13 +32,13 @@ export function createDb(connectionString: string, opts: { max?: number } = {}):
   genericPlanPools.set(db, () => (generic ??= createPool(connectionString, GENERIC_PLAN_POOL_SIZE, '-c plan_cache_mode=force_generic_plan')));
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
-    await generic?.end();
+    const pool = generic;
+    generic = undefined;
+    await pool?.end();
     await destroy();
   };
   return db;
 }
-
-const GENERIC_PLAN_POOL_SIZE = 4;
 
 /**
  * Runs a query as a named prepared statement with a generic plan, on sessions of its own that set

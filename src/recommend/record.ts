@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/connect';
+import { isDatabaseUnavailable, type Db } from '../db/connect';
 import type { CardSource } from '../db/schema-recommend';
 import type { IntentRow } from '../matching/intents';
 import type { MatchSessionRow } from '../matching/match-sessions';
@@ -62,8 +62,9 @@ interface Pending {
  * flight, and the recommendations that arrive meanwhile go together in the next one. Alone, a
  * request waits for nothing; under load, a statement carries several recommendations, which costs
  * Postgres about half as much per recommendation as one statement each (docs/BENCHMARKS.md). Each
- * caller still returns only after its own rows are committed. When a shared write fails, its
- * recommendations are written one by one, so one bad record fails only its own request.
+ * caller still returns only after its own rows are committed. When a shared write fails on its
+ * data, its recommendations are written each on its own, so one bad record fails only its own
+ * request; when it fails for want of a database, they all fail at once.
  */
 export class RecommendationRecorder {
   private queue: Pending[] = [];
@@ -97,8 +98,9 @@ export class RecommendationRecorder {
       await recordRecommendations(this.db, batch.map((b) => b.r));
       for (const b of batch) b.resolve();
     } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
-      for (const b of batch) await recordRecommendations(this.db, [b.r]).then(b.resolve, b.reject);
+      // Without a database every write would fail the same way: answer them all now.
+      if (batch.length === 1 || isDatabaseUnavailable(err)) return batch.forEach((b) => b.reject(err));
+      await Promise.all(batch.map((b) => recordRecommendations(this.db, [b.r]).then(b.resolve, b.reject)));
     }
   }
 }
