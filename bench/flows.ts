@@ -19,6 +19,7 @@ import { workflowIds } from '../src/temporal/names';
 import { ping } from '../workflows/index';
 import { machine, post, startBenchStack } from './harness';
 import { stockedProduct } from '../test/helpers/catalog';
+import { readBody } from '../test/helpers/loopback';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' } } });
 const RUNS = Number(values.runs);
@@ -34,23 +35,20 @@ const SHIPPING_COST = 4.5;
 const counts = { queries: 0, handoffs: 0 };
 const merchantServers: http.Server[] = [];
 async function merchantAgent(): Promise<string> {
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      let body: any = null;
-      try {
-        body = JSON.parse(raw || 'null');
-      } catch {}
-      res.writeHead(200, { 'content-type': 'application/json' });
-      if (body?.type === 'runtime.query') {
-        counts.queries++;
-        res.end(JSON.stringify({ proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3, cost: SHIPPING_COST } }] }));
-      } else {
-        if (body?.type === 'checkout.handoff') counts.handoffs++;
-        res.end(JSON.stringify({ order_id: `ord-${counts.handoffs}`, accepted: true }));
-      }
-    });
+  const server = http.createServer(async (req, res) => {
+    const raw = await readBody(req);
+    let body: any = null;
+    try {
+      body = JSON.parse(raw || 'null');
+    } catch {}
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (body?.type === 'runtime.query') {
+      counts.queries++;
+      res.end(JSON.stringify({ proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3, cost: SHIPPING_COST } }] }));
+    } else {
+      if (body?.type === 'checkout.handoff') counts.handoffs++;
+      res.end(JSON.stringify({ order_id: `ord-${counts.handoffs}`, accepted: true }));
+    }
   });
   merchantServers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

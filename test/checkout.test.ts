@@ -12,7 +12,7 @@ import { findTemporalCli } from '../src/temporal/cli';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
-import { startLoopback } from './helpers/loopback';
+import { readBody, startLoopback } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 
@@ -52,14 +52,11 @@ async function stack(env: Record<string, string> = {}): Promise<Stack> {
 /** A merchant agent that records every handoff and answers `status` (200: with an order id). */
 async function merchantAgent(status = 200) {
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
-  const server = await startLoopback((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      bodies.push({ headers: req.headers, body: body ? JSON.parse(body) : null });
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(status === 200 ? { order_id: `ord-${bodies.length}`, accepted: true } : { error: 'not today' }));
-    });
+  const server = await startLoopback(async (req, res) => {
+    const body = await readBody(req);
+    bodies.push({ headers: req.headers, body: body ? JSON.parse(body) : null });
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(status === 200 ? { order_id: `ord-${bodies.length}`, accepted: true } : { error: 'not today' }));
   });
   servers.push(server);
   return { url: `${server.url}/agent`, bodies };

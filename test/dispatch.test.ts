@@ -7,7 +7,7 @@ import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-age
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
-import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
+import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 import { startWorkerProcess } from './helpers/worker-process';
 import { startTestWorker } from './helpers/worker';
@@ -66,16 +66,13 @@ async function attemptsOf(base: string, deliveryId: string) {
 /** A merchant endpoint that reads the body and answers with what `answer` says for the n-th request. */
 async function scriptedMerchant(answer: (n: number, req: http.IncomingMessage, body: string) => { status: number; headers?: Record<string, string> } | 'hang') {
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: string; status: number | 'hang' }> = [];
-  const server = await startLoopback((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const a = answer(bodies.length + 1, req, body);
-      bodies.push({ headers: req.headers, body, status: a === 'hang' ? 'hang' : a.status });
-      if (a === 'hang') return; // never answers; the gateway's deadline must cut it off
-      res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
-      res.end('{}');
-    });
+  const server = await startLoopback(async (req, res) => {
+    const body = await readBody(req);
+    const a = answer(bodies.length + 1, req, body);
+    bodies.push({ headers: req.headers, body, status: a === 'hang' ? 'hang' : a.status });
+    if (a === 'hang') return; // never answers; the gateway's deadline must cut it off
+    res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+    res.end('{}');
   });
   servers.push(server);
   return { server, bodies, url: `${server.url}/hook` };

@@ -3,7 +3,7 @@ import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
-import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
+import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { stockedProduct } from './helpers/catalog';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
@@ -45,22 +45,18 @@ async function slowFirstMerchant(answer: (body: any, n: number) => unknown, hold
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
   let arrived!: () => void;
   const firstCall = new Promise<void>((r) => (arrived = r));
-  const server = await startLoopback((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const body = JSON.parse(raw || '{}');
-      bodies.push({ headers: req.headers, body });
-      const n = bodies.length;
-      if (n === 1) {
-        arrived();
-        setTimeout(() => {
-          if (!res.destroyed) json(res, 200, answer(body, n));
-        }, holdMs);
-      } else {
-        json(res, 200, answer(body, n));
-      }
-    });
+  const server = await startLoopback(async (req, res) => {
+    const body = JSON.parse((await readBody(req)) || '{}');
+    bodies.push({ headers: req.headers, body });
+    const n = bodies.length;
+    if (n === 1) {
+      arrived();
+      setTimeout(() => {
+        if (!res.destroyed) json(res, 200, answer(body, n));
+      }, holdMs);
+    } else {
+      json(res, 200, answer(body, n));
+    }
   });
   servers.push(server);
   return { server, bodies, firstCall };

@@ -11,7 +11,7 @@ import { workflowBundle } from '../worker/run';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
-import { json, startLoopback, type LoopbackServer } from './helpers/loopback';
+import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 import { stockedProduct } from './helpers/catalog';
@@ -39,16 +39,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A merchant agent on loopback: `answer` gives the JSON body, or 'hang' (never answers). */
 async function merchantAgent(answer: (body: any) => unknown | 'hang') {
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
-  const server = await startLoopback((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const body = JSON.parse(raw || '{}');
-      bodies.push({ headers: req.headers, body });
-      const a = answer(body);
-      if (a === 'hang') return;
-      json(res, 200, a);
-    });
+  const server = await startLoopback(async (req, res) => {
+    const body = JSON.parse((await readBody(req)) || '{}');
+    bodies.push({ headers: req.headers, body });
+    const a = answer(body);
+    if (a === 'hang') return;
+    json(res, 200, a);
   });
   servers.push(server);
   return { server, bodies };

@@ -29,6 +29,16 @@ export async function startLoopback(handler: (req: http.IncomingMessage, res: ht
   };
 }
 
+/** The whole body of a request, as text. */
+export function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => resolve(raw));
+    req.on('error', reject);
+  });
+}
+
 export const json = (res: http.ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
