@@ -4,6 +4,7 @@ import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { expireDueProposals } from '../src/matching/proposals';
+import { renderMatchSessionBody } from '../src/matching/session-render';
 
 let api: TestApi;
 let base: string;
@@ -314,6 +315,20 @@ describe('match tokens and payment authorization', () => {
     // The rendered session carries the token exactly as the token endpoint shows it.
     expect(rendered.match_tokens).toEqual([{ ...t, acceptance_state: 'accepted', accepted_at: confirm.body.match_token.accepted_at }]);
     expect((await get(`/v1/match-tokens/${t.match_token_id}`)).body).toEqual({ match_token: rendered.match_tokens[0] });
+  });
+
+  it('GET serves as JSON text exactly the rendered body, on the first read and from the kept top, for each cut', async () => {
+    const { session } = await rankedSession();
+    const sid = session.match_session_id;
+    await post(`/v1/match/${sid}/accept`, {});
+    for (const limit of [2, 3, 1, 2, 10]) {
+      const res = await get(`/v1/match/${sid}?limit=${limit}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      // The reference reads everything from the database (no process cache), as the MCP tool may.
+      expect(res.body).toEqual(await renderMatchSessionBody(api.db, sid, limit));
+      expect(res.body.match_tokens).toHaveLength(1);
+    }
   });
 
   it('accept errors: 404 match_not_found, proposal_not_found, match_token_not_found; 409 for a proposal outside the session', async () => {

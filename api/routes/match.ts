@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as M from '../../src/schemas/match';
 import { ProductCardDocument } from '../../src/schemas/catalog';
 import { createMatchSession, matchSessionView } from '../../src/matching/match-sessions';
-import { renderMatchSessionBody } from '../../src/matching/session-render';
+import { renderMatchSessionJson } from '../../src/matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../../src/matching/match-tokens';
 import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
 import type { AppContext } from '../context';
@@ -68,7 +68,8 @@ export function matchRoutes(r: RouteRegistry): void {
     responses: { 200: { description: 'The rendered session.', schema: RenderedMatchSession } },
     errors: [matchNotFound],
     handler: async (ctx, { params, query }) => ({
-      body: await renderMatchSessionBody(ctx.deps.db, params.matchSessionId, query.limit, ctx.deps.frozenTops),
+      body: await renderMatchSessionJson(ctx.deps.db, params.matchSessionId, query.limit, ctx.deps.frozenTops),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
     }),
   });
 

@@ -1,4 +1,4 @@
-import type { Db } from '../db/connect';
+import { queryPrepared, type Db } from '../db/connect';
 import type { ApiKey, ApiKeyUpdate, Developer } from '../db/schema';
 import { AppError } from '../errors';
 import { newId } from '../ids';
@@ -134,13 +134,11 @@ export async function revealApiKey(deps: ConsoleDeps, developerId: string, keyId
 }
 
 /** Looks the key up on every request, so a revoked or deleted key fails on the very next call. */
+/** Every API-key request runs this lookup, so it is prepared once per connection (queryPrepared). */
+const AUTHENTICATE_API_KEY = `select key_id, developer_id, scopes from api_keys where key_hash = $1 and status = 'active'`;
+
 export async function authenticateApiKey(db: Db, token: string): Promise<ApiKeyPrincipal | null> {
   if (!token.startsWith(API_KEY_PREFIX)) return null;
-  const row = await db
-    .selectFrom('api_keys')
-    .select(['key_id', 'developer_id', 'scopes'])
-    .where('key_hash', '=', sha256Hex(token))
-    .where('status', '=', 'active')
-    .executeTakeFirst();
+  const [row] = await queryPrepared<Pick<ApiKey, 'key_id' | 'developer_id' | 'scopes'>>(db, 'authenticate_api_key', AUTHENTICATE_API_KEY, [sha256Hex(token)]);
   return row ? { keyId: row.key_id, developerId: row.developer_id, scopes: row.scopes } : null;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
 
@@ -22,12 +22,16 @@ function createPool(connectionString: string, max: number, options?: string): pg
   return pool;
 }
 
+/** The pool behind each Db, for statements prepared by name (queryPrepared). */
+const mainPools = new WeakMap<Db, pg.Pool>();
 /** The pool of generic-plan sessions of each Db, opened on first use and closed with the Db. */
 const genericPlanPools = new WeakMap<Db, () => pg.Pool>();
 const GENERIC_PLAN_POOL_SIZE = 4;
 
 export function createDb(connectionString: string, opts: { max?: number } = {}): Db {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPool(connectionString, opts.max ?? 10) }) });
+  const pool = createPool(connectionString, opts.max ?? 10);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  mainPools.set(db, pool);
   let generic: pg.Pool | undefined;
   genericPlanPools.set(db, () => (generic ??= createPool(connectionString, GENERIC_PLAN_POOL_SIZE, '-c plan_cache_mode=force_generic_plan')));
   const destroy = db.destroy.bind(db);
@@ -54,6 +58,19 @@ export async function queryWithGenericPlan<R>(db: Db, query: CompiledQuery<R>): 
   const name = `generic_${createHash('sha1').update(query.sql).digest('base64url')}`;
   const result = await pool.query({ name, text: query.sql, values: [...query.parameters] });
   return result.rows as R[];
+}
+
+/**
+ * Runs a hot read as a statement prepared by name on the Db's own pool: each connection parses and
+ * plans it once, and the caller builds no query per request. For the few statements every request
+ * of a busy route runs (the API-key lookup, the rendered match session), parsing and planning cost
+ * Postgres more than executing them. A Db that is a transaction (or not made by createDb) runs
+ * the text as usual.
+ */
+export async function queryPrepared<R>(db: Db, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const pool = mainPools.get(db);
+  if (!pool) return (await db.executeQuery(CompiledQuery.raw(text, values))).rows as R[];
+  return (await pool.query({ name, text, values })).rows as R[];
 }
 
 /** Network errors and Postgres' "cannot serve now" classes (08 connection, 53 resources, 57P admin shutdown / cannot connect). */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
-import type { Db } from '../db/connect';
+import { queryPrepared, type Db } from '../db/connect';
 import { matchNotFound, matchSessionView, type MatchSessionRow } from './match-sessions';
 import { matchTokenView, selectTokens, type MatchTokenRow } from './match-tokens';
 import type { RankedProposal } from './ranking';
@@ -14,18 +14,39 @@ export interface RenderedSession {
   tokens: MatchTokenRow[];
   /** The cards issued with the session for those proposals' products, in rank order. */
   cards: ProductCardDocumentT[];
+  /** `top` and `cards` as JSON text, serialized once per process and cut. */
+  frozenJson: () => { ranked: string; items: string };
 }
 
 /** What a session fixes at creation and never changes: its ranking's top and the cards issued for it. */
-interface FrozenTop {
-  rankedTop: RankedProposal[];
-  topCards: ProductCardDocumentT[];
+class FrozenTop {
+  /** The JSON text of the cut last shown: every render of that cut repeats it verbatim (one kept, to bound memory). */
+  private json?: { top: number; ranked: string; items: string };
+
+  constructor(
+    readonly rankedTop: RankedProposal[],
+    readonly topCards: ProductCardDocumentT[],
+  ) {}
+
+  cut(top: number): { ranked: RankedProposal[]; cards: ProductCardDocumentT[] } {
+    const ranked = this.rankedTop.slice(0, top);
+    const shown = new Set(ranked.map((p) => String(p.product_id)));
+    return { ranked, cards: this.topCards.filter((c) => shown.has(c.product.id)) };
+  }
+
+  cutJson(top: number): { ranked: string; items: string } {
+    if (this.json?.top !== top) {
+      const { ranked, cards } = this.cut(top);
+      this.json = { top, ranked: JSON.stringify(ranked), items: JSON.stringify(cards) };
+    }
+    return this.json;
+  }
 }
 
 /**
  * Frozen tops by session id, per process. Caching them is always correct (they never change) and
- * spares every render reading and parsing ten ranked proposals and ten cards; status and tokens,
- * which do change, are read on every render.
+ * spares every render reading, parsing and serializing ten ranked proposals and ten cards; status
+ * and tokens, which do change, are read on every render.
  */
 export class FrozenTopCache {
   private readonly lru = new LRUCache<string, FrozenTop>({ max: 2000 });
@@ -41,36 +62,58 @@ export class FrozenTopCache {
 const toDate = (v: unknown) => (v == null ? null : new Date(v as string));
 
 /**
- * A session as GET /v1/match/{id} shows it, in one statement: the stored top of the ranking (never
- * the full one, which may hold hundreds of entries), the cards issued for it, and the session's
- * tokens, cut to `top`. A session past its lifetime reads as `expired`; reads never write
- * (accept persists expiry), so rendering stays cheap.
+ * The session row a render reads: its status (a session past its lifetime reads as `expired`;
+ * reads never write, accept persists expiry) and its tokens, plus the frozen top when `withTop`.
+ * Never the full ranking, which may hold hundreds of entries.
  */
-export async function renderMatchSession(db: Db, id: string, top: number, cache?: FrozenTopCache): Promise<RenderedSession> {
-  const known = cache?.get(id);
-  const row = await db
+function sessionQuery(db: Db, id: string, withTop: boolean) {
+  return db
     .selectFrom('match_sessions as s')
     .select([
       's.match_session_id', 's.intent_id', 's.best_proposal_id', 's.summary', 's.expires_at', 's.developer_id', 's.created_at', 's.updated_at',
-      // Absent when the frozen top is already known (null then).
-      known ? sql<null>`null`.as('ranked_top') : 's.ranked_top',
-      known ? sql<null>`null`.as('top_cards') : 's.top_cards',
+      withTop ? 's.ranked_top' : sql<null>`null`.as('ranked_top'),
+      withTop ? 's.top_cards' : sql<null>`null`.as('top_cards'),
       sql<MatchSessionRow['status']>`case when s.status in ('open', 'accepted') and s.expires_at <= now() then 'expired' else s.status end`.as('status'),
       // Correlated on the outer alias, which the standalone token query cannot name in its types.
       jsonArrayFrom(selectTokens(db).where(sql<boolean>`match_tokens.match_session_id = s.match_session_id`).orderBy('issued_at')).as('tokens'),
     ])
-    .where('s.match_session_id', '=', id)
-    .executeTakeFirst();
+    .where('s.match_session_id', '=', id);
+}
+
+type SessionQueryRow = Awaited<ReturnType<ReturnType<typeof sessionQuery>['executeTakeFirst']>>;
+
+/** The text of the render once the top is known: the same for every session (the id is its one parameter). */
+let liveSessionSql: string | undefined;
+
+/**
+ * Reads what a render of a session whose top this process already holds needs: a statement
+ * prepared once per connection (every request of GET /v1/match/{id} runs it).
+ */
+async function readLiveSession(db: Db, id: string): Promise<SessionQueryRow> {
+  if (!liveSessionSql) {
+    const compiled = sessionQuery(db, id, false).compile();
+    if (compiled.parameters.length !== 1) throw new Error('the live session query must take the session id as its only parameter');
+    liveSessionSql = compiled.sql;
+  }
+  const [row] = await queryPrepared<NonNullable<SessionQueryRow>>(db, 'render_match_session', liveSessionSql, [id]);
+  return row;
+}
+
+/**
+ * A session as GET /v1/match/{id} shows it, in one statement: the stored top of the ranking, the
+ * cards issued for it, and the session's tokens, cut to `top`.
+ */
+export async function renderMatchSession(db: Db, id: string, top: number, cache?: FrozenTopCache): Promise<RenderedSession> {
+  const known = cache?.get(id);
+  const row = known ? await readLiveSession(db, id) : await sessionQuery(db, id, true).executeTakeFirst();
   if (!row) throw matchNotFound(id);
   const { ranked_top, top_cards, tokens, ...session } = row;
-  const frozen = known ?? { rankedTop: ranked_top as unknown as RankedProposal[], topCards: top_cards as unknown as ProductCardDocumentT[] };
+  const frozen = known ?? new FrozenTop(ranked_top as unknown as RankedProposal[], top_cards as unknown as ProductCardDocumentT[]);
   if (!known) cache?.set(id, frozen);
-  const cut = frozen.rankedTop.slice(0, top);
-  const shown = new Set(cut.map((p) => String(p.product_id)));
-  const cards = frozen.topCards.filter((c) => shown.has(c.product.id));
+  const { ranked, cards } = frozen.cut(top);
   return {
-    session: { ...session, ranked_proposals: cut as unknown as MatchSessionRow['ranked_proposals'] },
-    top: cut,
+    session: { ...session, ranked_proposals: ranked as unknown as MatchSessionRow['ranked_proposals'] },
+    top: ranked,
     cards,
     tokens: tokens.map((t) => ({
       ...t,
@@ -79,6 +122,7 @@ export async function renderMatchSession(db: Db, id: string, top: number, cache?
       accepted_at: toDate(t.accepted_at),
       updated_at: toDate(t.updated_at)!,
     })),
+    frozenJson: () => frozen.cutJson(top),
   };
 }
 
@@ -86,4 +130,17 @@ export async function renderMatchSession(db: Db, id: string, top: number, cache?
 export async function renderMatchSessionBody(db: Db, id: string, top: number, cache?: FrozenTopCache) {
   const { session, top: ranked, tokens, cards } = await renderMatchSession(db, id, top, cache);
   return { match_session: matchSessionView(session), ranked_proposals: ranked, match_tokens: tokens.map(matchTokenView), items: cards };
+}
+
+/**
+ * The same body as JSON text, with the frozen cut serialized once per process: on the busiest
+ * read of a session, serializing ten cards and ranked proposals for every request cost more than
+ * the rest of the render. Only the session's own fields and its tokens are serialized per request.
+ */
+export async function renderMatchSessionJson(db: Db, id: string, top: number, cache?: FrozenTopCache): Promise<string> {
+  const r = await renderMatchSession(db, id, top, cache);
+  const { ranked, items } = r.frozenJson();
+  const { ranked_proposals: _shownBelow, ...head } = matchSessionView(r.session);
+  const session = `${JSON.stringify(head).slice(0, -1)},"ranked_proposals":${ranked}}`;
+  return `{"match_session":${session},"ranked_proposals":${ranked},"match_tokens":${JSON.stringify(r.tokens.map(matchTokenView))},"items":${items}}`;
 }
