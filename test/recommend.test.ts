@@ -77,7 +77,8 @@ describe('GET /v1/recommend (spec 2.2, 4.1; DESIGN §6)', () => {
     // The match session ranks them and shows the very same cards.
     const session = (await get(`/v1/match/${body.match_session_id}`)).body;
     expect(session.match_session).toMatchObject({ intent_id: body.intent_id, status: 'open' });
-    expect(session.items.map((c: ProductCardDocumentT) => c.rec_id).sort()).toEqual(body.items.map((c) => c.rec_id).sort());
+    const byRecId = (a: ProductCardDocumentT, b: ProductCardDocumentT) => a.rec_id.localeCompare(b.rec_id);
+    expect([...session.items].sort(byRecId)).toEqual([...body.items].sort(byRecId));
     const accepted = await call(api.url, 'POST', `/v1/match/${body.match_session_id}/accept`, { token: dev.apiKey, body: {} });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body.match_token).toMatchObject({ intent_id: body.intent_id, acceptance_state: 'accepted' });

@@ -204,10 +204,10 @@ describe('document compression', () => {
     try {
       const { rows } = await sql<{ column: string; compression: string }>`
         select attrelid::regclass || '.' || attname as column, attcompression::text as compression from pg_attribute
-        where (attrelid, attname) in (('rec_cards'::regclass, 'document'), ('match_sessions'::regclass, 'top_cards'), ('proposals'::regclass, 'product_snapshot'))
+        where (attrelid, attname) in (('rec_cards'::regclass, 'document'), ('match_sessions'::regclass, 'ranked_proposals'), ('proposals'::regclass, 'product_snapshot'))
         order by 1`.execute(db);
       const lz4 = await sql`create temporary table lz4_probe (x text compression lz4)`.execute(db).then(() => true, () => false);
-      expect(rows).toEqual(['match_sessions.top_cards', 'proposals.product_snapshot', 'rec_cards.document'].map((column) => ({ column, compression: lz4 ? 'l' : '' })));
+      expect(rows).toEqual(['match_sessions.ranked_proposals', 'proposals.product_snapshot', 'rec_cards.document'].map((column) => ({ column, compression: lz4 ? 'l' : '' })));
     } finally {
       await db.destroy();
     }

@@ -83,8 +83,6 @@ export interface MatchSessionsTable {
   best_proposal_id: string | null;
   ranked_proposals: Json<Record<string, unknown>[]>;
   ranked_top: Json<Record<string, unknown>[]>;
-  /** Product Card Documents of the ranked_top products, issued at creation (also in rec_cards). */
-  top_cards: Json<Record<string, unknown>[]>;
   summary: Json;
   status: MatchSessionStatus;
   expires_at: Timestamp;

@@ -1,6 +1,5 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Database } from '../db/schema';
-import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { Db } from '../db/connect';
 import type { MatchSessionsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
@@ -21,7 +20,7 @@ export const matchNotFound = (id: string) => new AppError(404, 'match_not_found'
 const RANKABLE_STATES = new Set(['quoted', 'pending_confirmation']);
 
 
-export function matchSessionView(s: Omit<MatchSessionRow, 'ranked_top' | 'top_cards'>) {
+export function matchSessionView(s: Omit<MatchSessionRow, 'ranked_top'>) {
   return {
     match_session_id: s.match_session_id,
     intent_id: s.intent_id,
@@ -69,7 +68,7 @@ export async function createMatchSession(
   return db.transaction().execute(async (trx) => {
     // The cards of the top proposals are issued once, with the session: every render shows the same
     // documents under the same rec ids, and GET /v1/cards and the click redirect can find them.
-    const cards = await issueCards(trx, [...new Set(ranking.top.map((p) => p.product_id))], {
+    await issueCards(trx, [...new Set(ranking.top.map((p) => p.product_id))], {
       publicBaseUrl: opts.publicBaseUrl,
       channel: 'match',
       recIdFor: matchRecId(sessionId),
@@ -77,7 +76,7 @@ export async function createMatchSession(
       source: 'match',
       matchSessionId: sessionId,
     });
-    return storeMatchSession(trx, { sessionId, intentId: intent.intent_id, ranking, topCards: cards, now, ttlSeconds: opts.ttlSeconds, developerId: opts.developerId });
+    return storeMatchSession(trx, { sessionId, intentId: intent.intent_id, ranking, now, ttlSeconds: opts.ttlSeconds, developerId: opts.developerId });
   });
 }
 
@@ -122,13 +121,12 @@ export interface NewMatchSession {
   sessionId: string;
   intentId: string;
   ranking: SessionRanking;
-  topCards: ProductCardDocumentT[];
   now: Date;
   ttlSeconds: number;
   developerId?: string;
 }
 
-/** The stored row of a new session, JSON members as values; the cards are those issued for its top (in rank order). */
+/** The stored row of a new session, JSON members as values (its top's cards are issued into rec_cards beside it). */
 export function newMatchSessionRow(s: NewMatchSession): MatchSessionRow {
   return {
     match_session_id: s.sessionId,
@@ -136,7 +134,6 @@ export function newMatchSessionRow(s: NewMatchSession): MatchSessionRow {
     best_proposal_id: s.ranking.summary.best_proposal_id,
     ranked_proposals: s.ranking.ranked as unknown as Record<string, unknown>[],
     ranked_top: s.ranking.top as unknown as Record<string, unknown>[],
-    top_cards: s.topCards,
     summary: s.ranking.summary,
     status: 'open',
     expires_at: new Date(s.now.getTime() + s.ttlSeconds * 1000),
@@ -155,7 +152,6 @@ async function storeMatchSession(trx: Transaction<Database>, s: NewMatchSession)
       ...row,
       ranked_proposals: JSON.stringify(row.ranked_proposals),
       ranked_top: JSON.stringify(row.ranked_top),
-      top_cards: JSON.stringify(row.top_cards),
       summary: JSON.stringify(row.summary),
     })
     .execute();

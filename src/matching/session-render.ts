@@ -6,9 +6,10 @@ import { matchNotFound, matchSessionView, type MatchSessionRow } from './match-s
 import { matchTokenView, selectTokens, type MatchTokenRow } from './match-tokens';
 import type { RankedProposal } from './ranking';
 import type { ProductCardDocumentT } from '../schemas/catalog';
+import { getSessionCards } from '../recommend/issued-cards';
 
 export interface RenderedSession {
-  session: Omit<MatchSessionRow, 'ranked_top' | 'top_cards'>;
+  session: Omit<MatchSessionRow, 'ranked_top'>;
   /** The first `top` ranked proposals (session.ranked_proposals holds the same cut). */
   top: RankedProposal[];
   tokens: MatchTokenRow[];
@@ -63,8 +64,8 @@ const toDate = (v: unknown) => (v == null ? null : new Date(v as string));
 
 /**
  * The session row a render reads: its status (a session past its lifetime reads as `expired`;
- * reads never write, accept persists expiry) and its tokens, plus the frozen top when `withTop`.
- * Never the full ranking, which may hold hundreds of entries.
+ * reads never write, accept persists expiry) and its tokens, plus the top of its ranking when
+ * `withTop`. Never the full ranking, which may hold hundreds of entries.
  */
 function sessionQuery(db: Db, id: string, withTop: boolean) {
   return db
@@ -72,7 +73,6 @@ function sessionQuery(db: Db, id: string, withTop: boolean) {
     .select([
       's.match_session_id', 's.intent_id', 's.best_proposal_id', 's.summary', 's.expires_at', 's.developer_id', 's.created_at', 's.updated_at',
       withTop ? 's.ranked_top' : sql<null>`null`.as('ranked_top'),
-      withTop ? 's.top_cards' : sql<null>`null`.as('top_cards'),
       sql<MatchSessionRow['status']>`case when s.status in ('open', 'accepted') and s.expires_at <= now() then 'expired' else s.status end`.as('status'),
       // Correlated on the outer alias, which the standalone token query cannot name in its types.
       jsonArrayFrom(selectTokens(db).where(sql<boolean>`match_tokens.match_session_id = s.match_session_id`).orderBy('issued_at')).as('tokens'),
@@ -100,16 +100,21 @@ async function readLiveSession(db: Db, id: string): Promise<SessionQueryRow> {
 }
 
 /**
- * A session as GET /v1/match/{id} shows it, in one statement: the stored top of the ranking, the
- * cards issued for it, and the session's tokens, cut to `top`.
+ * A session as GET /v1/match/{id} shows it: the stored top of the ranking, the cards issued for it,
+ * and the session's tokens, cut to `top`. One statement once this process holds the top; the
+ * first render also reads the top's cards.
  */
 export async function renderMatchSession(db: Db, id: string, top: number, cache?: FrozenTopCache): Promise<RenderedSession> {
   const known = cache?.get(id);
   const row = known ? await readLiveSession(db, id) : await sessionQuery(db, id, true).executeTakeFirst();
   if (!row) throw matchNotFound(id);
-  const { ranked_top, top_cards, tokens, ...session } = row;
-  const frozen = known ?? new FrozenTop(ranked_top as unknown as RankedProposal[], top_cards as unknown as ProductCardDocumentT[]);
-  if (!known) cache?.set(id, frozen);
+  const { ranked_top, tokens, ...session } = row;
+  let frozen = known;
+  if (!frozen) {
+    const rankedTop = ranked_top as unknown as RankedProposal[];
+    frozen = new FrozenTop(rankedTop, await getSessionCards(db, id, rankedTop.map((p) => p.product_id)));
+    cache?.set(id, frozen);
+  }
   const { ranked, cards } = frozen.cut(top);
   return {
     session: { ...session, ranked_proposals: ranked as unknown as MatchSessionRow['ranked_proposals'] },

@@ -46,6 +46,16 @@ export async function issueCards(
   return cards;
 }
 
+/** The cards issued with a session for these products, in the order given (a product without one is skipped). */
+export async function getSessionCards(db: Db, sessionId: string, productIds: number[]): Promise<ProductCardDocumentT[]> {
+  const recIdOf = matchRecId(sessionId);
+  const ids = [...new Set(productIds)];
+  if (!ids.length) return [];
+  const rows = await db.selectFrom('rec_cards').select(['rec_id', 'document']).where('rec_id', 'in', ids.map(recIdOf)).execute();
+  const byRecId = new Map(rows.map((r) => [r.rec_id, r.document as unknown as ProductCardDocumentT]));
+  return ids.flatMap((id) => byRecId.get(recIdOf(id)) ?? []);
+}
+
 export async function getIssuedCard(db: Db, recId: string): Promise<ProductCardDocumentT> {
   const row = await db.selectFrom('rec_cards').select('document').where('rec_id', '=', recId).executeTakeFirst();
   if (!row) throw cardNotFound(recId);

@@ -109,14 +109,13 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     catalogProposal(intent.intent_id, h, i, cardByProduct.get(h.product.product_id), snapshot.catalogMerchantReadiness, now, validUntil),
   );
   const ranking = rankSession(intent, proposals, now);
-  const topCards = ranking.top.flatMap((p) => cardByProduct.get(p.product_id) ?? []);
   await deps.recorder.record({
     intent,
     proposals,
     transitionReason: 'catalog offer for GET /v1/recommend',
     cards,
     cardSource: 'recommend',
-    session: newMatchSessionRow({ sessionId, intentId: intent.intent_id, ranking, topCards, now, ttlSeconds: deps.matchSessionTtlS, developerId: caller.developerId }),
+    session: newMatchSessionRow({ sessionId, intentId: intent.intent_id, ranking, now, ttlSeconds: deps.matchSessionTtlS, developerId: caller.developerId }),
   });
 
   const note: RecommendNote =
