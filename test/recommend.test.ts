@@ -155,6 +155,42 @@ describe('GET /v1/recommend (spec 2.2, 4.1; DESIGN §6)', () => {
     for (const item of res.body.items as ProductCardDocumentT[]) expect(item.product.title).toMatch(/Running Shoes/);
   });
 
+  it('the broadened tier, run as branches that stop once full, answers in exactly the order of its one-sort definition', async () => {
+    const snapshot = await new CatalogSnapshotCache(0).get(api.db);
+    // Its definition: any of the words or any named category; the first-named term's categories
+    // first, then the next term's, then the rest; then word rank, then popularity.
+    const byOneSort = async (si: ReturnType<typeof understandShoppingIntent>, exclude: number[], limit: number) => {
+      const groups = new Map<string, Set<number>>();
+      for (const c of si.categories) {
+        const ids = groups.get(c.term) ?? groups.set(c.term, new Set()).get(c.term)!;
+        ids.add(c.category_id);
+        if (c.level === 1) for (const child of snapshot.categories) if (child.parent_id === c.category_id) ids.add(child.category_id);
+      }
+      const g = [...groups.values()].map((ids) => [...ids]);
+      const anyWord = sql.join(si.keywords.map((k) => sql`plainto_tsquery('english', ${k})`), sql` || `);
+      const whens = g.map((ids, i) => sql`when p.category_id = any(${ids}::int[]) then ${i}`);
+      const { rows } = await sql<{ product_id: number }>`
+        select p.product_id from products p
+        where (p.search_tsv @@ (${anyWord}) or p.category_id = any(${g.flat()}::int[])) and p.product_id <> all(${exclude}::int[])
+        order by case ${sql.join(whens, sql` `)} else ${g.length} end, ts_rank(p.search_tsv, ${anyWord}) desc, (p.inventory_qty > 0) desc, p.gmv_cents desc, p.product_id
+        limit ${limit}`.execute(api.db);
+      return rows.map((r) => r.product_id);
+    };
+    let checked = 0;
+    for (const query of ['skin care for dry skin', 'earphones', 'nappy bag', 'trainers for the gym', 'comfy bed for my senior dog', 'rucksack for travelling', 'robot hoover', 'cologne']) {
+      const si = understandShoppingIntent(query, { categories: snapshot.categories });
+      for (const limit of [1, 3, 10]) {
+        const found = await retrieve(api.db, si, limit, snapshot);
+        const earlier = found.hits.filter((h) => h.source !== 'broadened' && h.source !== 'trending').map((h) => h.product.product_id);
+        const broadened = found.hits.filter((h) => h.source === 'broadened').map((h) => h.product.product_id);
+        if (!broadened.length) continue;
+        checked++;
+        expect(broadened, `${query}, limit ${limit}`).toEqual(await byOneSort(si, earlier, limit - earlier.length));
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(10);
+  });
+
   it('tiers that cannot fill the limit are topped up with trending products that pass the same filters', async () => {
     // Exactly two running shoes at or under the second-lowest running-shoe price: the category alone
     // (broadened tier) finds two, and trending fills the rest under the same budget.

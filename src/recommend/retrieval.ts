@@ -69,9 +69,15 @@ function categoryGroups(si: ShoppingIntent, snapshot: CatalogSnapshot): number[]
   return [...groups.values()].map((ids) => [...ids]);
 }
 
-interface TierProbe {
+/** One ordered run of candidates. */
+interface Branch {
   where: RawBuilder<boolean>;
   order: RawBuilder<unknown>;
+}
+
+interface TierProbe {
+  /** Candidates in this order: all of the first branch's, then the next's (branches never overlap). */
+  branches: Branch[];
   /**
    * The same plan suits every value of the parameters (an index scan on the search's own index),
    * so the statement is prepared once per session instead of planned per request. Not so for
@@ -83,6 +89,7 @@ interface TierProbe {
 const allKeywords = (si: ShoppingIntent) => sql`plainto_tsquery('english', ${si.keywords.join(' ')})`;
 const anyKeyword = (si: ShoppingIntent) => sql.join(si.keywords.map((k) => sql`plainto_tsquery('english', ${k})`), sql` || `);
 const inCategory = (ids: number[]) => sql<boolean>`p.category_id = any(${ids}::int[])`;
+const notInCategory = (ids: number[]) => sql<boolean>`not coalesce(p.category_id = any(${ids}::int[]), false)`;
 const popularity = sql`(p.inventory_qty > 0) desc, p.gmv_cents desc, p.product_id`;
 
 /** Products of the first-named categories first, then the next group's, then the rest. */
@@ -100,30 +107,49 @@ function tierCondition(t: (typeof MATCH_TIERS)[number], si: ShoppingIntent, grou
     case 'raw_substring':
       // Whole words in order, so "cat" does not find "vacation".
       if (si.phrase.length < 3) return null;
-      return { where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}`, genericPlan: true };
+      return { branches: [{ where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}` }], genericPlan: true };
     case 'strict':
       if (!hasKeywords || !categoryIds.length) return null;
-      return { where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}`, genericPlan: true };
+      return { branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
     case 'narrow':
       if (!hasKeywords) return null;
-      return { where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}`, genericPlan: true };
+      return { branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
     case 'fuzzy': {
       if (si.phrase.length < 4) return null;
       // Typos: trigram word similarity of the whole phrase against titles (pg_trgm's <% uses the index),
       // kept to the named categories when there are some.
       const scope = categoryIds.length ? sql` and ${inCategory(categoryIds)}` : sql``;
-      return { where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}`, genericPlan: true };
+      return { branches: [{ where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}` }], genericPlan: true };
     }
     case 'broadened': {
-      const parts: RawBuilder<boolean>[] = [];
-      if (hasKeywords) parts.push(sql`p.search_tsv @@ (${anyKeyword(si)})`);
-      if (categoryIds.length) parts.push(inCategory(categoryIds));
-      if (!parts.length) return null;
-      // Products of the named categories first, then those matching more of the words.
-      const rank = hasKeywords ? sql`ts_rank(p.search_tsv, ${anyKeyword(si)}) desc, ` : sql``;
-      return { where: sql`(${sql.join(parts, sql` or `)})`, order: sql`${byCategory}${rank}${popularity}`, genericPlan: false };
+      if (!hasKeywords && !categoryIds.length) return null;
+      return { branches: broadenedBranches(si, groups), genericPlan: false };
     }
   }
+}
+
+/**
+ * Any of the words, or any of the named categories: products of the first-named categories first,
+ * then the next group's, then the rest; within each, those matching more of the words first (a
+ * product matching none ranks 0), then by popularity. Ranking all of them at once meant computing
+ * the word rank of every product matching any word (thousands for "skin care"), when the first
+ * category's own products almost always fill the answer. So each step of that order is a branch
+ * of its own, tried only while the answer is not full: a group's products matching a word, then its
+ * other products by popularity, and only then the other products matching a word.
+ */
+function broadenedBranches(si: ShoppingIntent, groups: number[][]): Branch[] {
+  const anyWord = si.keywords.length ? sql<boolean>`p.search_tsv @@ (${anyKeyword(si)})` : null;
+  const byWordRank = sql`ts_rank(p.search_tsv, ${anyKeyword(si)}) desc, ${popularity}`;
+  const branches: Branch[] = [];
+  groups.forEach((ids, i) => {
+    // A category named again by a later term stays with the first group that named it.
+    const earlier = groups.slice(0, i).flat();
+    const member = earlier.length ? sql<boolean>`${inCategory(ids)} and ${notInCategory(earlier)}` : inCategory(ids);
+    if (anyWord) branches.push({ where: sql`${member} and ${anyWord}`, order: byWordRank });
+    branches.push({ where: anyWord ? sql`${member} and not ${anyWord}` : member, order: popularity });
+  });
+  if (anyWord) branches.push({ where: groups.length ? sql`${anyWord} and ${notInCategory(groups.flat())}` : anyWord, order: byWordRank });
+  return branches;
 }
 
 function filters(si: ShoppingIntent, already: Hit[]): RawBuilder<boolean> {
@@ -141,14 +167,13 @@ function filters(si: ShoppingIntent, already: Hit[]): RawBuilder<boolean> {
 
 async function runTier(db: Db, probe: TierProbe, filter: RawBuilder<boolean>, limit: number): Promise<ProductRow[]> {
   // Candidates are ranked as ids alone and only the winners' rows are read whole: sorting
-  // hundreds of full product rows to keep three cost more than the search itself.
+  // hundreds of full product rows to keep three cost more than the search itself. Branches are
+  // an Append under the limit, which runs a branch only while the limit is not reached.
+  const candidates = probe.branches.map((b) => sql`select p.product_id from products p where ${b.where} and ${filter} order by ${b.order} limit ${limit}`);
   const query = sql<ProductRow>`
     select ${PRODUCT_COLUMNS}
     from unnest(array(
-      select p.product_id from products p
-      where ${probe.where} and ${filter}
-      order by ${probe.order}
-      limit ${limit}
+      ${candidates.length === 1 ? candidates[0]! : sql`select product_id from (${sql.join(candidates.map((c) => sql`(${c})`), sql` union all `)}) branches limit ${limit}`}
     )) with ordinality as hit(product_id, position)
     join products p on p.product_id = hit.product_id
     order by hit.position`;
