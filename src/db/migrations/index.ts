@@ -16,7 +16,7 @@ import * as m0014 from './0014_merchant_ops';
 import * as m0015 from './0015_attribution';
 import * as m0016 from './0016_reconciliation';
 import * as m0017 from './0017_lz4_documents';
-import * as m0018 from './0018_session_cards';
+import * as m0018 from './0018_recommendation_write';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -37,5 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_attribution': m0015,
   '0016_reconciliation': m0016,
   '0017_lz4_documents': m0017,
-  '0018_session_cards': m0018,
+  '0018_recommendation_write': m0018,
 };
