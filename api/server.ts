@@ -38,7 +38,7 @@ export function buildAppDeps(parts: {
       onError: (err) => parts.logger.warn({ err }, 'request log flush failed; will retry'),
     }),
     limiters: createRateLimiters(parts.config),
-    cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.config.CARD_CACHE_TTL_S) : undefined,
+    cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.db, parts.config.CARD_CACHE_TTL_S) : undefined,
     frozenTops: new FrozenTopCache(),
     catalogSnapshots: new CatalogSnapshotCache(parts.config.CARD_CACHE_TTL_S),
     recommendations: new RecommendationRecorder(parts.db),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
@@ -14,6 +14,7 @@ import { generateCatalog } from '../src/catalog/generator';
 import { getProduct, getProducts, productView } from '../src/catalog/products';
 import { seedCatalog } from '../src/catalog/seed';
 import { ProductCardDocument } from '../src/schemas/catalog';
+import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
 
 // The run's shared database holds the catalog other files read; this file writes (re-seeds,
 // imports feeds), so it works on a scratch database of its own on the same server.
@@ -238,6 +239,50 @@ describe('products and cards', () => {
     expect(view).toMatchObject({ id: '1', price_usd: map.get(1)!.price_cents / 100 });
   });
 
+  it('caches of catalog facts refresh ahead: a stale value is served while read again in the background; an expired one is read before use', async () => {
+    let queries = 0;
+    const counting = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: scratch.url, max: 4 }) }),
+      log: (e) => void (e.level === 'query' && queries++),
+    });
+    const t0 = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now: t0 });
+    try {
+      const cache = new CardFactsCache(counting, 10);
+      const opts = { publicBaseUrl: 'https://gw.example.test/', recIdFor: (id: number) => `rec_${id}`, now: new Date(t0), cache };
+      const [card] = await buildProductCards(counting, [1], opts);
+      expect(queries).toBe(2);
+      vi.setSystemTime(t0 + 15_000); // stale: served as is, read again behind the caller's back
+      expect(await buildProductCards(counting, [1], opts)).toEqual([card]);
+      await vi.waitFor(() => expect(queries).toBe(4));
+      vi.setSystemTime(t0 + 20_000); // fresh again since the refresh
+      expect(await buildProductCards(counting, [1], opts)).toEqual([card]);
+      expect(queries).toBe(4);
+      vi.setSystemTime(t0 + 45_000); // past twice the TTL since the refresh: read before use
+      expect(await buildProductCards(counting, [1], opts)).toEqual([card]);
+      expect(queries).toBe(6);
+
+      const snapshots = new CatalogSnapshotCache(10);
+      const first = await snapshots.get(counting);
+      const perLoad = queries - 6;
+      expect(perLoad).toBeGreaterThan(0);
+      expect(await snapshots.get(counting)).toBe(first);
+      expect(queries).toBe(6 + perLoad);
+      vi.setSystemTime(t0 + 60_000);
+      expect(await snapshots.get(counting)).toBe(first); // stale, served at once
+      await vi.waitFor(() => expect(queries).toBe(6 + 2 * perLoad));
+      const refreshed = await snapshots.get(counting);
+      expect(refreshed).not.toBe(first);
+      expect(refreshed).toEqual(first);
+      vi.setSystemTime(t0 + 90_000);
+      expect(await snapshots.get(counting)).not.toBe(refreshed); // expired: read before use
+      expect(queries).toBe(6 + 3 * perLoad);
+    } finally {
+      vi.useRealTimers();
+      await counting.destroy();
+    }
+  });
+
   it('builds valid Product Card Documents in request order, with top videos in one query', async () => {
     const top = await db.selectFrom('products').select('product_id').orderBy('gmv_cents', 'desc').limit(10).execute();
     const ids = [9_999_999, ...top.map((t) => t.product_id)];
@@ -258,7 +303,7 @@ describe('products and cards', () => {
     expect(queries).toBe(4);
 
     // With a facts cache, known products cost no query; only the missing ones are read.
-    const cache = new CardFactsCache(60);
+    const cache = new CardFactsCache(db, 60);
     expect(await buildProductCards(counting, ids.slice(0, 5), { ...opts, cache })).toEqual(cards.slice(0, 4));
     expect(queries).toBe(6);
     expect(await buildProductCards(counting, ids.slice(1, 5), { ...opts, cache })).toEqual(cards.slice(0, 4));

@@ -7,6 +7,7 @@ import { CDN } from './generator';
 import { minorUnitDigits } from './money';
 import { centsToNumber, productView } from './products';
 import { TAXONOMY } from './taxonomy';
+import { freshness } from '../refresh-ahead';
 
 /**
  * Product Card Documents (spec 2.1). All copy is derived from catalog facts with fixed templates,
@@ -47,18 +48,42 @@ interface CardFacts {
 /**
  * Card facts change only when the catalog is re-seeded or a feed is imported, yet reading them is
  * most of the cost of a rendered match session; a short-lived per-process cache trades that many
- * seconds of staleness (CARD_CACHE_TTL_S) for two queries and the rank counts per render.
+ * seconds of staleness (CARD_CACHE_TTL_S, refresh-ahead) for two queries and the rank counts per
+ * render. Stale facts are refreshed on `db`, never on the caller's transaction.
  */
 export class CardFactsCache {
-  private readonly lru: LRUCache<number, CardFacts>;
-  constructor(ttlSeconds: number, max = 5000) {
-    this.lru = new LRUCache({ max, ttl: Math.max(1, ttlSeconds) * 1000, ttlAutopurge: false });
+  private readonly lru: LRUCache<number, { facts: CardFacts; at: number }>;
+  private readonly refreshing = new Set<number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlSeconds: number,
+    max = 5000,
+  ) {
+    this.lru = new LRUCache({ max });
   }
-  get(id: number) {
-    return this.lru.get(id);
+
+  /** Facts that may be used now (fresh or stale); a stale one is refreshed in the background. */
+  get(id: number): CardFacts | undefined {
+    const entry = this.lru.get(id);
+    if (!entry) return undefined;
+    const f = freshness(entry.at, this.ttlSeconds * 1000);
+    if (f === 'expired') return undefined;
+    if (f === 'stale') this.refresh(id);
+    return entry.facts;
   }
+
   set(id: number, facts: CardFacts) {
-    this.lru.set(id, facts);
+    this.lru.set(id, { facts, at: Date.now() });
+  }
+
+  private refresh(id: number): void {
+    if (this.refreshing.has(id)) return;
+    this.refreshing.add(id);
+    loadCardFacts(this.db, [id])
+      .then((loaded) => loaded.forEach((facts, pid) => this.set(pid, facts)))
+      .catch(() => undefined) // still stale: the next use tries again, and expiry bounds it
+      .finally(() => this.refreshing.delete(id));
   }
 }
 
@@ -72,12 +97,9 @@ export async function buildProductCards(db: Db, productIds: number[], opts: Card
   }
   const missing = ids.filter((id) => !facts.has(id));
   if (missing.length) {
-    const [products, videos] = await Promise.all([loadRankedProducts(db, missing), loadTopVideos(db, missing)]);
-    for (const product of products) facts.set(product.product_id, { product, videos: [] });
-    for (const v of videos) facts.get(v.product_id)?.videos.push(v);
-    for (const id of missing) {
-      const loaded = facts.get(id);
-      if (loaded) opts.cache?.set(id, loaded);
+    for (const [id, loaded] of await loadCardFacts(db, missing)) {
+      facts.set(id, loaded);
+      opts.cache?.set(id, loaded);
     }
   }
   const generatedAt = (opts.now ?? new Date()).toISOString();
@@ -87,6 +109,13 @@ export async function buildProductCards(db: Db, productIds: number[], opts: Card
     if (f) cards.push(buildCard(f.product, f.videos, opts, generatedAt));
   }
   return cards;
+}
+
+async function loadCardFacts(db: Db, ids: number[]): Promise<Map<number, CardFacts>> {
+  const [products, videos] = await Promise.all([loadRankedProducts(db, ids), loadTopVideos(db, ids)]);
+  const facts = new Map<number, CardFacts>(products.map((product) => [product.product_id, { product, videos: [] }]));
+  for (const v of videos) facts.get(v.product_id)?.videos.push(v);
+  return facts;
 }
 
 async function loadRankedProducts(db: Db, ids: number[]): Promise<RankedProduct[]> {

@@ -4,6 +4,7 @@ import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
 import { assessReadiness } from '../registry/readiness';
 import { getMerchant } from '../registry/merchants';
 import { ALL_CATEGORIES, type CategoryRef, type PriceQuartiles } from './understand';
+import { freshness } from '../refresh-ahead';
 
 /** How far back "recent" creator GMV reaches, counted from the newest video in the catalog. */
 export const TRENDING_WINDOW_DAYS = 90;
@@ -30,8 +31,9 @@ export interface CatalogSnapshot {
 }
 
 /**
- * Reads the snapshot at most once per `ttlSeconds` per process (0: on every call). Concurrent
- * callers during a refresh share the one in flight.
+ * Reads the snapshot at most once per `ttlSeconds` per process (0: on every call), refresh-ahead:
+ * a stale snapshot is served while it is read again in the background. Concurrent callers share
+ * the read in flight.
  */
 export class CatalogSnapshotCache {
   private value: { at: number; snapshot: CatalogSnapshot } | null = null;
@@ -40,7 +42,16 @@ export class CatalogSnapshotCache {
   constructor(private readonly ttlSeconds: number) {}
 
   async get(db: Db): Promise<CatalogSnapshot> {
-    if (this.value && Date.now() - this.value.at < this.ttlSeconds * 1000) return this.value.snapshot;
+    const f = this.value && this.ttlSeconds > 0 ? freshness(this.value.at, this.ttlSeconds * 1000) : 'expired';
+    if (f === 'fresh') return this.value!.snapshot;
+    if (f === 'stale') {
+      this.load(db).catch(() => undefined); // served stale meanwhile; expiry bounds how long
+      return this.value!.snapshot;
+    }
+    return this.load(db);
+  }
+
+  private load(db: Db): Promise<CatalogSnapshot> {
     this.pending ??= loadSnapshot(db)
       .then((snapshot) => {
         this.value = { at: Date.now(), snapshot };
