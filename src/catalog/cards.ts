@@ -45,6 +45,8 @@ interface CardFacts {
   videos: VideoWithCreator[];
 }
 
+const REFRESH_BATCH_MS = 50;
+
 /**
  * Card facts change only when the catalog is re-seeded or a feed is imported, yet reading them is
  * most of the cost of a rendered match session; a short-lived per-process cache trades that many
@@ -53,7 +55,9 @@ interface CardFacts {
  */
 export class CardFactsCache {
   private readonly lru: LRUCache<number, { facts: CardFacts; at: number }>;
+  /** Ids being read again, and those waiting for the next batch. */
   private readonly refreshing = new Set<number>();
+  private readonly queued: number[] = [];
 
   constructor(
     private readonly db: Db,
@@ -77,13 +81,19 @@ export class CardFactsCache {
     this.lru.set(id, { facts, at: Date.now() });
   }
 
+  /** Stale ids seen within REFRESH_BATCH_MS are read again together (one pair of statements, not one per card). */
   private refresh(id: number): void {
     if (this.refreshing.has(id)) return;
     this.refreshing.add(id);
-    loadCardFacts(this.db, [id])
-      .then((loaded) => loaded.forEach((facts, pid) => this.set(pid, facts)))
-      .catch(() => undefined) // still stale: the next use tries again, and expiry bounds it
-      .finally(() => this.refreshing.delete(id));
+    this.queued.push(id);
+    if (this.queued.length > 1) return;
+    setTimeout(() => {
+      const ids = this.queued.splice(0);
+      loadCardFacts(this.db, ids)
+        .then((loaded) => loaded.forEach((facts, pid) => this.set(pid, facts)))
+        .catch(() => undefined) // still stale: the next use tries again, and expiry bounds it
+        .finally(() => ids.forEach((i) => this.refreshing.delete(i)));
+    }, REFRESH_BATCH_MS).unref();
   }
 }
 
