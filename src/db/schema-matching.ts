@@ -82,7 +82,8 @@ export interface MatchSessionsTable {
   intent_id: string;
   best_proposal_id: string | null;
   ranked_proposals: Json<Record<string, unknown>[]>;
-  ranked_top: Json<Record<string, unknown>[]>;
+  /** The top RENDER_LIMIT_MAX of the ranking when it is longer; null when ranked_proposals is the top. */
+  ranked_top: Json<Record<string, unknown>[]> | null;
   summary: Json;
   status: MatchSessionStatus;
   expires_at: Timestamp;

@@ -133,7 +133,8 @@ export function newMatchSessionRow(s: NewMatchSession): MatchSessionRow {
     intent_id: s.intentId,
     best_proposal_id: s.ranking.summary.best_proposal_id,
     ranked_proposals: s.ranking.ranked as unknown as Record<string, unknown>[],
-    ranked_top: s.ranking.top as unknown as Record<string, unknown>[],
+    // A second copy only when the ranking is longer than what a render shows.
+    ranked_top: s.ranking.ranked.length > s.ranking.top.length ? (s.ranking.top as unknown as Record<string, unknown>[]) : null,
     summary: s.ranking.summary,
     status: 'open',
     expires_at: new Date(s.now.getTime() + s.ttlSeconds * 1000),
@@ -151,7 +152,7 @@ async function storeMatchSession(trx: Transaction<Database>, s: NewMatchSession)
     .values({
       ...row,
       ranked_proposals: JSON.stringify(row.ranked_proposals),
-      ranked_top: JSON.stringify(row.ranked_top),
+      ranked_top: row.ranked_top && JSON.stringify(row.ranked_top),
       summary: JSON.stringify(row.summary),
     })
     .execute();

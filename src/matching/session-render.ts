@@ -72,7 +72,8 @@ function sessionQuery(db: Db, id: string, withTop: boolean) {
     .selectFrom('match_sessions as s')
     .select([
       's.match_session_id', 's.intent_id', 's.best_proposal_id', 's.summary', 's.expires_at', 's.developer_id', 's.created_at', 's.updated_at',
-      withTop ? 's.ranked_top' : sql<null>`null`.as('ranked_top'),
+      // ranked_top is null when the whole ranking is the top (newMatchSessionRow).
+      sql<MatchSessionRow['ranked_proposals'] | null>`${withTop ? sql`coalesce(s.ranked_top, s.ranked_proposals)` : sql`null`}`.as('ranked_top'),
       sql<MatchSessionRow['status']>`case when s.status in ('open', 'accepted') and s.expires_at <= now() then 'expired' else s.status end`.as('status'),
       // Correlated on the outer alias, which the standalone token query cannot name in its types.
       jsonArrayFrom(selectTokens(db).where(sql<boolean>`match_tokens.match_session_id = s.match_session_id`).orderBy('issued_at')).as('tokens'),

@@ -71,7 +71,7 @@ export function resolvedOrdersSql(w: Window): RawBuilder<unknown> {
       -- A card from a match session earned its commission for the session's offer of that product.
       left join lateral (
         select e->>'proposal_id' as proposal_id
-        from match_sessions s, jsonb_array_elements(s.ranked_top) e
+        from match_sessions s, jsonb_array_elements(coalesce(s.ranked_top, s.ranked_proposals)) e
         where c.match_session_id is not null and s.match_session_id = c.match_session_id and (e->>'product_id')::int = c.product_id
         order by (e->>'rank')::int
         limit 1

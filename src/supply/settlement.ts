@@ -112,7 +112,7 @@ async function qualifiedLeads(db: Db, merchantId: string, w: Window): Promise<nu
     select count(distinct intent_id)::int as n from (
       select intent_id from match_sessions
       where created_at >= ${w.start} and created_at < ${w.end}
-        and ranked_top @> jsonb_build_array(jsonb_build_object('merchant_agent_id', ${merchantId}::text))
+        and coalesce(ranked_top, ranked_proposals) @> jsonb_build_array(jsonb_build_object('merchant_agent_id', ${merchantId}::text))
       union all
       select intent_id from decision_events
       where merchant_id = ${merchantId} and event_type = 'pick' and intent_id is not null
