@@ -78,7 +78,9 @@ export class CardFactsCache {
   }
 
   set(id: number, facts: CardFacts) {
-    this.lru.set(id, { facts, at: Date.now() });
+    // Dated up to half a TTL back, at random: facts loaded together (a burst's worth) then go stale
+    // over half a TTL instead of at one instant, and their background reads are spread as much.
+    this.lru.set(id, { facts, at: Date.now() - Math.random() * this.ttlSeconds * 500 });
   }
 
   /** Stale ids seen within REFRESH_BATCH_MS are read again together (one pair of statements, not one per card). */
