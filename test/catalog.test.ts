@@ -239,46 +239,54 @@ describe('products and cards', () => {
     expect(view).toMatchObject({ id: '1', price_usd: map.get(1)!.price_cents / 100 });
   });
 
-  it('caches of catalog facts refresh ahead: a stale value is served while read again in the background; an expired one is read before use', async () => {
+  it('caches of catalog facts refresh ahead against the catalog version: past the TTL they are served while checked in the background, read again only when the catalog changed, and before use once expired', async () => {
     let queries = 0;
     const counting = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: scratch.url, max: 4 }) }),
       log: (e) => void (e.level === 'query' && queries++),
     });
+    const build = () => buildProductCards(counting, [1], opts);
     const t0 = Date.now();
     vi.useFakeTimers({ toFake: ['Date'], now: t0 });
+    const cache = new CardFactsCache(counting, 10);
+    const opts = { publicBaseUrl: 'https://gw.example.test/', recIdFor: (id: number) => `rec_${id}`, now: new Date(t0), cache };
     try {
-      const cache = new CardFactsCache(counting, 10);
-      const opts = { publicBaseUrl: 'https://gw.example.test/', recIdFor: (id: number) => `rec_${id}`, now: new Date(t0), cache };
-      const [card] = await buildProductCards(counting, [1], opts);
-      expect(queries).toBe(2);
-      vi.setSystemTime(t0 + 15_000); // stale: served as is, read again behind the caller's back
-      expect(await buildProductCards(counting, [1], opts)).toEqual([card]);
-      await vi.waitFor(() => expect(queries).toBe(4));
-      vi.setSystemTime(t0 + 20_000); // fresh again since the refresh
-      expect(await buildProductCards(counting, [1], opts)).toEqual([card]);
+      const [card] = await build();
+      expect(queries).toBe(3); // the catalog version, then the facts (product, videos)
+      vi.setSystemTime(t0 + 15_000); // stale: served as is, checked behind the caller's back
+      expect(await build()).toEqual([card]);
+      await vi.waitFor(() => expect(queries).toBe(4)); // the version alone: unchanged, so kept
+      vi.setSystemTime(t0 + 20_000); // fresh again since the check
+      expect(await build()).toEqual([card]);
       expect(queries).toBe(4);
-      vi.setSystemTime(t0 + 45_000); // past twice the TTL since the refresh: read before use
-      expect(await buildProductCards(counting, [1], opts)).toEqual([card]);
-      expect(queries).toBe(6);
+
+      await sql`update products set title = title || ' (renamed)' where product_id = 1`.execute(db);
+      vi.setSystemTime(t0 + 30_000); // stale again: the old facts still, while the check finds the change
+      expect(await build()).toEqual([card]);
+      await vi.waitFor(() => expect(queries).toBe(7));
+      const [renamed] = await build();
+      expect(renamed!.product.title).toBe(`${card!.product.title} (renamed)`);
+      expect(queries).toBe(7);
+      vi.setSystemTime(t0 + 60_000); // past twice the TTL since the check: read before use
+      expect(await build()).toEqual([renamed]);
+      expect(queries).toBe(10);
 
       const snapshots = new CatalogSnapshotCache(10);
       const first = await snapshots.get(counting);
-      const perLoad = queries - 6;
-      expect(perLoad).toBeGreaterThan(0);
-      expect(await snapshots.get(counting)).toBe(first);
-      expect(queries).toBe(6 + perLoad);
-      vi.setSystemTime(t0 + 60_000);
+      const perLoad = queries - 10; // the version and the snapshot's reads
+      expect(perLoad).toBeGreaterThan(1);
+      vi.setSystemTime(t0 + 75_000);
       expect(await snapshots.get(counting)).toBe(first); // stale, served at once
-      await vi.waitFor(() => expect(queries).toBe(6 + 2 * perLoad));
-      const refreshed = await snapshots.get(counting);
-      expect(refreshed).not.toBe(first);
-      expect(refreshed).toEqual(first);
+      await vi.waitFor(() => expect(queries).toBe(10 + perLoad + 1)); // unchanged: kept
+      expect(await snapshots.get(counting)).toBe(first);
+      await sql`update products set title = ${card!.product.title} where product_id = 1`.execute(db);
       vi.setSystemTime(t0 + 90_000);
-      expect(await snapshots.get(counting)).not.toBe(refreshed); // expired: read before use
-      expect(queries).toBe(6 + 3 * perLoad);
+      expect(await snapshots.get(counting)).toBe(first);
+      await vi.waitFor(() => expect(queries).toBe(10 + 2 * perLoad + 1)); // changed: read again
+      expect(await snapshots.get(counting)).not.toBe(first);
     } finally {
       vi.useRealTimers();
+      await sql`update products set title = ${(await getProduct(db, 1))!.title.replace(/ \(renamed\)$/, '')} where product_id = 1`.execute(db);
       await counting.destroy();
     }
   });
@@ -302,14 +310,15 @@ describe('products and cards', () => {
     const again = await buildProductCards(counting, ids, opts);
     expect(queries).toBe(4);
 
-    // With a facts cache, known products cost no query; only the missing ones are read.
+    // With a facts cache, known products cost no query; only the missing ones are read (after the
+    // catalog version they are read at).
     const cache = new CardFactsCache(db, 60);
     expect(await buildProductCards(counting, ids.slice(0, 5), { ...opts, cache })).toEqual(cards.slice(0, 4));
-    expect(queries).toBe(6);
+    expect(queries).toBe(7);
     expect(await buildProductCards(counting, ids.slice(1, 5), { ...opts, cache })).toEqual(cards.slice(0, 4));
-    expect(queries).toBe(6);
+    expect(queries).toBe(7);
     expect(await buildProductCards(counting, ids, { ...opts, cache })).toEqual(cards);
-    expect(queries).toBe(8);
+    expect(queries).toBe(10);
     await counting.destroy();
 
     expect(again).toEqual(cards);

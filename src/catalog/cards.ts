@@ -8,6 +8,7 @@ import { minorUnitDigits } from './money';
 import { centsToNumber, productView } from './products';
 import { TAXONOMY } from './taxonomy';
 import { freshness } from '../refresh-ahead';
+import { readCatalogVersion } from './version';
 
 /**
  * Product Card Documents (spec 2.1). All copy is derived from catalog facts with fixed templates,
@@ -45,18 +46,20 @@ interface CardFacts {
   videos: VideoWithCreator[];
 }
 
-const REFRESH_BATCH_MS = 50;
+const REVALIDATE_BATCH_MS = 50;
 
 /**
  * Card facts change only when the catalog is re-seeded or a feed is imported, yet reading them is
- * most of the cost of a rendered match session; a short-lived per-process cache trades that many
- * seconds of staleness (CARD_CACHE_TTL_S, refresh-ahead) for two queries and the rank counts per
- * render. Stale facts are refreshed on `db`, never on the caller's transaction.
+ * most of the cost of a rendered match session, so each API process keeps them, refresh-ahead
+ * (src/refresh-ahead.ts) with CARD_CACHE_TTL_S: facts past it are still served while checked in the
+ * background against the catalog version (migration 0019): unchanged, they are kept for another
+ * TTL at the cost of one small read per batch; changed, they are read again. Checks run on `db`,
+ * never on a caller's transaction.
  */
 export class CardFactsCache {
-  private readonly lru: LRUCache<number, { facts: CardFacts; at: number }>;
-  /** Ids being read again, and those waiting for the next batch. */
-  private readonly refreshing = new Set<number>();
+  private readonly lru: LRUCache<number, { facts: CardFacts; at: number; version: string }>;
+  /** Ids being checked, and those waiting for the next batch. */
+  private readonly checking = new Set<number>();
   private readonly queued: number[] = [];
 
   constructor(
@@ -67,35 +70,44 @@ export class CardFactsCache {
     this.lru = new LRUCache({ max });
   }
 
-  /** Facts that may be used now (fresh or stale); a stale one is refreshed in the background. */
+  /** Facts that may be used now (fresh or stale); a stale one is checked in the background. */
   get(id: number): CardFacts | undefined {
     const entry = this.lru.get(id);
     if (!entry) return undefined;
     const f = freshness(entry.at, this.ttlSeconds * 1000);
     if (f === 'expired') return undefined;
-    if (f === 'stale') this.refresh(id);
+    if (f === 'stale') this.check(id);
     return entry.facts;
   }
 
-  set(id: number, facts: CardFacts) {
-    // Dated up to half a TTL back, at random: facts loaded together (a burst's worth) then go stale
-    // over half a TTL instead of at one instant, and their background reads are spread as much.
-    this.lru.set(id, { facts, at: Date.now() - Math.random() * this.ttlSeconds * 500 });
+  /** `version`: the catalog version read before the facts were (so never newer than they are). */
+  set(id: number, facts: CardFacts, version: string) {
+    this.lru.set(id, { facts, at: Date.now(), version });
   }
 
-  /** Stale ids seen within REFRESH_BATCH_MS are read again together (one pair of statements, not one per card). */
-  private refresh(id: number): void {
-    if (this.refreshing.has(id)) return;
-    this.refreshing.add(id);
+  /** Stale ids seen within REVALIDATE_BATCH_MS are checked together: one version read, and one read of those that changed. */
+  private check(id: number): void {
+    if (this.checking.has(id)) return;
+    this.checking.add(id);
     this.queued.push(id);
     if (this.queued.length > 1) return;
     setTimeout(() => {
       const ids = this.queued.splice(0);
-      loadCardFacts(this.db, ids)
-        .then((loaded) => loaded.forEach((facts, pid) => this.set(pid, facts)))
+      this.revalidate(ids)
         .catch(() => undefined) // still stale: the next use tries again, and expiry bounds it
-        .finally(() => ids.forEach((i) => this.refreshing.delete(i)));
-    }, REFRESH_BATCH_MS).unref();
+        .finally(() => ids.forEach((i) => this.checking.delete(i)));
+    }, REVALIDATE_BATCH_MS).unref();
+  }
+
+  private async revalidate(ids: number[]): Promise<void> {
+    const version = await readCatalogVersion(this.db);
+    const changed: number[] = [];
+    for (const id of ids) {
+      const entry = this.lru.peek(id);
+      if (entry?.version === version) this.set(id, entry.facts, version);
+      else changed.push(id);
+    }
+    if (changed.length) for (const [id, facts] of await loadCardFacts(this.db, changed)) this.set(id, facts, version);
   }
 }
 
@@ -109,9 +121,10 @@ export async function buildProductCards(db: Db, productIds: number[], opts: Card
   }
   const missing = ids.filter((id) => !facts.has(id));
   if (missing.length) {
+    const version = opts.cache ? await readCatalogVersion(db) : '';
     for (const [id, loaded] of await loadCardFacts(db, missing)) {
       facts.set(id, loaded);
-      opts.cache?.set(id, loaded);
+      opts.cache?.set(id, loaded, version);
     }
   }
   const generatedAt = (opts.now ?? new Date()).toISOString();

@@ -5,6 +5,7 @@ import { assessReadiness } from '../registry/readiness';
 import { getMerchant } from '../registry/merchants';
 import { ALL_CATEGORIES, type CategoryRef, type PriceQuartiles } from './understand';
 import { freshness } from '../refresh-ahead';
+import { readCatalogVersion } from '../catalog/version';
 
 /** How far back "recent" creator GMV reaches, counted from the newest video in the catalog. */
 export const TRENDING_WINDOW_DAYS = 90;
@@ -31,12 +32,12 @@ export interface CatalogSnapshot {
 }
 
 /**
- * Reads the snapshot at most once per `ttlSeconds` per process (0: on every call), refresh-ahead:
- * a stale snapshot is served while it is read again in the background. Concurrent callers share
- * the read in flight.
+ * Keeps the snapshot per process, refresh-ahead with `ttlSeconds` (0: read on every call): past the
+ * TTL it is still served while checked in the background against the catalog version (migration
+ * 0019), and read again only when the catalog changed. Concurrent callers share the work in flight.
  */
 export class CatalogSnapshotCache {
-  private value: { at: number; snapshot: CatalogSnapshot } | null = null;
+  private value: { at: number; version: string; snapshot: CatalogSnapshot } | null = null;
   private pending: Promise<CatalogSnapshot> | null = null;
 
   constructor(private readonly ttlSeconds: number) {}
@@ -45,21 +46,22 @@ export class CatalogSnapshotCache {
     const f = this.value && this.ttlSeconds > 0 ? freshness(this.value.at, this.ttlSeconds * 1000) : 'expired';
     if (f === 'fresh') return this.value!.snapshot;
     if (f === 'stale') {
-      this.load(db).catch(() => undefined); // served stale meanwhile; expiry bounds how long
+      this.refresh(db, this.value!.version).catch(() => undefined); // served stale meanwhile; expiry bounds how long
       return this.value!.snapshot;
     }
-    return this.load(db);
+    return this.refresh(db);
   }
 
-  private load(db: Db): Promise<CatalogSnapshot> {
-    this.pending ??= loadSnapshot(db)
-      .then((snapshot) => {
-        this.value = { at: Date.now(), snapshot };
-        return snapshot;
-      })
-      .finally(() => {
-        this.pending = null;
-      });
+  /** Reads the version, then the snapshot unless `known` is still the version (a change in between only causes one more read later). */
+  private refresh(db: Db, known?: string): Promise<CatalogSnapshot> {
+    this.pending ??= (async () => {
+      const version = await readCatalogVersion(db);
+      const snapshot = version === known && this.value ? this.value.snapshot : await loadSnapshot(db);
+      this.value = { at: Date.now(), version, snapshot };
+      return snapshot;
+    })().finally(() => {
+      this.pending = null;
+    });
     return this.pending;
   }
 }

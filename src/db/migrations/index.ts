@@ -17,6 +17,7 @@ import * as m0015 from './0015_attribution';
 import * as m0016 from './0016_reconciliation';
 import * as m0017 from './0017_lz4_documents';
 import * as m0018 from './0018_recommendation_write';
+import * as m0019 from './0019_catalog_version';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_reconciliation': m0016,
   '0017_lz4_documents': m0017,
   '0018_recommendation_write': m0018,
+  '0019_catalog_version': m0019,
 };
