@@ -133,10 +133,10 @@ export async function revealApiKey(deps: ConsoleDeps, developerId: string, keyId
   return { apiKey, key };
 }
 
-/** Looks the key up on every request, so a revoked or deleted key fails on the very next call. */
 /** Every API-key request runs this lookup, so it is prepared once per connection (queryPrepared). */
 const AUTHENTICATE_API_KEY = `select key_id, developer_id, scopes from api_keys where key_hash = $1 and status = 'active'`;
 
+/** Looks the key up on every request, so a revoked or deleted key fails on the very next call. */
 export async function authenticateApiKey(db: Db, token: string): Promise<ApiKeyPrincipal | null> {
   if (!token.startsWith(API_KEY_PREFIX)) return null;
   const [row] = await queryPrepared<Pick<ApiKey, 'key_id' | 'developer_id' | 'scopes'>>(db, 'authenticate_api_key', AUTHENTICATE_API_KEY, [sha256Hex(token)]);
