@@ -6,7 +6,7 @@ import { closedPort } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { RecommendResponse } from '../src/schemas/recommend';
 import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
-import { retrieve } from '../src/recommend/retrieval';
+import { MATCH_TIERS, retrieve } from '../src/recommend/retrieval';
 import { recommend, recommendDeps } from '../src/recommend/recommend';
 import { RecommendationRecorder, type Recommendation } from '../src/recommend/record';
 import { createDb, isDatabaseUnavailable } from '../src/db/connect';
@@ -189,6 +189,27 @@ describe('GET /v1/recommend (spec 2.2, 4.1; DESIGN §6)', () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(10);
+  });
+
+  it('tiers run in one statement answer as tiers run in turn: each adds only what the earlier did not return, and a shorter answer is a prefix', async () => {
+    const snapshot = await new CatalogSnapshotCache(0).get(api.db);
+    const spans: string[][] = [];
+    for (const query of ['floral midi dress', 'portable tire inflator', 'skin care for dry skin', 'waterproof hiking boots under $150']) {
+      const si = understandShoppingIntent(query, { categories: snapshot.categories, priceQuartiles: snapshot.priceQuartiles });
+      const full = await retrieve(api.db, si, 10, snapshot);
+      const ids = full.hits.map((h) => h.product.product_id);
+      expect(new Set(ids).size, query).toBe(ids.length);
+      const order = full.hits.filter((h) => h.source !== 'trending').map((h) => MATCH_TIERS.indexOf(h.source as (typeof MATCH_TIERS)[number]));
+      expect(order, query).toEqual([...order].sort((a, b) => a - b));
+      expect(full.tier, query).toBe(MATCH_TIERS[order[order.length - 1]!] ?? 'none');
+      spans.push([...new Set(full.hits.map((h) => h.source))]);
+      for (const limit of [1, 3, 5, 7]) {
+        const short = await retrieve(api.db, si, limit, snapshot);
+        expect(short.hits.map((h) => `${h.product.product_id}:${h.source}`), `${query}, limit ${limit}`).toEqual(full.hits.slice(0, limit).map((h) => `${h.product.product_id}:${h.source}`));
+      }
+    }
+    // The statement does reach past its first tier: raw_substring, then strict, then fuzzy, in one answer.
+    expect(spans).toContainEqual(['raw_substring', 'strict', 'fuzzy']);
   });
 
   it('tiers that cannot fill the limit are topped up with trending products that pass the same filters', async () => {

@@ -18,6 +18,8 @@ export interface Hit {
   source: MatchTier | 'trending';
 }
 
+type TierHit = Hit & { source: (typeof MATCH_TIERS)[number] };
+
 export interface Retrieval {
   hits: Hit[];
   /** The last tier that contributed (the one that filled, when the tiers filled `limit`), or `none`. */
@@ -34,23 +36,37 @@ const PRODUCT_COLUMNS = sql.raw(
 );
 
 export async function retrieve(db: Db, si: ShoppingIntent, limit: number, snapshot: CatalogSnapshot): Promise<Retrieval> {
-  const hits: Hit[] = [];
-  let tier: MatchTier = 'none';
   const groups = categoryGroups(si, snapshot);
-  for (const t of MATCH_TIERS) {
-    const probe = tierCondition(t, si, groups);
-    if (!probe) continue;
-    const found = await runTier(db, probe, filters(si, hits), limit - hits.length);
-    for (const product of found) hits.push({ product, source: t });
-    if (found.length) tier = t;
-    if (hits.length >= limit) break;
+  const probes = MATCH_TIERS.flatMap((t) => tierCondition(t, si, groups) ?? []);
+  const found: TierHit[] = [];
+  for (const statement of byPlanKind(probes)) {
+    if (found.length >= limit) break;
+    found.push(...(await runTiers(db, statement, filters(si, found), limit - found.length)));
   }
+  const tier = found.at(-1)?.source ?? 'none';
+  const hits: Hit[] = [...found];
   const intentHits = hits.length;
   if (hits.length < limit) {
     const fill = trendingFill(snapshot.trending, si, new Set(hits.map((h) => h.product.product_id)), limit - hits.length);
     for (const product of await loadProducts(db, fill)) hits.push({ product, source: 'trending' });
   }
   return { hits, tier, intentHits, trendingFill: hits.length - intentHits };
+}
+
+/**
+ * Consecutive tiers whose plan suits every value of their parameters, in tier order, go in one
+ * statement, prepared once per session; a tier whose plan depends on its values (broadened) goes in
+ * a statement of its own, planned for them. One statement instead of one per tier saves a round
+ * trip, and a statement's executor start, for every tier that comes up short.
+ */
+function byPlanKind(probes: TierProbe[]): TierProbe[][] {
+  const statements: TierProbe[][] = [];
+  for (const probe of probes) {
+    const last = statements[statements.length - 1];
+    if (last && last[0]!.genericPlan && probe.genericPlan) last.push(probe);
+    else statements.push([probe]);
+  }
+  return statements;
 }
 
 /**
@@ -76,6 +92,7 @@ interface Branch {
 }
 
 interface TierProbe {
+  tier: (typeof MATCH_TIERS)[number];
   /** Candidates in this order: all of the first branch's, then the next's (branches never overlap). */
   branches: Branch[];
   /**
@@ -107,23 +124,23 @@ function tierCondition(t: (typeof MATCH_TIERS)[number], si: ShoppingIntent, grou
     case 'raw_substring':
       // Whole words in order, so "cat" does not find "vacation".
       if (si.phrase.length < 3) return null;
-      return { branches: [{ where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}` }], genericPlan: true };
+      return { tier: t, branches: [{ where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}` }], genericPlan: true };
     case 'strict':
       if (!hasKeywords || !categoryIds.length) return null;
-      return { branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
+      return { tier: t, branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
     case 'narrow':
       if (!hasKeywords) return null;
-      return { branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
+      return { tier: t, branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
     case 'fuzzy': {
       if (si.phrase.length < 4) return null;
       // Typos: trigram word similarity of the whole phrase against titles (pg_trgm's <% uses the index),
       // kept to the named categories when there are some.
       const scope = categoryIds.length ? sql` and ${inCategory(categoryIds)}` : sql``;
-      return { branches: [{ where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}` }], genericPlan: true };
+      return { tier: t, branches: [{ where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}` }], genericPlan: true };
     }
     case 'broadened': {
       if (!hasKeywords && !categoryIds.length) return null;
-      return { branches: broadenedBranches(si, groups), genericPlan: false };
+      return { tier: t, branches: broadenedBranches(si, groups), genericPlan: false };
     }
   }
 }
@@ -152,7 +169,7 @@ function broadenedBranches(si: ShoppingIntent, groups: number[][]): Branch[] {
   return branches;
 }
 
-function filters(si: ShoppingIntent, already: Hit[]): RawBuilder<boolean> {
+function filters(si: ShoppingIntent, already: TierHit[]): RawBuilder<boolean> {
   const parts: RawBuilder<boolean>[] = [];
   if (si.region) parts.push(sql`(cardinality(p.region_allow) = 0 or ${si.region.code} = any(p.region_allow))`);
   if (si.budget) {
@@ -165,19 +182,34 @@ function filters(si: ShoppingIntent, already: Hit[]): RawBuilder<boolean> {
   return parts.length ? sql.join(parts, sql` and `) : sql<boolean>`true`;
 }
 
-async function runTier(db: Db, probe: TierProbe, filter: RawBuilder<boolean>, limit: number): Promise<ProductRow[]> {
-  // Candidates are ranked as ids alone and only the winners' rows are read whole: sorting
-  // hundreds of full product rows to keep three cost more than the search itself. Branches are
-  // an Append under the limit, which runs a branch only while the limit is not reached.
-  const candidates = probe.branches.map((b) => sql`select p.product_id from products p where ${b.where} and ${filter} order by ${b.order} limit ${limit}`);
-  const query = sql<ProductRow>`
-    select ${PRODUCT_COLUMNS}
-    from unnest(array(
-      ${candidates.length === 1 ? candidates[0]! : sql`select product_id from (${sql.join(candidates.map((c) => sql`(${c})`), sql` union all `)}) branches limit ${limit}`}
-    )) with ordinality as hit(product_id, position)
+/**
+ * Runs tiers in turn, as one statement. Each tier is a CTE of the ids it ranks first that the
+ * tiers before it did not return, as if each ran once the earlier ones came up short: Postgres
+ * computes a CTE only when it is first read, and the Append under the limit reads the next tier
+ * only while the limit is not reached, so a tier that is not needed costs nothing. Within a tier,
+ * its branches are an Append under the limit in the same way. Candidates are ranked as ids alone and
+ * only the winners' rows are read whole: sorting hundreds of full product rows to keep three cost
+ * more than the search itself.
+ */
+async function runTiers(db: Db, tiers: TierProbe[], filter: RawBuilder<boolean>, limit: number): Promise<TierHit[]> {
+  const cte = (i: number) => sql.raw(`tier_${i}`);
+  const ctes = tiers.map((t, i) => {
+    const earlier = tiers.slice(0, i).map((_, j) => sql`select product_id from ${cte(j)}`);
+    const notEarlier = earlier.length ? sql` and p.product_id <> all(array(${sql.join(earlier, sql` union all `)}))` : sql``;
+    const branches = t.branches.map((b) => sql`select p.product_id from products p where ${b.where} and ${filter}${notEarlier} order by ${b.order} limit ${limit}`);
+    const ranked = branches.length === 1 ? branches[0]! : sql`select product_id from (${sql.join(branches.map((b) => sql`(${b})`), sql` union all `)}) branches limit ${limit}`;
+    return sql`${cte(i)} as materialized (select product_id, ${sql.lit(MATCH_TIERS.indexOf(t.tier))} as tier from (${ranked}) ranked)`;
+  });
+  const inTurn = sql.join(tiers.map((_, i) => sql`select product_id, tier from ${cte(i)}`), sql` union all `);
+  const query = sql<ProductRow & { tier: number }>`
+    with ${sql.join(ctes, sql`, `)}
+    select ${PRODUCT_COLUMNS}, hit.tier
+    from rows from (unnest(array(select row(product_id, tier) from (${inTurn}) in_turn limit ${limit})) as (product_id int, tier int))
+      with ordinality as hit(product_id, tier, position)
     join products p on p.product_id = hit.product_id
     order by hit.position`;
-  return probe.genericPlan ? queryWithGenericPlan(db, query.compile(db)) : (await query.execute(db)).rows;
+  const rows = tiers[0]!.genericPlan ? await queryWithGenericPlan(db, query.compile(db)) : (await query.execute(db)).rows;
+  return rows.map(({ tier, ...product }) => ({ product, source: MATCH_TIERS[tier]! }));
 }
 
 /** Recent best sellers that pass the same region, budget and audience filters as the tiers. */
