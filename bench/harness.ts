@@ -40,6 +40,10 @@ export async function measure(name: string, url: string, headers: Record<string,
  * sends its per-second quota back to back when the second starts and then idles, which is a burst
  * of flat-out load every second, and it records every response slower than 1 ms as if a series of
  * requests had been held back behind it, which inflates its percentiles.
+ *
+ * The generator's own pauses count as latency too: a benchmark that measures with it runs with a
+ * 64 MB young generation (`tsx --max-semi-space-size=64` in package.json), without which the
+ * generator's heap went through a 7–30 ms mark-compact about every second.
  */
 export async function measureOpenLoop(
   name: string,
