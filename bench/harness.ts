@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +99,12 @@ export async function measureOpenLoop(
   };
 }
 
+/** The Node flags an npm script passes to tsx (`"api": "tsx --flag … api/main.ts"`). */
+function npmScriptNodeFlags(script: string): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  return pkg.scripts[script]!.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export const machine = () => `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`;
 
 export interface BenchStack {
@@ -133,8 +140,9 @@ export async function startBenchStack(
     LOG_LEVEL: 'warn',
     ...opts.env,
   };
-  // BENCH_API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the API under load.
-  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  // The API runs with the Node flags of `npm run api` (its young generation); BENCH_API_NODE_ARGS
+  // (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") adds more, to profile the API under load.
+  const nodeArgs = [...npmScriptNodeFlags('api'), ...(process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
   const spawnEntry = (entry: string, args: string[] = []) => spawn(process.execPath, [...args, '--import', 'tsx', entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env });
   const processes = [spawnEntry('api/main.ts', nodeArgs), ...(opts.worker ? [spawnEntry('worker/main.ts')] : [])];
   const stop = async () => {
