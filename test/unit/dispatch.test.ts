@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attemptDelayMs, JITTER, MAX_RETRY_AFTER_S, parseRetryAfter } from '../src/dispatch/retry-schedule';
-import { intentCategoryTags } from '../src/dispatch/category-terms';
+import { attemptDelayMs, JITTER, MAX_RETRY_AFTER_S, parseRetryAfter } from '../../src/dispatch/retry-schedule';
+import { intentCategoryTags } from '../../src/dispatch/category-terms';
 
 const SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000];
 

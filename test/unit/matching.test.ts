@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../src/errors';
-import { assertTransition, canTransition, PROPOSAL_STATES } from '../src/matching/proposal-state';
-import { keywordTags, normalizeQuery, parseBudget, parseRegion } from '../src/matching/intent-text';
-import { priceSanity } from '../src/matching/trust-score';
-import type { ProposalState } from '../src/db/schema-matching';
+import { AppError } from '../../src/errors';
+import { assertTransition, canTransition, PROPOSAL_STATES } from '../../src/matching/proposal-state';
+import { keywordTags, normalizeQuery, parseBudget, parseRegion } from '../../src/matching/intent-text';
+import { priceSanity } from '../../src/matching/trust-score';
+import type { ProposalState } from '../../src/db/schema-matching';
 
 describe('proposal state machine (DESIGN §6)', () => {
   const legal: Array<[ProposalState, ProposalState]> = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { seedCategories, TAXONOMY } from '../src/catalog/taxonomy';
-import { ALL_CATEGORIES, SHOPPER_SYNONYMS, singleEdit, understandShoppingIntent, type CategoryRef, type ResolvedCategory, type ShoppingIntent } from '../src/recommend/understand';
+import { seedCategories, TAXONOMY } from '../../src/catalog/taxonomy';
+import { ALL_CATEGORIES, SHOPPER_SYNONYMS, singleEdit, understandShoppingIntent, type CategoryRef, type ResolvedCategory, type ShoppingIntent } from '../../src/recommend/understand';
 
 // The category table as the database is seeded (ids fixed by TAXONOMY position).
 const categories: CategoryRef[] = seedCategories();
