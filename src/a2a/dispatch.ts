@@ -260,7 +260,7 @@ const UNSUPPORTED: Record<string, [number, string]> = {
   'tasks/pushNotificationConfig/get': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/list': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/delete': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
-  'agent/getAuthenticatedExtendedCard': [-32007, 'There is no extended agent card; the public card at /.well-known/agent-card.json is complete.'],
+  'agent/getAuthenticatedExtendedCard': [RPC.EXTENDED_CARD_NOT_CONFIGURED, 'There is no extended agent card; the public card at /.well-known/agent-card.json is complete.'],
 };
 
 function idOf(raw: unknown): JsonRpcId {

@@ -72,6 +72,7 @@ export const RPC = {
   TASK_NOT_CANCELABLE: -32002,
   PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
   UNSUPPORTED_OPERATION: -32004,
+  EXTENDED_CARD_NOT_CONFIGURED: -32007,
 } as const;
 
 const metadata = z.record(z.string(), z.unknown()).optional();
