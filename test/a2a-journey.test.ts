@@ -138,6 +138,46 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     expect((await call(api.url, 'GET', `/v1/agentic-checkout/${plan.checkout_id}`, { token: dev.apiKey })).body.checkout.status).toBe('confirmed');
   });
 
+  it('a merchant that refuses the handoff: the consented task ends failed with the reason, no order', async () => {
+    // Its own tag keeps the trail-shoe merchant out of this run.
+    const tag = `zq${letters()}`;
+    const refusals: any[] = [];
+    const refusing = await startLoopback(async (req, res) => {
+      const body = JSON.parse((await readBody(req)) || '{}');
+      if (body.type === 'checkout.handoff') {
+        refusals.push(body);
+        return json(res, 400, { error: 'not selling today' });
+      }
+      json(res, 200, { proposals: [{ product_id: shoe.product_id, offer_title: shoe.title, price: shoe.price_cents / 100, currency: 'USD', shipping_commitment: { free: true } }] });
+    });
+    try {
+      const id = `refusing-shop-${letters()}`;
+      const reg = await call(api.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id: id, agent_endpoint: refusing.url, subscription_tags: [tag] } });
+      expect(reg.status, reg.text).toBe(200);
+      const client = await new ClientFactory().createFromUrl(api.url);
+      const auth = { serviceParameters: { Authorization: `Bearer ${dev.apiKey}` } };
+      const send = (message: Message) => client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, auth);
+
+      const asked = (await send(userMessage([textPart(`please buy the best ${tag} you can find`)]))) as Task;
+      expect(asked.status?.state, JSON.stringify(asked.status)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(artifact(asked, 'commerce_runtime').runtime.proposal.merchant_agent_id).toBe(id);
+      // "No" buys nothing: still waiting, nothing handed off.
+      const declined = (await send(userMessage([textPart('no, cancel that')], asked))) as Task;
+      expect(declined.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(texts(declined.status?.message)[0]).toMatch(/^Not bought\./);
+      expect(refusals).toHaveLength(0);
+
+      const failed = (await send(userMessage([textPart('yes, buy it')], asked))) as Task;
+      expect(failed.status?.state, JSON.stringify(failed.status)).toBe(TaskState.TASK_STATE_FAILED);
+      expect(texts(failed.status?.message)[0]).toMatch(/^Not bought/);
+      expect(artifact(failed, 'agentic_checkout').checkout).toMatchObject({ status: 'failed', receipt: null });
+      expect(refusals).toHaveLength(1);
+      expect((await client.getTask({ tenant: '', id: asked.id, historyLength: undefined }, auth)).status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it('Python a2a-sdk: ClientFactory.create_from_url → input-required → data part with the consent fields → completed with the order', async () => {
     // The venv is part of the toolchain (.ci/run builds it from test/python/requirements.txt): missing is a failure.
     expect(existsSync(PYTHON), `${PYTHON} is missing; build it from test/python/requirements.txt`).toBe(true);

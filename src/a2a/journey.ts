@@ -150,7 +150,8 @@ export async function journeyTask(deps: JourneyDeps, runtime: Runtime, contextId
     try {
       checkout = await planBuy(deps, runtime);
     } catch (err) {
-      if (!(err instanceof AppError)) throw err;
+      // A business rejection of the plan ends the task; an outage (5xx) is the caller's error to retry.
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
       task.status = { state: 'failed', timestamp: new Date().toISOString(), message: agentMessage(id, contextId, 'plan-failed', `Could not plan the checkout of ${proposal.offer_title}: ${err.message}`, { error: err.code, message: err.message }) };
       return task;
     }
