@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from '../src/db/connect';
 import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../src/runtime/start';
 import { preferredWaitMs } from './prefer-wait';
 import { dispatchA2a } from '../src/a2a/dispatch';
+import { errorOut } from '../src/a2a/v1';
 import { RPC, type JsonRpcError, type JsonRpcResponse } from '../src/a2a/types';
 import type { AppContext, AppState } from './context';
 import { requireApiKey } from './middleware/auth';
@@ -32,8 +33,11 @@ function reply(ctx: AppContext, status: number, body: JsonRpcResponse, headers: 
   ctx.body = body;
 }
 
+/** A client that announces A2A 1.x (`A2A-Version`, sent by the official 1.x SDKs) gets transport errors in the 1.0 shape too. */
+const speaksV1 = (ctx: AppContext) => /^1(\.|$)/.test(ctx.get('a2a-version').trim());
+
 const errorReply = (ctx: AppContext, status: number, error: JsonRpcError, headers?: Record<string, string>) =>
-  reply(ctx, status, { jsonrpc: '2.0', id: null, error }, headers);
+  reply(ctx, status, { jsonrpc: '2.0', id: null, error: speaksV1(ctx) ? errorOut(error) : error }, headers);
 
 const envelope = (code: number, err: AppError): JsonRpcError => ({ code, message: err.message, data: { error: err.code, message: err.message } });
 
@@ -73,7 +77,7 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
   const response = await dispatchA2a(
     ctx.deps,
     (ctx.request as { body?: unknown }).body,
-    { developerId: principal?.developerId, keyId: principal?.keyId },
+    { developerId: principal?.developerId, keyId: principal?.keyId, principal, requestId: ctx.state.requestId },
     {
       waitMs: preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }),
       internalError: (err) => {

@@ -10,8 +10,9 @@ import { withTestWorker } from './helpers/worker';
 
 /**
  * The A2A JSON-RPC endpoint (docs/A2A.md), driven through the official A2A JS SDK client: it reads
- * the gateway's (v0.3) agent card, picks its legacy JSON-RPC transport and calls POST /a2a with the
- * API key as bearer; a real worker runs the commerce runtime the call starts.
+ * the gateway's agent card, negotiates its A2A 1.0 JSON-RPC interface (no legacy mode) and calls
+ * POST /a2a with the API key as bearer; a real worker runs the commerce runtime the call starts.
+ * The 0.3 method names the endpoint still answers are driven raw.
  */
 const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const ENV = { MATCH_TOKEN_SIGNING_KEY: signingKey };
@@ -41,8 +42,8 @@ const bearerFetch =
 async function a2aClient(apiKey?: string): Promise<Client> {
   const fetchImpl = bearerFetch(apiKey);
   const factory = new ClientFactory({
-    transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }),
+    transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
   });
   return factory.createFromUrl(api.url);
 }
@@ -68,6 +69,9 @@ const send = (client: Client, message: Message, returnImmediately = false) =>
     metadata: undefined,
   });
 
+/** A 1.0 JSON-RPC error's data: one google.rpc.ErrorInfo whose metadata carries the gateway's envelope. */
+const errorInfo = (metadata: Record<string, unknown>) => [expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', metadata: expect.objectContaining(metadata) })];
+
 function asTask(result: Task | Message): Task {
   expect('status' in result, JSON.stringify(result)).toBe(true);
   return result as Task;
@@ -91,16 +95,22 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 describe('A2A agent card', () => {
-  it('names the JSON-RPC endpoint, the run_commerce_runtime skill and bearer security', async () => {
+  it('declares one interface (JSON-RPC, A2A 1.0, at /a2a), what is served, the skills and bearer security', async () => {
     const raw = (await call(api.url, 'GET', '/.well-known/agent-card.json')).body;
-    expect(raw).toMatchObject({ protocolVersion: '0.3.0', url: `${api.config.publicBaseUrl}/a2a`, preferredTransport: 'JSONRPC', security: [{ apiKey: [] }] });
-    expect(raw.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const skill = raw.skills.find((s: any) => s.id === 'run_commerce_runtime');
-    expect(skill.description).toContain('message/send');
+    expect(raw.supportedInterfaces).toEqual([{ url: `${api.config.publicBaseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    // No 0.3-only fields: they would make 1.x clients treat the card as legacy.
+    for (const legacy of ['url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion', 'security']) expect(raw).not.toHaveProperty(legacy);
+    expect(raw.capabilities).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: false });
+    expect(raw.securitySchemes.apiKey).toMatchObject({ httpAuthSecurityScheme: { scheme: 'bearer' } });
+    expect(raw.securityRequirements).toEqual([{ schemes: { apiKey: { list: [] } } }]);
+    expect(raw.skills.map((s: any) => s.id)).toEqual(['run_commerce_runtime', 'recommend', 'intent_matching', 'agentic_checkout']);
 
-    // What the SDK makes of it: one JSON-RPC interface at /a2a, the same skill.
-    const card = await (await a2aClient(dev.apiKey)).getAgentCard();
-    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url])).toContainEqual(['JSONRPC', `${api.config.publicBaseUrl}/a2a`]);
+    // What the SDK makes of it with its defaults: that interface, at protocol 1.0, and the same skills.
+    const client = await a2aClient(dev.apiKey);
+    expect(client.protocolVersion).toBe('1.0');
+    const card = await client.getAgentCard();
+    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([['JSONRPC', `${api.config.publicBaseUrl}/a2a`, '1.0']]);
+    expect(card.securitySchemes.apiKey?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'bearer' } });
     expect(card.skills.map((s) => s.id)).toContain('run_commerce_runtime');
   });
 });
@@ -163,7 +173,7 @@ describe('A2A errors', () => {
     const client = await a2aClient(dev.apiKey);
     await expect(send(client, dataMessage({ operation: 'launch_rockets', input: {} }))).rejects.toMatchObject({
       envelopeCode: -32004,
-      data: { error: 'unknown_operation' },
+      data: errorInfo({ error: 'unknown_operation' }),
     });
   });
 
@@ -171,11 +181,11 @@ describe('A2A errors', () => {
     const client = await a2aClient(dev.apiKey);
     await expect(send(client, dataMessage({ operation: 'run_commerce_runtime', input: {} }))).rejects.toMatchObject({
       envelopeCode: -32602,
-      data: { error: 'missing_intent', fields: ['intent'] },
+      data: errorInfo({ error: 'missing_intent', fields: 'intent' }),
     });
     await expect(send(client, dataMessage({ operation: 'run_commerce_runtime', input: { intent: { raw_query: 42 } } }))).rejects.toMatchObject({
       envelopeCode: -32602,
-      data: { error: 'invalid_payload' },
+      data: errorInfo({ error: 'invalid_payload' }),
     });
   });
 
@@ -190,8 +200,9 @@ describe('A2A errors', () => {
 
   it('without a valid API key: HTTP 401 with a JSON-RPC error body; a key without the runtime scope: 403', async () => {
     const anonymous = await a2aClient();
+    // The SDK announces A2A-Version 1.0, so even the transport's 401 carries the 1.0 error shape.
     await expect(send(anonymous, dataMessage({ operation: 'run_commerce_runtime', input: runtimeInput() }))).rejects.toMatchObject({
-      data: { error: 'invalid_api_key' },
+      data: errorInfo({ error: 'invalid_api_key' }),
     });
     const rpc = { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'rt_x' } };
     const res = await call(api.url, 'POST', '/a2a', { body: rpc });
@@ -214,8 +225,85 @@ describe('A2A errors', () => {
     expect((await post({ id: 3, method: 'tasks/get' })).body).toMatchObject({ id: 3, error: { code: -32600 } });
     expect((await post({ jsonrpc: '2.0', id: 'a', method: 'nope/nope' })).body).toMatchObject({ id: 'a', error: { code: -32601 } });
     expect((await post({ jsonrpc: '2.0', id: 4, method: 'message/stream', params: {} })).body).toMatchObject({ id: 4, error: { code: -32004 } });
-    const text = await post({ jsonrpc: '2.0', id: 5, method: 'message/send', params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } });
-    expect(text.body).toMatchObject({ id: 5, error: { code: -32602, data: { error: 'missing_operation' } } });
+    const file = await post({ jsonrpc: '2.0', id: 5, method: 'message/send', params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'file', file: { uri: 'https://example.com/x.png' } }] } } });
+    expect(file.body).toMatchObject({ id: 5, error: { code: -32602, data: { error: 'missing_operation' } } });
+    // Words with nothing to shop for are refused before anything runs.
+    const empty = await post({ jsonrpc: '2.0', id: 6, method: 'message/send', params: { message: { kind: 'message', messageId: 'm2', role: 'user', parts: [{ kind: 'text', text: 'the of and' }] } } });
+    expect(empty.body).toMatchObject({ id: 6, error: { code: -32602, data: { error: 'missing_intent' } } });
+
+    // The same over the 1.0 method names: errors carry a google.rpc.ErrorInfo list.
+    expect((await post({ jsonrpc: '2.0', id: 7, method: 'SendStreamingMessage', params: {} })).body).toMatchObject({ id: 7, error: { code: -32004, data: errorInfo({ error: 'unsupported_operation' }) } });
+    expect((await post({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id: 'rt_missing' } })).body).toMatchObject({
+      id: 8,
+      error: { code: -32001, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: expect.objectContaining({ error: 'runtime_not_found' }) }] },
+    });
+    expect((await post({ jsonrpc: '2.0', id: 9, method: 'CancelTask', params: { id: 'rt_missing' } })).body).toMatchObject({ id: 9, error: { code: -32002 } });
+    expect((await post({ jsonrpc: '2.0', id: 10, method: 'GetExtendedAgentCard', params: {} })).body).toMatchObject({ id: 10, error: { code: -32007 } });
     expect((await call(api.url, 'GET', '/a2a', { token: dev.apiKey })).status).toBe(405);
+  });
+});
+
+describe('A2A skills: every advertised skill is callable', () => {
+  /** A skill answers at once with a Message whose data part is the REST response body. */
+  async function skill(client: Client, operation: string, input: Record<string, unknown>): Promise<any> {
+    const result = await send(client, dataMessage({ operation, input }));
+    expect('messageId' in result && !('status' in result), JSON.stringify(result)).toBe(true);
+    const message = result as Message;
+    expect(message.role).toBe(Role.ROLE_AGENT);
+    expect(message.metadata).toMatchObject({ skill: operation });
+    const content = message.parts[0]!.content;
+    expect(content?.$case).toBe('data');
+    return (content as { value: unknown }).value;
+  }
+
+  it('recommend → intent_matching (get_match_session, accept_match, create_match, create_intent) → agentic_checkout (plan, get, confirm)', async () => {
+    const client = await a2aClient(dev.apiKey);
+    const rec = await skill(client, 'recommend', { intent: productTitle, limit: 2 });
+    expect(rec.items.length).toBeGreaterThan(0);
+    expect(rec).toMatchObject({ intent: productTitle, match_session_id: expect.stringMatching(/^ms_/) });
+    // The recommendation belongs to the caller's developer, like one made over REST.
+    const stored = await api.db.selectFrom('match_sessions').select('developer_id').where('match_session_id', '=', rec.match_session_id).executeTakeFirstOrThrow();
+    expect(stored.developer_id).toBe(dev.developerId);
+
+    const session = await skill(client, 'intent_matching', { action: 'get_match_session', match_session_id: rec.match_session_id, limit: 2 });
+    expect(session.match_session.match_session_id).toBe(rec.match_session_id);
+    const { match_token: token } = await skill(client, 'intent_matching', { action: 'accept_match', match_session_id: rec.match_session_id });
+    expect(token).toMatchObject({ match_session_id: rec.match_session_id, acceptance_state: 'accepted', signed_token: expect.any(String) });
+    const again = await skill(client, 'intent_matching', { action: 'create_match', intent_id: rec.intent_id });
+    expect(again.match_session).toMatchObject({ intent_id: rec.intent_id });
+    const created = await skill(client, 'intent_matching', { action: 'create_intent', intent: { raw_query: `${productTitle} ${letters()}` } });
+    expect(created.intent).toMatchObject({ intent_id: expect.stringMatching(/^int_/) });
+
+    const planned = await withTestWorker(api.config, api.db, async () => {
+      const { checkout } = await skill(client, 'agentic_checkout', {
+        action: 'plan',
+        buyer_agent_id: 'a2a-test-agent',
+        intent_id: rec.intent_id,
+        proposal_id: token.proposal_id,
+        match_token_id: token.match_token_id,
+        amount: token.amount,
+        currency: token.currency,
+      });
+      // Consent not granted: refused with the REST code, nothing authorized.
+      await expect(
+        send(client, dataMessage({ operation: 'agentic_checkout', input: { action: 'confirm', checkout_id: checkout.checkout_id, consent: { granted: false }, match_token: token.signed_token, proposal_id: token.proposal_id, amount: checkout.amount, currency: checkout.currency } })),
+      ).rejects.toMatchObject({ envelopeCode: -32000, data: errorInfo({ error: 'consent_invalid', http_status: '409' }) });
+      return checkout;
+    });
+    expect(planned).toMatchObject({ status: 'awaiting_confirmation', proposal_id: token.proposal_id, buyer_agent_id: 'a2a-test-agent' });
+    const read = await skill(client, 'agentic_checkout', { action: 'get', checkout_id: planned.checkout_id });
+    expect(read.checkout).toMatchObject({ checkout_id: planned.checkout_id, status: 'awaiting_confirmation', payment_authorization_id: null });
+  });
+
+  it('bad skill input is -32602 with the REST codes; a key without the skill scope is refused', async () => {
+    const client = await a2aClient(dev.apiKey);
+    await expect(send(client, dataMessage({ operation: 'recommend', input: {} }))).rejects.toMatchObject({ envelopeCode: -32602, data: errorInfo({ error: 'invalid_payload', fields: 'input.intent' }) });
+    await expect(send(client, dataMessage({ operation: 'intent_matching', input: { action: 'fly' } }))).rejects.toMatchObject({ envelopeCode: -32602, data: errorInfo({ error: 'invalid_payload' }) });
+    await expect(send(client, dataMessage({ operation: 'agentic_checkout', input: { action: 'get', checkout_id: 'chk_missing' } }))).rejects.toMatchObject({
+      envelopeCode: -32000,
+      data: errorInfo({ error: 'checkout_not_found', http_status: '404' }),
+    });
+    const runtimeOnly = await a2aClient((await onboard(api.url, { scopes: ['runtime'] })).apiKey);
+    await expect(send(runtimeOnly, dataMessage({ operation: 'recommend', input: { intent: 'socks' } }))).rejects.toMatchObject({ data: errorInfo({ error: 'insufficient_scope' }) });
   });
 });

@@ -123,13 +123,14 @@ describe('static documents (spec 4.8)', () => {
     const res = await call(api.url, 'GET', '/.well-known/agent-card.json');
     expect(res.status).toBe(200);
     const card = res.body;
-    for (const field of ['protocolVersion', 'name', 'description', 'url', 'version', 'capabilities', 'defaultInputModes', 'defaultOutputModes', 'skills']) {
+    // The A2A 1.0 AgentCard fields (test/a2a.test.ts checks what the official clients make of it).
+    for (const field of ['name', 'description', 'supportedInterfaces', 'version', 'capabilities', 'securitySchemes', 'securityRequirements', 'defaultInputModes', 'defaultOutputModes', 'skills']) {
       expect(card[field], field).toBeDefined();
     }
-    expect(card.url.startsWith(api.config.publicBaseUrl)).toBe(true);
+    expect(card.supportedInterfaces).toEqual([{ url: `${api.config.publicBaseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
     expect(card.skills.map((s: any) => s.id)).toContain('run_commerce_runtime');
     for (const s of card.skills) expect(s).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
-    expect(card.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(card.securitySchemes.apiKey).toMatchObject({ httpAuthSecurityScheme: { scheme: 'bearer' } });
   });
 
   it('jwks: the match-token public key verifies what the private key signs', async () => {

@@ -1,13 +1,23 @@
 import type { z } from 'zod';
+import type { Config } from '../config';
 import type { Db } from '../db/connect';
+import type { SigningKeys } from '../crypto/signing-keys';
+import type { CardFactsCache } from '../catalog/cards';
+import type { FrozenTopCache } from '../matching/session-render';
+import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
+import type { RecommendationRecorder } from '../recommend/record';
+import type { ApiKeyPrincipal } from '../console/api-keys';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { startRuntime } from '../runtime/start';
-import { getRuntimeRow } from '../runtime/store';
-import { loadRuntimeTask, runtimeTask, RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
+import { getRuntimeRow, loadRuntime } from '../runtime/store';
+import { RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
+import { checkoutForToken, confirmBuy, journeyTask, readConsent, runtimeFromText, asksToBuy, type JourneyDeps } from './journey';
+import { SKILL_OPERATIONS, SkillInputError } from './skills';
+import { errorOut, isV1Method, sendResultOut, taskOut, V1_METHODS, sendParamsIn } from './v1';
 import {
   JsonRpcRequest,
   MessageSendParams,
@@ -21,20 +31,37 @@ import {
 } from './types';
 
 /**
- * The gateway's A2A JSON-RPC dispatcher (A2A 0.3 JSON-RPC binding): `message/send` runs one
- * operation named by the message's data part, `tasks/get` reads a run back from the database.
- * Transport concerns (HTTP, auth, body parsing) live in api/a2a.ts.
+ * The gateway's A2A JSON-RPC dispatcher. It answers both bindings on one URL, told apart by method
+ * name: A2A 1.0 (`SendMessage`, `GetTask`, ...: what the agent card declares and what the official
+ * 1.x clients negotiate) and, for integrations written against it, A2A 0.3 (`message/send`,
+ * `tasks/get`). The operations are the same; src/a2a/v1.ts translates the 1.0 wire shapes.
+ *
+ * `SendMessage` takes: a text part (a shopping request in words → the commerce runtime, and the buy
+ * journey when the words ask to buy: src/a2a/journey.ts); a data part naming a skill
+ * (`run_commerce_runtime`, or `recommend` / `intent_matching` / `agentic_checkout`: src/a2a/skills.ts);
+ * or, with `taskId`, the buyer's reply to a task waiting for consent. Transport concerns (HTTP, auth,
+ * body parsing) live in api/a2a.ts.
  */
 
+/** What the endpoint needs from the API process (AppDeps satisfies it). */
 export interface A2aDeps {
+  config: Config;
   db: Db;
   temporal: TemporalHandle | null;
+  signingKeys: SigningKeys;
+  cardFacts?: CardFactsCache;
+  frozenTops: FrozenTopCache;
+  catalogSnapshots: CatalogSnapshotCache;
+  recommendations: RecommendationRecorder;
   logger: Logger;
 }
 
 export interface A2aCaller {
   developerId?: string;
   keyId?: string;
+  /** The API key (its scopes gate the skills as they gate the REST routes). */
+  principal?: ApiKeyPrincipal;
+  requestId?: string;
 }
 
 export interface DispatchOptions {
@@ -89,61 +116,151 @@ function skillHint(...sources: Array<Record<string, unknown> | undefined>): stri
   return undefined;
 }
 
+const SKILLS = [RUN_COMMERCE_RUNTIME, ...Object.keys(SKILL_OPERATIONS)];
+
+type Request = { kind: 'skill'; operation: string; input: unknown } | { kind: 'text'; text: string };
+
 /**
- * Which operation a message asks for, and its input. Either the data part is an envelope
- * `{operation, input}`, or the data part is the input itself and a metadata hint (`skill`/`skillId`
- * on the part, the message or the request) names the skill.
+ * What a new message asks for. A data part is either an envelope `{operation, input}` or the input
+ * itself with a metadata hint (`skill`/`skillId` on the part, the message or the request) naming the
+ * skill. Without a data part, the text parts are a shopping request in words.
  */
-function operationOf(params: MessageSendParams): { operation: string; input: unknown } {
+function requestOf(params: MessageSendParams): Request {
   const part = params.message.parts.find((p) => p.kind === 'data');
-  if (!part || part.kind !== 'data') {
-    throw rpcError(RPC.INVALID_PARAMS, 'missing_operation', `The message needs a data part {"operation": "${RUN_COMMERCE_RUNTIME}", "input": {...}}.`);
+  if (part && part.kind === 'data') {
+    if (typeof part.data.operation === 'string') return { kind: 'skill', operation: part.data.operation, input: part.data.input };
+    const hint = skillHint(part.metadata, params.message.metadata, params.metadata);
+    if (hint) return { kind: 'skill', operation: hint, input: part.data };
+    throw rpcError(RPC.INVALID_PARAMS, 'missing_operation', `The data part names no operation: send {"operation": "<skill id>", "input": {...}} (skills: ${SKILLS.join(', ')}), the input with metadata.skill = "<skill id>", or a text part with the shopping request in words.`);
   }
-  if (typeof part.data.operation === 'string') return { operation: part.data.operation, input: part.data.input };
-  const hint = skillHint(part.metadata, params.message.metadata, params.metadata);
-  if (hint) return { operation: hint, input: part.data };
-  throw rpcError(RPC.INVALID_PARAMS, 'missing_operation', `The data part names no operation: send {"operation": "${RUN_COMMERCE_RUNTIME}", "input": {...}}, or the input with metadata.skill = "${RUN_COMMERCE_RUNTIME}".`);
+  const text = params.message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('\n').trim();
+  if (text) return { kind: 'text', text };
+  throw rpcError(RPC.INVALID_PARAMS, 'missing_operation', `The message needs a text part (a shopping request in words) or a data part {"operation": "<skill id>", "input": {...}} (skills: ${SKILLS.join(', ')}).`);
+}
+
+const journeyDeps = (deps: A2aDeps): JourneyDeps => ({
+  db: deps.db,
+  temporal: deps.temporal,
+  catalogSnapshots: deps.catalogSnapshots,
+  verifyKeys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl },
+});
+
+/** What a run started over A2A keeps in its request (`commerce_runtimes.request.a2a`). */
+type StoredOrigin = A2aOrigin & { buy?: boolean };
+
+async function runAsTask(deps: A2aDeps, body: RuntimeCreateInput, caller: A2aCaller, params: MessageSendParams, waitMs: number, buy: boolean): Promise<Task> {
+  const origin: StoredOrigin = { context_id: params.message.contextId ?? newId('ctx'), message_id: params.message.messageId, ...(buy ? { buy } : {}) };
+  const wait = params.configuration?.blocking === false ? 0 : waitMs;
+  const out = await startRuntime(deps, body, caller, wait, { a2a: origin });
+  const runtime = out.status === 'completed' ? out.runtime : await loadRuntime(deps.db, out.runtimeId);
+  return journeyTask(journeyDeps(deps), runtime, origin.context_id, { buy, workflowEnded: out.status === 'completed', plan: true });
+}
+
+function skillReply(params: MessageSendParams, operation: string, body: Record<string, unknown>): Message {
+  return {
+    kind: 'message',
+    messageId: newId('msg'),
+    role: 'agent',
+    contextId: params.message.contextId ?? newId('ctx'),
+    parts: [{ kind: 'data', data: body }],
+    metadata: { skill: operation },
+  };
+}
+
+/** The run behind a task id, if the caller may see it (another developer's run is "not found"). */
+async function ownRun(deps: A2aDeps, id: string, caller: A2aCaller) {
+  const notFound = () => rpcError(RPC.TASK_NOT_FOUND, 'runtime_not_found', `No task '${id.slice(0, 100)}'.`);
+  const row = await getRuntimeRow(deps.db, id).catch((err: unknown) => {
+    if (err instanceof AppError && err.status === 404) throw notFound();
+    throw err;
+  });
+  if (row.developer_id && row.developer_id !== caller.developerId) throw notFound();
+  const origin = (row.request as { a2a?: Partial<StoredOrigin> }).a2a;
+  return { contextId: origin?.context_id ?? id, buy: origin?.buy === true };
+}
+
+/** A message on an existing task: the buyer's answer to the consent request. */
+async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2aCaller, taskId: string): Promise<Task> {
+  const { contextId, buy } = await ownRun(deps, taskId, caller);
+  const jd = journeyDeps(deps);
+  const runtime = await loadRuntime(deps.db, taskId);
+  const task = await journeyTask(jd, runtime, contextId, { buy, plan: true });
+  if (task.status.state !== 'input-required') {
+    const terminal = ['completed', 'failed', 'canceled', 'rejected'].includes(task.status.state);
+    throw rpcError(
+      RPC.UNSUPPORTED_OPERATION,
+      'task_not_awaiting_input',
+      terminal
+        ? `Task ${taskId} is ${task.status.state} and takes no more messages; send a new message without taskId to start another.`
+        : `Task ${taskId} is ${task.status.state}, not waiting for input; poll GetTask.`,
+      { task_state: task.status.state },
+    );
+  }
+  const checkout = (await checkoutForToken(deps.db, runtime.match_token!.match_token_id))!;
+  const what = `${runtime.proposal!.offer_title} from ${runtime.proposal!.merchant_agent_id}`;
+  const reply = readConsent(params.message, checkout, what);
+  if (reply.kind !== 'consent') {
+    // Still waiting: the status message says what is asked; this reply is answered in front of it.
+    const note = reply.kind === 'declined' ? 'Not bought.' : 'That is not an explicit consent.';
+    const first = task.status.message!.parts[0];
+    if (first?.kind === 'text') first.text = `${note} ${first.text}`;
+    return task;
+  }
+  try {
+    await confirmBuy(jd, runtime, checkout, reply.consent);
+  } catch (err) {
+    // A confirm the checkout failed on (e.g. the merchant refused the handoff) is the task's outcome;
+    // one refused before anything happened (consent_invalid, ...) is the caller's error.
+    if (!(err instanceof AppError)) throw err;
+    const after = await journeyTask(jd, runtime, contextId, { buy, plan: false });
+    if (after.status.state === 'input-required') throw err;
+    return after;
+  }
+  return journeyTask(jd, await loadRuntime(deps.db, taskId), contextId, { buy, plan: false });
 }
 
 async function messageSend(deps: A2aDeps, raw: unknown, caller: A2aCaller, waitMs: number): Promise<Task | Message> {
   const parsed = MessageSendParams.safeParse(raw);
   if (!parsed.success) throw issuesToRpc(parsed.error, 'params', 'invalid_params');
   const params = parsed.data;
-  const { operation, input } = operationOf(params);
-  if (operation !== RUN_COMMERCE_RUNTIME) {
-    throw rpcError(RPC.UNSUPPORTED_OPERATION, 'unknown_operation', `Unknown operation '${operation.slice(0, 100)}'; this endpoint runs '${RUN_COMMERCE_RUNTIME}'.`);
+  if (params.message.taskId) return continueTask(deps, params, caller, params.message.taskId);
+  const req = requestOf(params);
+  if (req.kind === 'text') {
+    const body = await runtimeFromText(deps, req.text);
+    return runAsTask(deps, body, caller, params, waitMs, asksToBuy(req.text));
   }
-  const body = runtimeInput(input);
-  const origin: A2aOrigin = { context_id: params.message.contextId ?? newId('ctx'), message_id: params.message.messageId };
-  const wait = params.configuration?.blocking === false ? 0 : waitMs;
-  const out = await startRuntime(deps, body, caller, wait, { a2a: origin });
-  if (out.status === 'completed') return runtimeTask(out.runtime, origin.context_id, { workflowEnded: true });
-  return loadRuntimeTask(deps.db, out.runtimeId, origin.context_id);
+  if (req.operation === RUN_COMMERCE_RUNTIME) return runAsTask(deps, runtimeInput(req.input), caller, params, waitMs, false);
+  const op = SKILL_OPERATIONS[req.operation];
+  if (!op) {
+    throw rpcError(RPC.UNSUPPORTED_OPERATION, 'unknown_operation', `Unknown operation '${req.operation.slice(0, 100)}'; the skills are ${SKILLS.join(', ')}.`);
+  }
+  try {
+    return skillReply(params, req.operation, await op(deps, req.input, caller));
+  } catch (err) {
+    if (err instanceof SkillInputError) throw rpcError(RPC.INVALID_PARAMS, err.code, err.message, { fields: err.fields });
+    throw err;
+  }
 }
 
 async function tasksGet(deps: A2aDeps, raw: unknown, caller: A2aCaller): Promise<Task> {
   const parsed = TaskQueryParams.safeParse(raw);
   if (!parsed.success) throw issuesToRpc(parsed.error, 'params', 'invalid_params');
   const { id } = parsed.data;
-  const notFound = () => rpcError(RPC.TASK_NOT_FOUND, 'runtime_not_found', `No task '${id.slice(0, 100)}'.`);
-  const row = await getRuntimeRow(deps.db, id).catch((err: unknown) => {
-    if (err instanceof AppError && err.status === 404) throw notFound();
-    throw err;
-  });
-  // A run is visible to its developer's keys only.
-  if (row.developer_id && row.developer_id !== caller.developerId) throw notFound();
-  const origin = (row.request as { a2a?: Partial<A2aOrigin> }).a2a;
-  return loadRuntimeTask(deps.db, id, origin?.context_id ?? id);
+  const { contextId, buy } = await ownRun(deps, id, caller);
+  return journeyTask(journeyDeps(deps), await loadRuntime(deps.db, id), contextId, { buy, plan: true });
 }
 
+const NO_STREAMING = 'Streaming is not supported (capabilities.streaming is false); use SendMessage and poll GetTask.';
 const UNSUPPORTED: Record<string, [number, string]> = {
-  'message/stream': [RPC.UNSUPPORTED_OPERATION, 'Streaming is not supported (capabilities.streaming is false); use message/send and tasks/get.'],
-  'tasks/resubscribe': [RPC.UNSUPPORTED_OPERATION, 'Streaming is not supported (capabilities.streaming is false); poll tasks/get.'],
-  'tasks/cancel': [RPC.TASK_NOT_CANCELABLE, 'Commerce runtime tasks cannot be canceled; they end under their commerce_budget.'],
+  'message/stream': [RPC.UNSUPPORTED_OPERATION, NO_STREAMING],
+  'tasks/resubscribe': [RPC.UNSUPPORTED_OPERATION, NO_STREAMING],
+  'tasks/list': [RPC.UNSUPPORTED_OPERATION, 'Listing tasks is not supported; GET /v1/commerce-runtime/{id} or GetTask reads one.'],
+  'tasks/cancel': [RPC.TASK_NOT_CANCELABLE, 'Commerce runtime tasks cannot be canceled; they end under their commerce_budget, and an unconfirmed checkout plan expires on its own.'],
   'tasks/pushNotificationConfig/set': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/get': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/list': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/delete': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
+  'agent/getAuthenticatedExtendedCard': [RPC.EXTENDED_CARD_NOT_CONFIGURED, 'There is no extended agent card; the public card at /.well-known/agent-card.json is complete.'],
 };
 
 function idOf(raw: unknown): JsonRpcId {
@@ -154,18 +271,24 @@ function idOf(raw: unknown): JsonRpcId {
 /** One JSON-RPC request in, one JSON-RPC response out (batches are not part of A2A). */
 export async function dispatchA2a(deps: A2aDeps, raw: unknown, caller: A2aCaller, opts: DispatchOptions): Promise<JsonRpcResponse> {
   const id = idOf(raw);
-  const fail = (error: JsonRpcError): JsonRpcResponse => ({ jsonrpc: '2.0', id, error });
   const req = JsonRpcRequest.safeParse(raw);
   if (!req.success) {
-    return fail({ code: RPC.INVALID_REQUEST, message: 'Invalid JSON-RPC 2.0 request: send {"jsonrpc": "2.0", "id", "method", "params"}.', data: { error: 'invalid_request', message: 'Not a JSON-RPC 2.0 request object.' } });
+    return { jsonrpc: '2.0', id, error: { code: RPC.INVALID_REQUEST, message: 'Invalid JSON-RPC 2.0 request: send {"jsonrpc": "2.0", "id", "method", "params"}.', data: { error: 'invalid_request', message: 'Not a JSON-RPC 2.0 request object.' } } };
   }
-  const { method, params } = req.data;
+  const v1 = isV1Method(req.data.method);
+  const method = v1 ? V1_METHODS[req.data.method as keyof typeof V1_METHODS] : req.data.method;
+  const params = v1 && method === 'message/send' ? sendParamsIn(req.data.params) : req.data.params;
+  const fail = (error: JsonRpcError): JsonRpcResponse => ({ jsonrpc: '2.0', id, error: v1 ? errorOut(error) : error });
   try {
     switch (method) {
-      case 'message/send':
-        return { jsonrpc: '2.0', id, result: await messageSend(deps, params, caller, opts.waitMs) };
-      case 'tasks/get':
-        return { jsonrpc: '2.0', id, result: await tasksGet(deps, params, caller) };
+      case 'message/send': {
+        const result = await messageSend(deps, params, caller, opts.waitMs);
+        return { jsonrpc: '2.0', id, result: v1 ? sendResultOut(result) : result };
+      }
+      case 'tasks/get': {
+        const task = await tasksGet(deps, params, caller);
+        return { jsonrpc: '2.0', id, result: v1 ? taskOut(task) : task };
+      }
       default: {
         const unsupported = UNSUPPORTED[method];
         if (unsupported) throw rpcError(unsupported[0], 'unsupported_operation', unsupported[1]);

@@ -1,13 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The A2A v0.3 JSON-RPC wire shapes this gateway speaks (the `kind`-discriminated objects of the
- * A2A 0.3 spec, §6). `@a2a-js/sdk` 1.x exports only its v1.0 in-memory model (protobuf-style
- * `Task`/`Part`), and translates to these shapes inside its legacy (v0.3) client transport, so the
- * wire types are declared here; the SDK's client is what the tests drive the endpoint with.
+ * The A2A message and task shapes the dispatcher works with: the `kind`-discriminated objects of the
+ * A2A 0.3 JSON-RPC binding, which the endpoint still answers as such (`message/send`, `tasks/get`).
+ * The 1.0 binding the agent card declares is translated to and from them in src/a2a/v1.ts.
  */
-
-export const A2A_PROTOCOL_VERSION = '0.3.0';
 
 export type TaskState = 'submitted' | 'working' | 'input-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'auth-required' | 'unknown';
 
@@ -59,7 +56,7 @@ export interface JsonRpcError {
 }
 
 export type JsonRpcResponse =
-  | { jsonrpc: '2.0'; id: JsonRpcId; result: Task | Message }
+  | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
   | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcError };
 
 /** JSON-RPC 2.0 and A2A error codes (A2A 0.3 §8). */
@@ -75,6 +72,7 @@ export const RPC = {
   TASK_NOT_CANCELABLE: -32002,
   PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
   UNSUPPORTED_OPERATION: -32004,
+  EXTENDED_CARD_NOT_CONFIGURED: -32007,
 } as const;
 
 const metadata = z.record(z.string(), z.unknown()).optional();

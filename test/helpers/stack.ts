@@ -40,7 +40,14 @@ export interface TestApi {
 
 /** The real Koa app on an ephemeral loopback port, wired to the run's Postgres and Temporal. */
 export async function startTestApi(
-  opts: { env?: Record<string, string | undefined>; withTemporal?: boolean; db?: Db; extraRoutes?: (r: Router<AppState>) => void } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    withTemporal?: boolean;
+    db?: Db;
+    extraRoutes?: (r: Router<AppState>) => void;
+    /** Listen on this port (default: an ephemeral one), e.g. so that PORT, and with it PUBLIC_BASE_URL, is the real address. */
+    port?: number;
+  } = {},
 ): Promise<TestApi> {
   const config = testConfig(opts.env);
   const db = opts.db ?? createDb(config.DATABASE_URL!);
@@ -48,7 +55,7 @@ export async function startTestApi(
   const deps = buildAppDeps({ config, db, temporal, signingKeys: await loadSigningKeys(config), logger: createLogger('silent') });
   const { app, router } = createApp(deps, { extraRoutes: opts.extraRoutes });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });
   const port = (server.address() as { port: number }).port;
   return {

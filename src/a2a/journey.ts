@@ -1,0 +1,250 @@
+import type { Db } from '../db/connect';
+import { AppError } from '../errors';
+import { toCents } from '../matching/money';
+import { understandShoppingIntent } from '../recommend/understand';
+import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
+import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
+import { checkoutView, shippingMinor, type CheckoutView } from '../checkout/checkouts';
+import { confirmCheckout, createCheckout, type VerifyKeys } from '../checkout/flow';
+import type { TemporalHandle } from '../temporal/client';
+import { runtimeTask, type Runtime } from './runtime-task';
+import type { Artifact, Message, MessageIn, Part, Task } from './types';
+
+/**
+ * The shopper's whole journey over A2A: a text message ("find me trail running shoes under $120 and
+ * buy the best one") is read with the recommend intent reader and runs the commerce runtime; when
+ * the words ask to buy, the runtime's best proposal is planned for checkout and the task stops in
+ * `input-required`, asking for the buyer's consent. The reply (a data part with the consent fields,
+ * or words like "yes, buy it") confirms the checkout, and the task completes with the receipt (or,
+ * for a merchant the gateway hands the buyer to, the `continue_url`).
+ *
+ * Nothing is stored beside the run: the task is the runtime (same id), whether the buyer asked to
+ * buy is kept in the run's request (`request.a2a.buy`), and the checkout is the one planned with the
+ * run's match token. So `GetTask` rebuilds the same task from Postgres at any time.
+ */
+
+export interface JourneyDeps {
+  db: Db;
+  temporal: TemporalHandle | null;
+  catalogSnapshots: CatalogSnapshotCache;
+  verifyKeys: VerifyKeys;
+}
+
+/** Who plans the checkout of a run started over A2A (the plan's `buyer_agent_id`). */
+export const A2A_BUYER_AGENT = 'a2a-client';
+
+const BUY_WORDS = /\b(buy|purchase|order|check\s?out)\b/i;
+const NOT_BUYING = /\b(don'?t|do not|never|without)\s+(buy|buying|purchase|purchasing|order|ordering)\b/i;
+
+/** Whether the shopper's words ask the agent to buy, not only to find. */
+export const asksToBuy = (text: string) => BUY_WORDS.test(text) && !NOT_BUYING.test(text);
+
+/**
+ * A shopping request in words → the runtime body, read exactly as GET /v1/recommend reads its
+ * intent: keywords become the intent tags merchants subscribe to, "under $120" the budget ceiling,
+ * plus region and audience. Words the reader finds nothing in are refused (-32602 by the caller).
+ */
+export async function runtimeFromText(deps: { db: Db; catalogSnapshots: CatalogSnapshotCache }, text: string): Promise<RuntimeCreateInput> {
+  const snapshot = await deps.catalogSnapshots.get(deps.db);
+  const si = understandShoppingIntent(text, { categories: snapshot.categories, priceQuartiles: snapshot.priceQuartiles });
+  if (!si.keywords.length && !si.categories.length) {
+    throw new AppError(400, 'missing_intent', 'The text names nothing to shop for. Say what you are looking for, e.g. "trail running shoes under $120".');
+  }
+  const cents = (c: number | null) => (c === null ? undefined : c / 100);
+  return RuntimeCreateBody.parse({
+    intent: {
+      raw_query: text.trim().slice(0, 2000),
+      intent_tags: si.keywords.slice(0, 50).map((k) => k.slice(0, 64)),
+      ...(si.budget ? { budget_range: { min: cents(si.budget.minCents), max: cents(si.budget.maxCents), currency: 'USD' } } : {}),
+      ...(si.region ? { region: si.region.code } : {}),
+      ...(si.audience ? { target_audience: si.audience.label.slice(0, 200) } : {}),
+      source_channel: 'a2a',
+      metadata: { a2a: { resolved_categories: si.categories.map((c) => c.path) } },
+    },
+    runtime_session: { entry_agent_id: A2A_BUYER_AGENT, mode: 'assisted' },
+  });
+}
+
+/** The latest checkout planned with a match token. */
+async function checkoutForToken(db: Db, matchTokenId: string) {
+  const row = await db.selectFrom('agentic_checkouts').selectAll().where('match_token_id', '=', matchTokenId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  return row ? checkoutView(row) : null;
+}
+
+/** Plans the checkout of the run's chosen proposal (amount = price + shipping, as POST /v1/agentic-checkout expects). */
+async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutView> {
+  const p = runtime.proposal!;
+  const amountMinor = toCents(p.price ?? 0) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>);
+  try {
+    return await createCheckout(deps.temporal, {
+      buyer_agent_id: A2A_BUYER_AGENT,
+      intent_id: runtime.intent!.intent_id,
+      proposal_id: p.proposal_id,
+      match_token_id: runtime.match_token!.match_token_id,
+      amount: amountMinor / 100,
+      currency: p.currency,
+      metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
+    });
+  } catch (err) {
+    // Planned meanwhile by a concurrent GetTask: that plan is this task's.
+    if (err instanceof AppError && err.code === 'match_token_in_checkout') {
+      const existing = await checkoutForToken(deps.db, runtime.match_token!.match_token_id);
+      if (existing) return existing;
+    }
+    throw err;
+  }
+}
+
+const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
+
+function agentMessage(taskId: string, contextId: string, suffix: string, text: string, data?: Record<string, unknown>): Message {
+  const parts: Part[] = [{ kind: 'text', text }];
+  if (data) parts.push({ kind: 'data', data });
+  return { kind: 'message', messageId: `${taskId}-${suffix}`, role: 'agent', parts, taskId, contextId };
+}
+
+const checkoutArtifact = (taskId: string, checkout: CheckoutView): Artifact => ({
+  artifactId: `${taskId}-checkout`,
+  name: 'agentic_checkout',
+  description: 'The checkout of the chosen proposal: plan, consent, receipt and audit trail (as GET /v1/agentic-checkout/{id}).',
+  parts: [{ kind: 'data', data: { checkout } }],
+});
+
+/** What the buyer is asked to send to confirm (also shown in the task's status message). */
+export function consentRequest(checkout: CheckoutView) {
+  return {
+    checkout_id: checkout.checkout_id,
+    amount: checkout.amount,
+    currency: checkout.currency,
+    expires_at: checkout.expires_at,
+    reply_with: {
+      text: 'yes, buy it',
+      data: { consent: { granted: true, statement: `I agree to buy this for ${money(checkout.amount, checkout.currency)}.` } },
+    },
+  };
+}
+
+/** Where a checkout that the gateway handed to the merchant continues (merchant_redirect mode), when it has one. */
+const continueUrl = (c: CheckoutView): string | null => {
+  const v = (c as unknown as { continue_url?: unknown }).continue_url;
+  return typeof v === 'string' ? v : null;
+};
+
+/**
+ * A run as a task, with the buy steps when its words asked to buy. `plan` (message paths, and
+ * GetTask of a run that finished after its SendMessage answered) plans the checkout when the run
+ * has just finished with a match token and none is planned yet.
+ */
+export async function journeyTask(deps: JourneyDeps, runtime: Runtime, contextId: string, opts: { buy: boolean; workflowEnded?: boolean; plan: boolean }): Promise<Task> {
+  const task = runtimeTask(runtime, contextId, { workflowEnded: opts.workflowEnded });
+  const id = task.id;
+  if (!opts.buy || task.status.state !== 'completed') return task;
+  const token = runtime.match_token;
+  const proposal = runtime.proposal;
+  if (!token || !proposal) {
+    task.status.message = agentMessage(id, contextId, 'nothing-to-buy', `Nothing to buy: the run found no proposal it could mint a match token for (audit ${runtime.runtime_trace.audit_status}).`);
+    return task;
+  }
+  let checkout = await checkoutForToken(deps.db, token.match_token_id);
+  if (!checkout && opts.plan) {
+    try {
+      checkout = await planBuy(deps, runtime);
+    } catch (err) {
+      // A business rejection of the plan ends the task; an outage (5xx) is the caller's error to retry.
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      task.status = { state: 'failed', timestamp: new Date().toISOString(), message: agentMessage(id, contextId, 'plan-failed', `Could not plan the checkout of ${proposal.offer_title}: ${err.message}`, { error: err.code, message: err.message }) };
+      return task;
+    }
+  }
+  if (!checkout) return task;
+
+  task.artifacts = [...(task.artifacts ?? []), checkoutArtifact(id, checkout)];
+  task.metadata = { ...task.metadata, checkout_id: checkout.checkout_id, checkout_url: `/v1/agentic-checkout/${checkout.checkout_id}` };
+  const what = `${proposal.offer_title} from ${proposal.merchant_agent_id}`;
+  const now = new Date().toISOString();
+  const status = checkout.status as string;
+  if (status === 'awaiting_confirmation') {
+    task.status = {
+      state: 'input-required',
+      timestamp: now,
+      message: agentMessage(
+        id,
+        contextId,
+        'consent',
+        `Best match: ${what} at ${money(proposal.price ?? 0, proposal.currency)}; total with shipping ${money(checkout.amount, checkout.currency)}. ` +
+          `To buy it, reply on this task with your explicit consent: "yes, buy it", or a data part {"consent": {"granted": true, "statement": "..."}}. ` +
+          `The offer holds until ${checkout.expires_at}; nothing is charged before you confirm.`,
+        { consent_request: consentRequest(checkout) },
+      ),
+    };
+  } else if (status === 'confirming') {
+    task.status = { state: 'working', timestamp: now, message: agentMessage(id, contextId, 'confirming', `Confirming the purchase of ${what}; poll GetTask.`) };
+  } else if (status === 'confirmed' || status === 'handed_off') {
+    const receipt = (checkout.receipt ?? {}) as { receipt_id?: string; merchant_response?: { order_id?: string | null } };
+    const url = continueUrl(checkout);
+    const orderId = receipt.merchant_response?.order_id ?? null;
+    const text = url
+      ? `Handed off: finish the purchase of ${what} (${money(checkout.amount, checkout.currency)}) at ${url}.`
+      : `Bought ${what} for ${money(checkout.amount, checkout.currency)}: order ${orderId ?? '(no order id from the merchant)'}, receipt ${receipt.receipt_id ?? '-'}.`;
+    task.status = {
+      state: 'completed',
+      timestamp: checkout.confirmed_at ?? now,
+      message: agentMessage(id, contextId, 'bought', text, { checkout_id: checkout.checkout_id, status: checkout.status, order_id: orderId, receipt_id: receipt.receipt_id ?? null, continue_url: url }),
+    };
+  } else {
+    const f = (checkout.failure ?? {}) as { code?: string; message?: string };
+    const why = status === 'expired' ? 'the offer expired before it was confirmed' : `${f.code ?? 'failed'}: ${f.message ?? ''}`.trim();
+    task.status = {
+      state: 'failed',
+      timestamp: now,
+      message: agentMessage(id, contextId, 'checkout-failed', `Not bought (${why}). Send a new message to search again.`, { checkout_id: checkout.checkout_id, status, error: f.code ?? status }),
+    };
+  }
+  return task;
+}
+
+export type ConsentReply = { kind: 'consent'; consent: { granted: boolean; statement?: string; granted_at?: string } } | { kind: 'declined' } | { kind: 'unclear' };
+
+const YES = /\b(yes|yeah|yep|sure|ok(?:ay)?|confirm(?:ed)?|go ahead|proceed|buy it|buy|purchase|place the order)\b/i;
+const NO = /\b(no|nope|don'?t|do not|cancel|stop|not|never)\b/i;
+
+/**
+ * The buyer's answer to the consent request: a data part carrying the consent fields
+ * (`{consent: {...}}` or the fields themselves), or words. Words count as consent only when they
+ * say yes and nothing negative; the words are kept as the consent statement, with what they agree to.
+ */
+export function readConsent(message: MessageIn, checkout: CheckoutView, what: string): ConsentReply {
+  for (const p of message.parts) {
+    if (p.kind !== 'data') continue;
+    const c = (typeof p.data.consent === 'object' && p.data.consent !== null ? p.data.consent : typeof p.data.granted === 'boolean' ? p.data : null) as Record<string, unknown> | null;
+    if (c) {
+      return {
+        kind: 'consent',
+        consent: {
+          granted: c.granted === true,
+          ...(typeof c.statement === 'string' ? { statement: c.statement } : {}),
+          ...(typeof c.granted_at === 'string' ? { granted_at: c.granted_at } : {}),
+        },
+      };
+    }
+  }
+  const words = message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join(' ').trim();
+  if (!words) return { kind: 'unclear' };
+  if (NO.test(words)) return { kind: 'declined' };
+  if (!YES.test(words)) return { kind: 'unclear' };
+  const statement = `The buyer answered "${words.slice(0, 500)}" to buying ${what} for ${money(checkout.amount, checkout.currency)} (checkout ${checkout.checkout_id}).`;
+  return { kind: 'consent', consent: { granted: true, statement, granted_at: new Date().toISOString() } };
+}
+
+/** Confirms the planned checkout with the buyer's consent, as POST /v1/agentic-checkout/{id}/confirm does. */
+export async function confirmBuy(deps: JourneyDeps, runtime: Runtime, checkout: CheckoutView, consent: { granted: boolean; statement?: string; granted_at?: string }): Promise<void> {
+  await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys: deps.verifyKeys }, checkout.checkout_id, {
+    consent,
+    match_token: runtime.match_token!.signed_token,
+    proposal_id: checkout.proposal_id,
+    amount: checkout.amount,
+    currency: checkout.currency,
+  });
+}
+
+export { checkoutForToken };
