@@ -146,7 +146,7 @@ function pickOf(r: RankedProposal, card: ProductCardDocumentT | undefined, why?:
     proposal_id: r.proposal_id,
     product_id: r.product_id,
     merchant_id: r.merchant_agent_id,
-    title: card?.product.title ?? r.offer_title,
+    title: r.offer_title,
     price: r.price,
     currency: r.currency,
     why: why ?? rankingWhy(r),
