@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { AppError } from '../src/errors';
 import { authenticateApiKey } from '../src/console/api-keys';
 import { createMcpServer } from '../src/mcp/server';
 import type { AppContext, AppState } from './context';
@@ -17,9 +16,58 @@ import { CONTRACT_VERSION } from './openapi';
  */
 export const MCP_PATH = '/mcp';
 
+/** RFC 9728 protected-resource metadata, at the root and at the path-suffixed location clients try first. */
+export const PROTECTED_RESOURCE_PATHS = ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${MCP_PATH}`];
+
+export const INVALID_API_KEY_MESSAGE = 'invalid API key: send Authorization: Bearer <API_KEY> with an API key from the developer console (POST /v1/developers/keys).';
+
+/**
+ * The protected-resource metadata of /mcp. It names no authorization server (`authorization_servers` is absent) on purpose: the gateway
+ * takes API keys, not OAuth tokens, so there is no OAuth flow a client could start; bearer in the
+ * header is the one method. A client that reads it learns where the key goes instead of being sent
+ * to register with an authorization server that does not exist.
+ */
+export function protectedResourceMetadata(publicBaseUrl: string) {
+  return {
+    resource: `${publicBaseUrl}${MCP_PATH}`,
+    resource_name: 'Commerce Intent-Matching Gateway (MCP)',
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${publicBaseUrl}/openapi.json`,
+    // Not a registered RFC 9728 member: what a person reading it needs to know.
+    authentication: 'API key: Authorization: Bearer <API_KEY>, a key created in the developer console (POST /v1/developers/keys). No OAuth.',
+  };
+}
+
+/**
+ * A bad or missing key, in a shape every MCP client shows: a JSON-RPC error (the Python SDK surfaces
+ * a non-2xx JSON body only when it is one; the TypeScript SDK and the Inspector CLI quote the body),
+ * its message "invalid API key …" also at the top level with the code in `error.data.error`, and a
+ * WWW-Authenticate header with RFC 6750's invalid_token and the metadata document's address.
+ */
+function unauthorized(ctx: AppContext): void {
+  const body = (ctx.request as { body?: unknown }).body;
+  const id = body && typeof body === 'object' && !Array.isArray(body) && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+  ctx.status = 401;
+  ctx.set(
+    'WWW-Authenticate',
+    `Bearer error="invalid_token", error_description="invalid API key", resource_metadata="${ctx.deps.config.publicBaseUrl}${PROTECTED_RESOURCE_PATHS[1]}"`,
+  );
+  ctx.body = {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32001, message: INVALID_API_KEY_MESSAGE, data: { error: 'invalid_api_key' } },
+    message: INVALID_API_KEY_MESSAGE,
+  };
+}
+
 export const mcpEndpoint: Middleware<AppState> = async (c, next) => {
-  if (c.path !== MCP_PATH) return next();
   const ctx = c as AppContext;
+  if (PROTECTED_RESOURCE_PATHS.includes(c.path) && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = protectedResourceMetadata(ctx.deps.config.publicBaseUrl);
+    return;
+  }
+  if (c.path !== MCP_PATH) return next();
   if (ctx.method !== 'POST') {
     ctx.status = 405;
     ctx.set('Allow', 'POST');
@@ -28,10 +76,7 @@ export const mcpEndpoint: Middleware<AppState> = async (c, next) => {
   }
   const token = bearerToken(ctx);
   const principal = token ? await authenticateApiKey(ctx.deps.db, token) : null;
-  if (!principal) {
-    ctx.set('WWW-Authenticate', 'Bearer');
-    throw new AppError(401, 'invalid_api_key', 'A valid API key is required: Authorization: Bearer <API_KEY>.');
-  }
+  if (!principal) return unauthorized(ctx);
   // Logged by requestLog like any API-key call.
   ctx.state.apiKey = principal;
 

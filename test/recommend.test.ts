@@ -90,6 +90,32 @@ describe('GET /v1/recommend (spec 2.2, 4.1; DESIGN §6)', () => {
     expect(new URL(click.headers.get('location')!).searchParams.get('rec_id')).toBe(body.items[0]!.rec_id);
   });
 
+  it('one ranking: items[0], the shopper guide\'s top pick, the session\'s best proposal and accept\'s default are the same proposal', async () => {
+    // Intents whose items the match score alone would order differently (cheaper or trending items further down).
+    const intents = ['trail running shoes under $120', 'running shoes under $120', 'wireless headphones under $200', 'yoga mat', 'zzqx blorf'];
+    for (const intent of intents) {
+      const res = await get(recommendUrl({ intent, limit: '5' }));
+      expect(res.status, res.text).toBe(200);
+      const body = res.body;
+      expect(body.items.length, intent).toBeGreaterThan(0);
+      const top = body.proposals[0];
+      expect(top.product_id, intent).toBe(Number(body.items[0].product.id));
+      if (body.retrieval.intent_hits > 0) expect(body.shopper_guide, intent).toContain(`Top pick: ${body.items[0].product.title}`);
+
+      const session = (await get(`/v1/match/${body.match_session_id}?limit=10`)).body;
+      expect(session.match_session.best_proposal_id, intent).toBe(top.proposal_id);
+      expect(session.match_session.summary.ordered_by).toBe('recommendation');
+      // The whole ranking follows the items, ranks 1..n.
+      expect(session.ranked_proposals.map((p: any) => p.proposal_id), intent).toEqual(body.proposals.map((p: any) => p.proposal_id));
+      expect(session.ranked_proposals.map((p: any) => p.rank)).toEqual(body.proposals.map((_: unknown, i: number) => i + 1));
+      expect(session.items[0].rec_id, intent).toBe(body.items[0].rec_id);
+
+      const accepted = await call(api.url, 'POST', `/v1/match/${body.match_session_id}/accept`, { token: dev.apiKey, body: {} });
+      expect(accepted.status, accepted.text).toBe(200);
+      expect(accepted.body.match_token.proposal_id, intent).toBe(top.proposal_id);
+    }
+  });
+
   it('limit is 1..10 with default 3; intent is required; region must be an ISO code', async () => {
     expect((await get(recommendUrl({ intent: 'yoga mat', limit: '10' }))).body.count).toBe(10);
     expect((await get(recommendUrl({ intent: 'yoga mat', limit: '1' }))).body.count).toBe(1);

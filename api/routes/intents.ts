@@ -2,6 +2,7 @@ import * as I from '../../src/schemas/intents';
 import * as P from '../../src/schemas/proposals';
 import { getIntent, intentView } from '../../src/matching/intents';
 import { getProposal, listProposals, proposalView, submitProposal } from '../../src/matching/proposals';
+import { proposalFitWarnings } from '../../src/matching/proposal-fit';
 import { createIntentAndStartSurge } from '../../src/dispatch/surge-start';
 import { bodyMember, merchantToken } from './merchants';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
@@ -74,13 +75,18 @@ export function intentRoutes(r: RouteRegistry): void {
     body: P.ProposalCreateBody,
     bodyRequired: true,
     missingFields: ['merchant_agent_id', 'intent_id', 'product_id', 'offer_title', 'price'],
-    responses: { 201: { description: 'The proposal.', schema: P.ProposalEnvelope } },
+    responses: { 201: { description: 'The proposal, with warnings (e.g. a product outside the categories the intent names).', schema: P.ProposalCreated } },
     errors: [
       intentNotFound,
       [404, 'product_not_found', 'No catalog product with this id.'],
       [409, 'merchant_inactive', 'The merchant is deactivated.'],
     ],
-    handler: async (ctx, { body }) => ({ status: 201, body: { proposal: proposalView(await submitProposal(ctx.deps.db, body)) } }),
+    handler: async (ctx, { body }) => {
+      const proposal = await submitProposal(ctx.deps.db, body);
+      const intent = await getIntent(ctx.deps.db, proposal.intent_id);
+      const warnings = await proposalFitWarnings(ctx.deps.db, ctx.deps.catalogSnapshots, intent, proposal.product_id);
+      return { status: 201, body: { proposal: proposalView(proposal), warnings } };
+    },
   });
 
   r.add({

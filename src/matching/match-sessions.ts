@@ -87,20 +87,37 @@ export interface SessionRanking {
   summary: Record<string, unknown> & { best_proposal_id: string | null };
 }
 
+/**
+ * How a session orders its ranked proposals. `score`: by the match score (POST /v1/match). `recommendation`:
+ * in the order given (GET /v1/recommend's item order), the score kept beside each for comparison. A
+ * recommendation's offers are all the catalog's own, so the score's offer signals (price, stock, trust)
+ * barely differ while it cannot see how well each product fits the shopper's words: ranked by score, the
+ * cheapest item, even a trending fill that matches nothing, would beat the best match. So a
+ * recommendation's own order is the one ranking of its session: items[0], the shopper guide's top pick,
+ * best_proposal_id and accept's default are the same proposal.
+ */
+export type SessionOrder = { by: 'score' } | { by: 'recommendation'; proposalIds: string[] };
+
 /** Ranks an intent's candidate proposals and explains the result; proposals that are not live quotes are listed as excluded. */
-export function rankSession(intent: Pick<IntentRow, 'budget_min_cents' | 'budget_max_cents' | 'budget_currency' | 'time_window'>, candidates: RankableProposal[], now: Date): SessionRanking {
+export function rankSession(
+  intent: Pick<IntentRow, 'budget_min_cents' | 'budget_max_cents' | 'budget_currency' | 'time_window'>,
+  candidates: RankableProposal[],
+  now: Date,
+  order: SessionOrder = { by: 'score' },
+): SessionRanking {
   const rankable = candidates.filter((p) => p.status === 'active' && RANKABLE_STATES.has(p.proposal_state));
   const excluded = candidates
     .filter((p) => !rankable.includes(p))
     .map((p) => ({ proposal_id: p.proposal_id, reason: `proposal_state ${p.proposal_state}` }));
   const deadline = (intent.time_window as { deadline?: string } | null)?.deadline;
-  const ranked = rankProposals(rankable, {
+  const scored = rankProposals(rankable, {
     budgetMaxCents: intent.budget_max_cents,
     budgetMinCents: intent.budget_min_cents,
     budgetCurrency: intent.budget_currency,
     deadline: deadline ? new Date(deadline) : null,
     now,
   });
+  const ranked = order.by === 'recommendation' ? inGivenOrder(scored, order.proposalIds) : scored;
   const summary = {
     candidates: candidates.length,
     ranked: ranked.length,
@@ -112,9 +129,20 @@ export function rankSession(intent: Pick<IntentRow, 'budget_min_cents' | 'budget
       ? { min: intent.budget_min_cents === null ? null : intent.budget_min_cents / 100, max: intent.budget_max_cents === null ? null : intent.budget_max_cents / 100, currency: intent.budget_currency }
       : null,
     deadline: deadline ?? null,
-    explanation: explain(ranked, excluded.length),
+    ordered_by: order.by,
+    explanation:
+      order.by === 'recommendation' && ranked.length
+        ? `Ordered as the recommendation ranked them (fit to the shopper's words first); best is ${ranked[0]!.proposal_id} at ${ranked[0]!.price} ${ranked[0]!.currency}. Match scores are shown for comparison.`
+        : explain(ranked, excluded.length),
   };
   return { ranked, top: ranked.slice(0, RENDER_LIMIT_MAX), summary };
+}
+
+/** The scored proposals in the given order (ids not given keep their score order, after), ranks renumbered. */
+function inGivenOrder(scored: RankedProposal[], ids: string[]): RankedProposal[] {
+  const position = new Map(ids.map((id, i) => [id, i]));
+  const at = (p: RankedProposal) => position.get(p.proposal_id) ?? ids.length + p.rank;
+  return [...scored].sort((a, b) => at(a) - at(b)).map((p, i) => ({ ...p, rank: i + 1 }));
 }
 
 export interface NewMatchSession {

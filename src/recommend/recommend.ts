@@ -108,7 +108,8 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
   const proposals = found.hits.map((h, i) =>
     catalogProposal(intent.intent_id, h, i, cardByProduct.get(h.product.product_id), snapshot.catalogMerchantReadiness, now, validUntil),
   );
-  const ranking = rankSession(intent, proposals, now);
+  // The items' order is the session's ranking (rankSession explains why), so accept's default is items[0].
+  const ranking = rankSession(intent, proposals, now, { by: 'recommendation', proposalIds: proposals.map((p) => p.proposal_id) });
   await deps.recorder.record({
     intent,
     proposals,

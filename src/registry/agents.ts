@@ -82,7 +82,7 @@ export async function registerAgent(
     if (inserted) return { created: true, registrationToken: token, agent: inserted };
 
     const existing = await trx.selectFrom('commerce_agents').select('token_hash').where('agent_id', '=', input.agent_id).forUpdate().executeTakeFirstOrThrow();
-    assertRegistrationToken('x-agent-token', caller.presentedToken, existing.token_hash);
+    assertRegistrationToken('x-agent-token', caller.presentedToken, existing.token_hash, input.agent_id);
     const newToken = input.rotate_registration_token ? mintRegistrationToken(AGENT_TOKEN_PREFIX) : null;
     const agent = await trx
       .updateTable('commerce_agents')

@@ -107,7 +107,7 @@ export async function registerMerchant(
     if (inserted) return { created: true, registrationToken: token, webhookSecret: newSecret, merchant: inserted };
 
     const existing = await trx.selectFrom('merchants').selectAll().where('merchant_id', '=', input.merchant_id).forUpdate().executeTakeFirstOrThrow();
-    assertRegistrationToken('x-merchant-token', caller.presentedToken, existing.token_hash);
+    assertRegistrationToken('x-merchant-token', caller.presentedToken, existing.token_hash, input.merchant_id);
     // The webhook secret is kept unless asked to rotate, or unless it can no longer be read (sealed
     // under a KEY_ENCRYPTION_KEY that has since changed): then re-registering is the recovery.
     const newToken = input.rotate_registration_token ? mintRegistrationToken(MERCHANT_TOKEN_PREFIX) : null;

@@ -47,8 +47,26 @@ export function missingRegistrationToken(header: RegistrationTokenHeader): AppEr
 
 export const invalidRegistrationToken = () => new AppError(403, 'invalid_registration_token', 'Invalid registration token.');
 
-/** Updating an existing registration needs that registration's own token. */
-export function assertRegistrationToken(header: RegistrationTokenHeader, presented: string | undefined, storedHash: string): void {
-  if (!presented) throw missingRegistrationToken(header);
-  if (!registrationTokenMatches(presented, storedHash)) throw invalidRegistrationToken();
+/**
+ * Updating an existing registration needs that registration's own token. With the id, the error says
+ * the id is taken: a second developer following an example that registers a fixed id learns that the
+ * id belongs to someone else and needs its token, or that they should pick another id.
+ */
+export function assertRegistrationToken(header: RegistrationTokenHeader, presented: string | undefined, storedHash: string, registeredId?: string): void {
+  const kind = header === 'x-agent-token' ? 'agent_id' : 'merchant_id';
+  const headerName = header === 'x-agent-token' ? 'X-Agent-Token' : 'X-Merchant-Token';
+  if (!presented) {
+    if (!registeredId) throw missingRegistrationToken(header);
+    const err = missingRegistrationToken(header);
+    throw new AppError(
+      err.status,
+      err.code,
+      `The ${kind} '${registeredId}' is already registered: updating it needs its registration token (${headerName}), returned once when it was first registered. If it is not yours, register under another ${kind}.`,
+      { [kind]: registeredId },
+    );
+  }
+  if (!registrationTokenMatches(presented, storedHash)) {
+    if (!registeredId) throw invalidRegistrationToken();
+    throw new AppError(403, 'invalid_registration_token', `The ${headerName} is not the registration token of '${registeredId}', which is already registered. If it is not yours, register under another ${kind}.`, { [kind]: registeredId });
+  }
 }

@@ -64,10 +64,11 @@ export const RetryBody = z
 
 export const RetryResult = z
   .object({
-    state: z.literal('dlq'),
+    state: z.literal('dlq').meta({ description: 'The queue replayed from: dead-lettered deliveries (the request\'s state).' }),
     status: z.enum(['scheduled', 'scheduling']).meta({ description: 'scheduling: the replay workflow is still starting runs; follow replay_workflow_id.' }),
     scheduled: z.number().int(),
-    remaining: z.number().int().meta({ description: 'Dead-lettered deliveries left after this call.' }),
+    remaining: z.number().int().meta({ description: 'Deliveries still dead-lettered after this call (not replayed by it: past the 2000-per-call cap, or dead-lettered meanwhile). Not a count of failures; call again while it is above 0.' }),
+    summary: z.string().meta({ description: 'The answer in words: how many were replayed, how many are still dead-lettered and what to do next.' }),
     replay_workflow_id: z.string(),
     replays: z.array(z.object({ delivery_id: z.string(), workflow_id: z.string(), run_id: z.string().nullable() })),
   })

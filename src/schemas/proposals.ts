@@ -106,6 +106,20 @@ export const Proposal = z
   .meta({ id: 'Proposal' });
 
 export const ProposalEnvelope = z.object({ proposal: Proposal }).meta({ id: 'ProposalEnvelope' });
+export const ProposalWarning = z
+  .object({
+    code: z.enum(['product_category_mismatch']).meta({ description: 'product_category_mismatch: the product is not in a category the intent names.' }),
+    message: z.string(),
+    product_category: z.string().nullable(),
+    intent_categories: z.array(z.string()),
+  })
+  .meta({ id: 'ProposalWarning' });
+export const ProposalCreated = z
+  .object({
+    proposal: Proposal,
+    warnings: z.array(ProposalWarning).meta({ description: 'What the merchant should check; the proposal is stored and ranked regardless. Empty when nothing looks off.' }),
+  })
+  .meta({ id: 'ProposalCreated' });
 export const ProposalList = z.object({ intent_id: z.string(), count: z.number().int(), proposals: z.array(Proposal) }).meta({ id: 'ProposalList' });
 export const ProposalIdParams = z.object({ proposalId: z.string().min(1).max(100) });
 export const ProposalListQuery = z.object({
