@@ -1,13 +1,21 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** Written by `npm run build` next to the compiled modules (dist/workflow-bundle.js); absent in development. */
+export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** Bundled once per process: every worker built here shares it. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+let bundle: Promise<WorkflowBundleOption> | undefined;
+/**
+ * The production build's prebuilt bundle when there is one (no bundler work at start), else the
+ * workflows bundled from source once per process: every worker built here shares it.
+ */
+export function workflowBundle(): Promise<WorkflowBundleOption> {
+  bundle ??= existsSync(PREBUILT_WORKFLOW_BUNDLE)
+    ? Promise.resolve({ codePath: PREBUILT_WORKFLOW_BUNDLE })
+    : bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
   return bundle;
 }
 
