@@ -115,7 +115,8 @@ describe('API /metrics', () => {
 });
 
 describe('worker /metrics', () => {
-  it('serves the SDK runtime metrics with activity latency, outcomes and the delivery gauges', async () => {
+  // A worker process bundles the workflows at start: allow for a loaded machine.
+  it('serves the SDK runtime metrics with activity latency, outcomes and the delivery gauges', { timeout: 180_000 }, async () => {
     const port = await freePort();
     const worker = startWorkerProcess(api, { WORKER_METRICS_PORT: String(port) });
     const temporal = await connectTemporal(api.config.TEMPORAL_ADDRESS!, api.config.TEMPORAL_NAMESPACE, api.config.TEMPORAL_TASK_QUEUE);

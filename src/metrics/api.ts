@@ -8,18 +8,49 @@ import { client, collectProcessMetrics } from './scrape';
 export const apiRegistry = new client.Registry();
 collectProcessMetrics(apiRegistry);
 
-const httpRequests = new client.Counter({
-  name: 'gateway_http_requests_total',
-  help: 'HTTP requests answered, by method, route template and status code.',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [apiRegistry],
+/**
+ * Requests and their latency are accumulated in plain maps and turned into Prometheus series only
+ * when scraped: prom-client hashes the label set on every observation (microseconds per request
+ * under load), this costs a map lookup and a few additions.
+ */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+interface RouteStats {
+  method: string;
+  route: string;
+  byStatus: Map<number, number>;
+  /** Observations per bucket, not cumulative; the last slot is above the largest bound. */
+  buckets: Float64Array;
+  sum: number;
+  count: number;
+}
+const routeStats = new Map<string, RouteStats>();
+
+type Sample = { value: number; labels: Record<string, string | number>; metricName?: string };
+/** A series family rendered from `values()` at scrape time (prom-client's registry formats it). */
+function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => Sample[]) {
+  const metric = { name, help, type, aggregator: 'sum' as const, get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }) };
+  apiRegistry.registerMetric(metric as unknown as client.Metric);
+}
+
+scrapedMetric('gateway_http_requests_total', 'HTTP requests answered, by method, route template and status code.', 'counter', () => {
+  const out: Sample[] = [];
+  for (const s of routeStats.values()) for (const [status, n] of s.byStatus) out.push({ value: n, labels: { method: s.method, route: s.route, status } });
+  return out;
 });
-const httpDuration = new client.Histogram({
-  name: 'gateway_http_request_duration_seconds',
-  help: 'Time from the first middleware to the response being ready, by method and route template.',
-  labelNames: ['method', 'route'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers: [apiRegistry],
+scrapedMetric('gateway_http_request_duration_seconds', 'Time from the first middleware to the response being ready, by method and route template.', 'histogram', () => {
+  const out: Sample[] = [];
+  const name = 'gateway_http_request_duration_seconds';
+  for (const s of routeStats.values()) {
+    let cumulative = 0;
+    DURATION_BUCKETS.forEach((le, i) => {
+      cumulative += s.buckets[i]!;
+      out.push({ metricName: `${name}_bucket`, value: cumulative, labels: { le, method: s.method, route: s.route } });
+    });
+    out.push({ metricName: `${name}_bucket`, value: s.count, labels: { le: '+Inf', method: s.method, route: s.route } });
+    out.push({ metricName: `${name}_sum`, value: s.sum, labels: { method: s.method, route: s.route } });
+    out.push({ metricName: `${name}_count`, value: s.count, labels: { method: s.method, route: s.route } });
+  }
+  return out;
 });
 const httpErrors = new client.Counter({
   name: 'gateway_http_errors_total',
@@ -77,10 +108,6 @@ export function countRateLimitRejection(limiter: string): void {
   rateLimitRejections.inc({ limiter });
 }
 
-// Label children cached per label set: the per-request cost is two map lookups and the observations.
-const requestChildren = new Map<string, ReturnType<typeof httpRequests.labels>>();
-const durationChildren = new Map<string, ReturnType<typeof httpDuration.labels>>();
-
 /** Routes served by their own middleware rather than the router (no route template to read). */
 const MIDDLEWARE_ROUTES = new Set(['/mcp', '/a2a', '/metrics']);
 
@@ -90,13 +117,14 @@ const MIDDLEWARE_ROUTES = new Set(['/mcp', '/a2a', '/metrics']);
  */
 export function recordRequest(method: string, matchedRoute: unknown, path: string, status: number, seconds: number, errorCode: unknown): void {
   const route = typeof matchedRoute === 'string' ? matchedRoute : MIDDLEWARE_ROUTES.has(path) ? path : 'unmatched';
-  const key = `${method} ${route} ${status}`;
-  let counter = requestChildren.get(key);
-  if (!counter) requestChildren.set(key, (counter = httpRequests.labels(method, route, String(status))));
-  counter.inc();
-  const dkey = `${method} ${route}`;
-  let histogram = durationChildren.get(dkey);
-  if (!histogram) durationChildren.set(dkey, (histogram = httpDuration.labels(method, route)));
-  histogram.observe(seconds);
+  const key = `${method} ${route}`;
+  let stats = routeStats.get(key);
+  if (!stats) routeStats.set(key, (stats = { method, route, byStatus: new Map(), buckets: new Float64Array(DURATION_BUCKETS.length + 1), sum: 0, count: 0 }));
+  stats.byStatus.set(status, (stats.byStatus.get(status) ?? 0) + 1);
+  let i = 0;
+  while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
+  stats.buckets[i] = stats.buckets[i]! + 1;
+  stats.sum += seconds;
+  stats.count++;
   if (status >= 400) httpErrors.inc({ route, status: String(status), code: typeof errorCode === 'string' ? errorCode.slice(0, 64) : 'none' });
 }
