@@ -1,10 +1,25 @@
-# One image for both halves of the gateway: `npm run api` (default) and `npm run worker`.
-FROM node:20-bookworm-slim
+# One image for both halves of the gateway: the API (default command, `npm run api:prod`) and the
+# worker (`npm run worker:prod`). Node 24 LTS.
+#
+# Build stage: every dependency (TypeScript, the workflow bundler), `npm run build` → dist/.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY . .
+RUN npm run typecheck && npm run build
+
+# Runtime stage: production dependencies and the compiled dist/ only (no tsx, no TypeScript, no
+# embedded Postgres); started with `node`. test/prod-build.test.ts takes the same steps without Docker.
+FROM node:24-bookworm-slim AS runtime
+WORKDIR /app
 ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 8080
-CMD ["npm", "run", "api"]
+# API on 8080; the worker's /metrics and /healthz on 9464.
+EXPOSE 8080 9464
+# node as the command (with `init`, docker run --init or compose `init: true`), not npm: npm exits at
+# once on SIGTERM, node drains in-flight requests first. The worker: node dist/worker/main.js.
+CMD ["node", "--max-semi-space-size=64", "dist/api/main.js"]

@@ -6,6 +6,9 @@ import { errorEnvelope } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
 import { rateLimit } from './middleware/rate-limit';
+import { metrics } from './middleware/metrics';
+import { observeDbPool } from '../src/metrics/api';
+import { dbPool } from '../src/db/connect';
 import { RouteRegistry } from './routes/registry';
 import { systemRoutes } from './routes/system';
 import { developerRoutes } from './routes/developers';
@@ -61,6 +64,9 @@ export function createApp(deps: AppDeps, opts: { extraRoutes?: (r: Router<AppSta
   registry.mount(router);
   opts.extraRoutes?.(router);
 
+  observeDbPool(dbPool(deps.db));
+  // Outermost: serves GET /metrics (unlogged, unlimited) and times everything else.
+  app.use(metrics(router));
   app.use(requestId);
   app.use(requestLog);
   app.use(errorEnvelope);

@@ -138,6 +138,8 @@ export async function startBenchStack(
     RATE_LIMIT_PER_KEY: '100000000',
     RATE_LIMIT_PER_IP: '100000000',
     LOG_LEVEL: 'warn',
+    // The worker's metrics listener on a free port, not the fixed default another run may hold.
+    WORKER_METRICS_PORT: String(await freePort()),
     ...opts.env,
   };
   // The API runs with the Node flags of `npm run api` (its young generation); BENCH_API_NODE_ARGS

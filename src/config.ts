@@ -69,6 +69,10 @@ export const envSchema = z.object({
   RATE_LIMIT_WINDOW_S: positiveInt.default(60),
   PORTAL_DEMO_RATE_LIMIT_PER_IP: positiveInt.default(30),
   REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
+  /** When set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** The worker's metrics and health listener (`/metrics`, `/healthz`); 0 turns it off. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Settlement preview fees (docs/REPORTS.md); a merchant's metadata.billing overrides them. */
   BILLING_QUALIFIED_LEAD_FEE_CENTS: z.coerce.number().int().nonnegative().default(50),

@@ -31,36 +31,80 @@ describe('docker-compose.yml', () => {
     expect(validate(broken)).toBe(false);
   });
 
-  it('runs Postgres, Temporal on that Postgres, the Temporal UI, the API and the worker', () => {
-    expect(Object.keys(services).sort()).toEqual(['api', 'postgres', 'temporal', 'temporal-ui', 'worker']);
-    expect(services.postgres.image).toMatch(/^postgres:/);
-    expect(services.temporal.image).toMatch(/^temporalio\/auto-setup:/);
-    expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres', POSTGRES_USER: services.postgres.environment.POSTGRES_USER, POSTGRES_PWD: services.postgres.environment.POSTGRES_PASSWORD });
-    expect(services.temporal.depends_on.postgres.condition).toBe('service_healthy');
+  it('runs Postgres, Temporal on that Postgres with its schema set up by the admin tools, the Temporal UI, the API and the worker', () => {
+    expect(Object.keys(services).sort()).toEqual(['api', 'postgres', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker']);
+    // Every image is pinned to a version (no latest, no bare name); the two admin-tools uses and the server agree.
+    for (const [name, s] of Object.entries(services)) {
+      if (s.image) expect(s.image, name).toMatch(/^[a-z0-9./-]+:(?!latest$)[A-Za-z0-9._-]+$/);
+    }
+    expect(services.postgres.image).toMatch(/^postgres:\d+\.\d+/);
+    const temporalVersion = services.temporal.image.replace(/^temporalio\/server:/, '');
+    expect(services.temporal.image).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
+    expect(services['temporal-schema'].image).toBe(`temporalio/admin-tools:${temporalVersion}`);
+    expect(services['temporal-namespace'].image).toBe(`temporalio/admin-tools:${temporalVersion}`);
+    // The development image that creates its own schema is not used.
+    expect(text).not.toContain('auto-setup');
+
+    const pgEnv = services.postgres.environment;
+    const schema = services['temporal-schema'];
+    expect(schema.environment).toMatchObject({ SQL_PLUGIN: 'postgres12', SQL_HOST: 'postgres', SQL_USER: pgEnv.POSTGRES_USER, SQL_PASSWORD: pgEnv.POSTGRES_PASSWORD });
+    const script = schema.command.join('\n');
+    for (const db of ['temporal', 'temporal_visibility']) {
+      expect(script).toContain(`temporal-sql-tool --db ${db} setup-schema -v 0.0`);
+      expect(script).toMatch(new RegExp(`temporal-sql-tool --db ${db} update-schema -d /etc/temporal/schema/postgresql/v12/${db === 'temporal' ? 'temporal' : 'visibility'}/versioned`));
+    }
+    expect(schema.depends_on.postgres.condition).toBe('service_healthy');
+    expect(schema.restart).toBe('no');
+
+    const server = services.temporal;
+    expect(server.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres', POSTGRES_USER: pgEnv.POSTGRES_USER, POSTGRES_PWD: pgEnv.POSTGRES_PASSWORD, DBNAME: 'temporal', VISIBILITY_DBNAME: 'temporal_visibility' });
+    expect(server.depends_on.postgres.condition).toBe('service_healthy');
+    expect(server.depends_on['temporal-schema'].condition).toBe('service_completed_successfully');
+    expect(server.healthcheck.test.join(' ')).toContain('cluster health');
+    expect(services['temporal-namespace'].depends_on.temporal.condition).toBe('service_healthy');
+    expect(services['temporal-namespace'].command.join('\n')).toContain('temporal operator namespace create --namespace default');
     expect(services['temporal-ui'].environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(services['temporal-ui'].ports).toContain('8233:8080');
   });
 
-  it('wires the API and the worker to the same Postgres and Temporal, with valid env names', () => {
-    const pgEnv = services.postgres.environment;
+  it('runs two API and two worker replicas of the production image, with health checks and resource hints', async () => {
     for (const name of ['api', 'worker']) {
       const s = services[name];
-      const env = s.environment as Record<string, string>;
-      const db = new URL(env.DATABASE_URL!);
-      expect(db.hostname, name).toBe('postgres');
-      expect(db.username).toBe(pgEnv.POSTGRES_USER);
-      expect(db.password).toBe(pgEnv.POSTGRES_PASSWORD);
-      expect(db.pathname).toBe(`/${pgEnv.POSTGRES_DB}`);
-      expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
-      expect(s.depends_on.postgres.condition).toBe('service_healthy');
-      expect(s.depends_on.temporal.condition).toBe('service_healthy');
-      // Every variable handed to the gateway is one the gateway reads (no typos, no dead settings).
-      for (const key of Object.keys(env)) expect(Object.keys(envSchema.shape), `${name}: ${key}`).toContain(key);
+      expect(s.deploy.replicas, name).toBe(2);
+      expect(s.deploy.resources.limits.memory, name).toBeTruthy();
+      expect(s.deploy.resources.limits.cpus, name).toBeTruthy();
+      expect(s.deploy.resources.reservations.memory, name).toBeTruthy();
+      expect(s.healthcheck.test.join(' '), name).toContain('/healthz');
+      expect(s.stop_grace_period, name).toBeTruthy();
     }
-    expect(services.api.command).toEqual(['npm', 'run', 'api']);
-    expect(services.worker.command).toEqual(['npm', 'run', 'worker']);
-    expect(services.api.ports).toContain('8080:8080');
-    expect(services.api.environment.PORT).toBe('8080');
+    for (const name of ['postgres', 'temporal']) expect(services[name].deploy.resources.limits.memory, name).toBeTruthy();
+    // The package.json production scripts, run by node directly (SIGTERM reaches node, not npm).
+    const scripts = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).scripts;
+    expect(services.api.command).toEqual(scripts['api:prod'].split(' '));
+    expect(services.worker.command).toEqual(scripts['worker:prod'].split(' '));
+    expect(services.api.init).toBe(true);
+    expect(services.worker.init).toBe(true);
+    // Both run the image the api service builds (the Dockerfile's runtime stage).
+    expect(services.api.build).toBe('.');
+    expect(services.worker.image).toBe(services.api.image);
+    expect(services.api.healthcheck.test.join(' ')).toContain(`127.0.0.1:${services.api.environment.PORT}/healthz`);
+    expect(services.worker.healthcheck.test.join(' ')).toContain(`127.0.0.1:${services.worker.environment.WORKER_METRICS_PORT}/healthz`);
+    // One host port per API replica.
+    expect(services.api.ports).toEqual(['8080-8081:8080']);
+  });
+
+  it('the Dockerfile builds in one stage and runs dist/ with production dependencies only on Node 24', async () => {
+    const dockerfile = await readFile(new URL('../Dockerfile', import.meta.url), 'utf8');
+    const stages = dockerfile.split(/^FROM /m).slice(1);
+    expect(stages).toHaveLength(2);
+    for (const stage of stages) expect(stage).toMatch(/^node:24[.-]/);
+    expect(stages[0]).toContain('RUN npm ci --no-audit');
+    expect(stages[0]).toContain('npm run build');
+    expect(stages[1]).toContain('npm ci --omit=dev');
+    expect(stages[1]).toContain('COPY --from=build /app/dist ./dist');
+    expect(stages[1]).not.toMatch(/^COPY \. /m);
+    const scripts = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).scripts;
+    expect(stages[1]).toContain(`CMD ${JSON.stringify(scripts['api:prod'].split(' ')).replace(/","/g, '", "')}`);
   });
 
   it('requires the production secrets instead of defaulting them', () => {

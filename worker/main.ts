@@ -4,6 +4,9 @@ import { createLogger } from '../src/logger';
 import { connectTemporal } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
 import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
+import { Runtime } from '@temporalio/worker';
+import { freePort } from '../src/net';
+import { observeDeliveries, startWorkerMetricsServer } from '../src/metrics/worker';
 import { createWorker } from './run';
 
 /** `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
@@ -12,6 +15,14 @@ async function main() {
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
   if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run worker\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
+  // The SDK's runtime metrics (pollers, slots, task latencies, workflow outcomes) in Prometheus format
+  // on a loopback port; the worker's listener serves them with its own. Must precede any connection.
+  const sdkMetricsPort = config.WORKER_METRICS_PORT ? await freePort() : undefined;
+  if (sdkMetricsPort) {
+    Runtime.install({
+      telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkMetricsPort}`, countersTotalSuffix: true, useSecondsForDurations: true } } },
+    });
+  }
   const db = createDb(config.DATABASE_URL!);
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
   const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
@@ -22,11 +33,22 @@ async function main() {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     deps: { db, config },
   });
+  observeDeliveries(db);
+  const metrics = config.WORKER_METRICS_PORT
+    ? await startWorkerMetricsServer({
+        port: config.WORKER_METRICS_PORT,
+        token: config.METRICS_TOKEN,
+        sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
+        workerState: () => worker.getState(),
+      })
+    : undefined;
+  if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'worker metrics listening');
   const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
   logger.info(schedule, 'reconciliation schedule in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
   await worker.run();
+  await metrics?.close();
   await closeWorker();
   await temporal.connection.close();
   await db.destroy();

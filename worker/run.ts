@@ -1,13 +1,22 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index';
+import { activityMetricsInterceptor } from '../src/metrics/worker';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** Written by `npm run build` next to the compiled modules (dist/workflow-bundle.js); absent in development. */
+export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** Bundled once per process: every worker built here shares it. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+let bundle: Promise<WorkflowBundleOption> | undefined;
+/**
+ * The production build's prebuilt bundle when there is one (no bundler work at start), else the
+ * workflows bundled from source once per process: every worker built here shares it.
+ */
+export function workflowBundle(): Promise<WorkflowBundleOption> {
+  bundle ??= existsSync(PREBUILT_WORKFLOW_BUNDLE)
+    ? Promise.resolve({ codePath: PREBUILT_WORKFLOW_BUNDLE })
+    : bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
   return bundle;
 }
 
@@ -27,6 +36,8 @@ export async function createWorker(opts: {
     taskQueue: opts.taskQueue,
     workflowBundle: await workflowBundle(),
     activities: createActivities(opts.deps),
+    // Activity latency and outcomes for the worker's /metrics (docs/OPERATIONS.md).
+    interceptors: { activity: [activityMetricsInterceptor] },
     // A fan-out turns one intent into thousands of short delivery runs at once: more pollers and
     // slots than the defaults (10 / 40) keep their workflow tasks moving (docs/BENCHMARKS.md).
     maxConcurrentWorkflowTaskExecutions: 100,

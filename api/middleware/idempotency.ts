@@ -7,6 +7,7 @@ import {
 } from '../../src/idempotency/store';
 import type { AppContext, AppState } from '../context';
 import { renderError } from './errors';
+import { countIdempotencyReplay } from '../../src/metrics/api';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
@@ -39,6 +40,7 @@ export const idempotency: Middleware<AppState> = async (ctx, next) => {
     case 'in_flight':
       throw new AppError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.', undefined, { 'Retry-After': '1' });
     case 'replay':
+      countIdempotencyReplay();
       ctx.status = claim.status;
       ctx.body = claim.body;
       ctx.set('Idempotent-Replayed', 'true');

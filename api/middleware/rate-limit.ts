@@ -5,6 +5,7 @@ import { API_KEY_PREFIX } from '../../src/console/api-keys';
 import { AppError } from '../../src/errors';
 import type { AppContext, AppState } from '../context';
 import { bearerToken } from './auth';
+import { countRateLimitRejection } from '../../src/metrics/api';
 
 export interface RateLimiters {
   perKey: RateLimiterMemory;
@@ -28,6 +29,7 @@ export function createRateLimiters(cfg: {
 
 /** Paths that monitoring polls; never limited (the OpenAPI document reads this too). */
 export const RATE_LIMIT_EXEMPT_PATHS: ReadonlySet<string> = new Set(['/healthz']);
+// GET /metrics never reaches this middleware: the metrics middleware answers it first.
 
 function tooMany(res: RateLimiterRes): AppError {
   const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
@@ -40,7 +42,10 @@ export async function take(limiter: RateLimiterMemory, bucket: string, points = 
   try {
     await limiter.consume(bucket, points);
   } catch (res) {
-    if (res instanceof RateLimiterRes) throw tooMany(res);
+    if (res instanceof RateLimiterRes) {
+      countRateLimitRejection(limiter.keyPrefix);
+      throw tooMany(res);
+    }
     throw res;
   }
 }
@@ -56,7 +61,10 @@ export const rateLimit: Middleware<AppState> = async (ctx, next) => {
   const token = bearerToken(ctx as AppContext);
   if (token?.startsWith(API_KEY_PREFIX)) {
     const ipState = await perIp.get(ctx.ip);
-    if (ipState && ipState.remainingPoints <= 0) throw tooMany(ipState);
+    if (ipState && ipState.remainingPoints <= 0) {
+      countRateLimitRejection(perIp.keyPrefix);
+      throw tooMany(ipState);
+    }
     await take(perKey, sha256Hex(token).slice(0, 32));
     try {
       await next();

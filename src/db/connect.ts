@@ -24,6 +24,11 @@ function createPool(connectionString: string, max: number, options?: string): pg
 
 /** The pool behind each Db, for statements prepared by name (queryPrepared). */
 const mainPools = new WeakMap<Db, pg.Pool>();
+/** The query pool behind a Db made by createDb (for its connection metrics). */
+export function dbPool(db: Db): pg.Pool | undefined {
+  return mainPools.get(db);
+}
+
 /** The pool of generic-plan sessions of each Db, opened on first use and closed with the Db. */
 const genericPlanPools = new WeakMap<Db, () => pg.Pool>();
 const GENERIC_PLAN_POOL_SIZE = 4;

@@ -1,4 +1,4 @@
-import { Migrator, type MigrationProvider } from 'kysely';
+import { Migrator, type MigrationProvider } from 'kysely/migration';
 import type { Db } from './connect';
 import { migrations } from './migrations/index';
 

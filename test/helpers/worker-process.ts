@@ -34,6 +34,8 @@ export function startWorkerProcess(api: TestApi, env: Record<string, string> = {
       TEMPORAL_TASK_QUEUE: api.config.TEMPORAL_TASK_QUEUE,
       KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       PUBLIC_BASE_URL: api.url,
+      // No metrics listener on the fixed default port: test files run worker processes side by side.
+      WORKER_METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
