@@ -8,6 +8,7 @@ import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { startRuntime } from '../runtime/start';
 import { getRuntimeRow } from '../runtime/store';
 import { loadRuntimeTask, runtimeTask, RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
+import { apiCaller } from '../tenancy';
 import {
   JsonRpcRequest,
   MessageSendParams,
@@ -118,7 +119,7 @@ async function messageSend(deps: A2aDeps, raw: unknown, caller: A2aCaller, waitM
   const wait = params.configuration?.blocking === false ? 0 : waitMs;
   const out = await startRuntime(deps, body, caller, wait, { a2a: origin });
   if (out.status === 'completed') return runtimeTask(out.runtime, origin.context_id, { workflowEnded: true });
-  return loadRuntimeTask(deps.db, out.runtimeId, origin.context_id);
+  return loadRuntimeTask(deps.db, out.runtimeId, origin.context_id, apiCaller(caller.developerId));
 }
 
 async function tasksGet(deps: A2aDeps, raw: unknown, caller: A2aCaller): Promise<Task> {
@@ -133,7 +134,7 @@ async function tasksGet(deps: A2aDeps, raw: unknown, caller: A2aCaller): Promise
   // A run is visible to its developer's keys only.
   if (row.developer_id && row.developer_id !== caller.developerId) throw notFound();
   const origin = (row.request as { a2a?: Partial<A2aOrigin> }).a2a;
-  return loadRuntimeTask(deps.db, id, origin?.context_id ?? id);
+  return loadRuntimeTask(deps.db, id, origin?.context_id ?? id, apiCaller(caller.developerId));
 }
 
 const UNSUPPORTED: Record<string, [number, string]> = {

@@ -23,6 +23,7 @@ import { createIntentAndStartSurge } from '../dispatch/surge-start';
 import { renderMatchSessionBody, type FrozenTopCache } from '../matching/session-render';
 import { acceptMatch, matchTokenView } from '../matching/match-tokens';
 import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../runtime/start';
+import { apiCaller } from '../tenancy';
 
 /**
  * The gateway's operations as MCP tools (docs/MCP.md). One server is built per HTTP request for the
@@ -175,7 +176,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       inputSchema: MatchSessionInput,
       annotations: { readOnlyHint: true },
     },
-    ({ match_session_id, limit }) => run('get_match_session', () => renderMatchSessionBody(deps.db, match_session_id, limit, deps.frozenTops)),
+    ({ match_session_id, limit }) => run('get_match_session', () => renderMatchSessionBody(deps.db, match_session_id, limit, apiCaller(principal.developerId), deps.frozenTops)),
   );
 
   server.registerTool(
@@ -192,9 +193,10 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           { db: deps.db, signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl, ttlSeconds: deps.config.MATCH_TOKEN_TTL_S },
           match_session_id,
           body,
-          { requestId: caller.requestId, keyId: principal.keyId, developerId: principal.developerId },
+          { requestId: caller.requestId, keyId: principal.keyId },
+          apiCaller(principal.developerId),
         );
-        return { match_token: matchTokenView(token) };
+        return { match_token: matchTokenView(token, apiCaller(principal.developerId)) };
       }),
   );
 
