@@ -162,12 +162,18 @@ export function subscribesTo(m: Pick<MerchantRow, 'subscription_tags' | 'regions
 
 /**
  * Who may answer an intent through its registration token (docs/TENANCY.md): a merchant the intent
- * was dispatched to (or that already proposed to it), or one whose subscription the intent meets, so
- * a merchant that was slow to be reached (or joined after the fan-out) may still answer an open
- * intent. Any other merchant gets 404 intent_not_found, as for an intent that does not exist.
+ * was dispatched to (or that already proposed to it); one whose subscription the intent meets, so a
+ * merchant that was slow to be reached (or joined after the fan-out) may still answer an open intent;
+ * and a merchant registered by the intent's own developer (a developer running both sides sees the
+ * intent anyway). Any other merchant gets 404 intent_not_found, as for an intent that does not exist.
  */
 export async function mayPropose(db: Db, intent: IntentRow, merchant: MerchantRow): Promise<boolean> {
-  return subscribesTo(merchant, intent) || (await merchantWasSent(db, intent.intent_id, merchant.merchant_id));
+  if (subscribesTo(merchant, intent)) return true;
+  if (intent.developer_id !== null && merchant.registered_by_key_id) {
+    const key = await db.selectFrom('api_keys').select('developer_id').where('key_id', '=', merchant.registered_by_key_id).executeTakeFirst();
+    if (key?.developer_id === intent.developer_id) return true;
+  }
+  return merchantWasSent(db, intent.intent_id, merchant.merchant_id);
 }
 
 /**
