@@ -61,8 +61,8 @@ async function assertOwnReferences(db: Db, body: Pick<CheckoutCreateBody, 'inten
 
 /** POST /v1/agentic-checkout: 201 with the plan, or the failed check's code. */
 export async function createCheckout(temporal: TemporalHandle | null, db: Db, body: CheckoutCreateBody, caller: Caller): Promise<CheckoutView> {
-  await assertOwnReferences(db, body, caller);
   const t = requireTemporal(temporal);
+  await assertOwnReferences(db, body, caller);
   const checkoutId = newId('chk');
   const workflowId = workflowIds.checkout(checkoutId);
   const start = new WithStartWorkflowOperation(agenticCheckout, {
