@@ -12,6 +12,7 @@ import { createIntent, getIntent, intentView } from '../src/matching/intents';
 import { submitProposal, type ProposalRow } from '../src/matching/proposals';
 import { createMatchSession } from '../src/matching/match-sessions';
 import { acceptMatch } from '../src/matching/match-tokens';
+import { SYSTEM } from '../src/tenancy';
 import { authorizePayment } from '../src/matching/payments';
 import type { RankedProposal } from '../src/matching/ranking';
 import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
@@ -95,7 +96,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       return businessErrors(async () => {
         const startedAt = new Date();
         const run = await getRuntimeRow(db, s.runtimeId);
-        let intent = run.intent_id ? await getIntent(db, run.intent_id) : null;
+        let intent = run.intent_id ? await getIntent(db, run.intent_id, SYSTEM) : null;
         if (!intent) {
           const body = IntentCreateBody.parse((run.request as { intent?: unknown }).intent);
           intent = await createIntent(
@@ -149,7 +150,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       if (already.length) return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
       const [m, intent] = await Promise.all([
         db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed']).where('merchant_id', '=', s.merchantId).executeTakeFirstOrThrow(),
-        getIntent(db, s.intentId),
+        getIntent(db, s.intentId, SYSTEM),
       ]);
       const respondBy = new Date(startedAt.getTime() + s.deadlineMs);
       const payload = JSON.stringify({
@@ -223,7 +224,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
               intent_id: s.intentId,
               provenance: p.provenance ?? 'merchant_agent_runtime',
               metadata: { ...p.metadata, runtime_id: s.runtimeId, runtime_step: id },
-            }),
+            }, SYSTEM),
           );
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
@@ -251,7 +252,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
         const id = stepId(s);
         const already = await proposalsOfStep(db, id);
         if (already.length) return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
-        const intent = await getIntent(db, s.intentId);
+        const intent = await getIntent(db, s.intentId, SYSTEM);
         const snapshot = await snapshots.get(db);
         const si = understandShoppingIntent(intent.raw_query, { region: intent.region, categories: snapshot.categories, priceQuartiles: snapshot.priceQuartiles });
         const found = await retrieve(db, si, 1, snapshot);
@@ -270,7 +271,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
                 service_terms: { price_source: 'catalog' },
                 proposal_score_inputs: { retrieval: hit.source },
                 metadata: { runtime_id: s.runtimeId, runtime_step: id },
-              }),
+              }, SYSTEM),
             ]
           : [];
         await recordStep(db, {
@@ -303,7 +304,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
           : await createMatchSession(
               db,
               { intent_id: s.intentId, proposal_ids: s.proposalIds },
-              { ttlSeconds: config.MATCH_SESSION_TTL_S, developerId: run.developer_id ?? undefined, publicBaseUrl: config.publicBaseUrl },
+              { ttlSeconds: config.MATCH_SESSION_TTL_S, caller: SYSTEM, publicBaseUrl: config.publicBaseUrl },
             );
         const ranked = session.ranked_proposals as unknown as RankedProposal[];
         const rows = s.proposalIds.length ? await db.selectFrom('proposals').select(['proposal_id', 'trust_score']).where('proposal_id', 'in', s.proposalIds).execute() : [];
@@ -347,7 +348,8 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
           { db, signingKey: k.matchToken, issuer: config.publicBaseUrl, ttlSeconds: config.MATCH_TOKEN_TTL_S },
           s.matchSessionId,
           { proposal_id: s.proposalId },
-          { requestId: s.runtimeId, keyId: run.key_id ?? undefined, developerId: run.developer_id ?? undefined },
+          { requestId: s.runtimeId, keyId: run.key_id ?? undefined },
+          SYSTEM,
         );
         await recordStep(
           db,
@@ -372,7 +374,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       return businessErrors(async () => {
         const startedAt = new Date();
         const run = await getRuntimeRow(db, s.runtimeId);
-        const { authorization } = await authorizePayment(db, s.matchTokenId, {}, { keyId: run.key_id ?? undefined });
+        const { authorization } = await authorizePayment(db, s.matchTokenId, {}, SYSTEM, { keyId: run.key_id ?? undefined });
         await recordStep(db, {
           ...s,
           agentId: run.entry_agent_id,

@@ -43,6 +43,8 @@ export interface AppState {
   portalDemo?: boolean;
   /** The id a registration token (X-Merchant-Token / X-Agent-Token) was verified for. */
   registrationPrincipal?: string;
+  /** The merchant whose X-Merchant-Token the request proved (it acts and reads as that merchant). */
+  merchantId?: string;
 }
 
 declare module 'koa' {

@@ -183,11 +183,17 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'Get an intent': '获取意图',
     'No intent with this id.': '不存在该 ID 的意图。',
     'List the proposals of an intent': '列出意图的提案',
-    'Oldest first. Expired proposals are left out unless include_expired=true.': '按时间先后排列。除非 include_expired=true，否则不包含已过期的提案。',
+    "Oldest first. Expired proposals are left out unless include_expired=true. The intent's developer sees every proposal; a merchant (X-Merchant-Token) the intent was sent to sees only its own.":
+      '按时间先后排列。除非 include_expired=true，否则不包含已过期的提案。意图所属的开发者可看到全部提案；收到该意图的商家（X-Merchant-Token）只能看到自己的提案。',
+    "Readable by the keys of the developer that created it, and by a merchant the intent was dispatched to (or that proposed to it) when the call carries that merchant's X-Merchant-Token; anyone else gets 404 intent_not_found.":
+      '创建它的开发者的密钥可读取；意图已分发到（或已对其提案）的商家在请求携带其 X-Merchant-Token 时也可读取；其他人得到 404 intent_not_found。',
+    "Readable by the keys of the intent's developer and by the merchant that submitted it (X-Merchant-Token); anyone else gets 404 proposal_not_found.":
+      '意图所属开发者的密钥以及提交该提案的商家（X-Merchant-Token）可读取；其他人得到 404 proposal_not_found。',
+    'X-Merchant-Token is not the registration token of any merchant.': 'X-Merchant-Token 不是任何商家的注册令牌。',
     'The proposals.': '提案列表。',
     'Submit a merchant proposal for an intent': '为意图提交商家提案',
-    'Needs the X-Merchant-Token of merchant_agent_id. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft).':
-      '需要 merchant_agent_id 对应的 X-Merchant-Token。商品必须存在于目录中；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。',
+    'Needs the X-Merchant-Token of merchant_agent_id. The merchant may answer an intent that was dispatched to it or whose tags, region and categories meet its subscription (the Intent.Surge rule); any other intent is 404 intent_not_found. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft).':
+      '需要 merchant_agent_id 对应的 X-Merchant-Token。商家可回应已分发给它的意图，或标签、地区和品类符合其订阅的意图（Intent.Surge 规则）；其他意图返回 404 intent_not_found。商品必须存在于目录中；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。',
     'The proposal.': '提案。',
     'The token is not the registration token of merchant_agent_id.': '该令牌不是 merchant_agent_id 的注册令牌。',
     'No catalog product with this id.': '目录中不存在该 ID 的商品。',
@@ -220,7 +226,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'Succeeds only for an existing, unexpired token in state accepted whose proposal is pending confirmation and matches proposal_id, expected_amount and currency when given. The token moves to payment_authorized and the proposal to accepted; repeating returns the same authorization.':
       '仅当令牌存在、未过期、状态为 accepted，且其提案处于待确认状态并与给定的 proposal_id、expected_amount 和 currency 一致时成功。令牌进入 payment_authorized，提案进入 accepted；重复调用返回同一授权。',
     'Payment authorized.': '支付已授权。',
-    'No such match token.': '不存在该匹配令牌。',
+    "No such match token (also another developer's token: it is not there for this caller).": '不存在该匹配令牌（其他开发者的令牌同样如此：对该调用方而言不存在）。',
     'The token is not in state accepted.': '令牌状态不是 accepted。',
     'proposal_id is not the proposal the token names.': 'proposal_id 与令牌所指的提案不一致。',
     'The proposal is not pending confirmation.': '提案不处于待确认状态。',

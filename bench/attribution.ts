@@ -109,7 +109,7 @@ try {
   const { rows } = await sql<{ n: string }>`select count(*) as n from rec_clicks where clicked_at >= now() - interval '30 days'`.execute(db);
   console.log(`\nmachine: ${machine()}; ${rows[0]!.n} click rows in the 30-day window\n`);
 
-  const sample = await attributionReport(db, { days: 30 });
+  const sample = await attributionReport(db, { days: 30 }, { platform: true });
   console.log(`report: ${sample.totals.impressions} impressions, ${sample.totals.clicks} clicks, ${sample.totals.match_tokens} tokens, ${sample.totals.payment_authorizations} authorizations, ${sample.totals.attributed_orders} attributed / ${sample.totals.unattributed_orders} unattributed / ${sample.totals.excluded_orders} excluded orders, ${sample.by_product.product_count} products\n`);
 
   const w = reportWindow(30);
@@ -121,7 +121,7 @@ try {
     ['report, days=30, product_id=42', { days: 30, product_id: 42 }],
     ['report, days=7', { days: 7 }],
   ];
-  for (const [label, q] of variants) await timed(label, () => attributionReport(db, q));
+  for (const [label, q] of variants) await timed(label, () => attributionReport(db, q, { platform: true }));
   await timed('clicks aggregate, raw rows (covering index, no rollup)', () =>
     sql`select channel, product_id, count(*) from rec_clicks where clicked_at >= ${w.start} and clicked_at < ${w.end} group by 1, 2`.execute(db),
   );

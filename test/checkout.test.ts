@@ -192,6 +192,28 @@ describe('agentic checkout: plan (POST /v1/agentic-checkout)', () => {
     expect(again.body.error).toBe('match_token_in_checkout');
   });
 
+  it("another developer can neither plan on a token nor read or confirm a checkout, and messages never name another developer's checkout", async () => {
+    const c = await chain(main);
+    const other = await onboard(main.api.url);
+    const asOther = (path: string, body?: unknown) => call(main.api.url, body === undefined ? 'GET' : 'POST', path, { token: other.apiKey, body });
+    // Planning on A's token first is refused as for unknown ids, so A's own plan still works.
+    const stolen = await asOther('/v1/agentic-checkout', createBody(c));
+    expect([stolen.status, stolen.body.error]).toEqual([404, 'intent_not_found']);
+    const mine = await createCheckout(main, c);
+    expect((await asOther(`/v1/agentic-checkout/${mine.checkout_id}`)).status).toBe(404);
+    const confirm = await asOther(`/v1/agentic-checkout/${mine.checkout_id}/confirm`, { consent: { granted: true, statement: 'yes' }, match_token: c.jws, proposal_id: c.proposalId, amount: (priceCents + 450) / 100, currency: 'USD' });
+    expect([confirm.status, confirm.body.error]).toEqual([404, 'checkout_not_found']);
+    // The owner's second plan names the owner's live checkout…
+    const again = await post(main, '/v1/agentic-checkout', createBody(c));
+    expect([again.status, again.body.error]).toEqual([409, 'match_token_in_checkout']);
+    expect(again.body.message).toContain(mine.checkout_id);
+    // …but a live checkout recorded for another developer (as before ownership) is never named.
+    await main.api.db.updateTable('agentic_checkouts').set({ developer_id: other.developerId }).where('checkout_id', '=', mine.checkout_id).execute();
+    const hidden = await post(main, '/v1/agentic-checkout', createBody(c));
+    expect([hidden.status, hidden.body.error]).toEqual([409, 'match_token_in_checkout']);
+    expect(hidden.body.message).not.toContain(mine.checkout_id);
+  });
+
   it('400 invalid_payload naming the field; 401 without a key', async () => {
     const c = await chain(main);
     const cases: Array<[Record<string, unknown>, string]> = [

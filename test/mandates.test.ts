@@ -103,11 +103,15 @@ describe('POST /v1/intent-mandates/sign (spec 5.6)', () => {
   });
 
   it('signs the optional members too and stores the mandate for audit', async () => {
+    // intent_id must name an intent of the caller's developer (docs/TENANCY.md).
+    const created = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: 'a mandate for running shoes' } });
+    expect(created.status, created.text).toBe(201);
+    const intentId = created.body.intent.intent_id as string;
     const body = {
       product_id: '  sku-9  ',
       amount_limit: 1200,
       currency: 'EUR',
-      intent_id: 'int_1',
+      intent_id: intentId,
       merchant_id: 'merchant-7',
       expires_in_s: 600,
       metadata: { cart: ['a', 'b'], note: 'ünïcode ✓', z: 1, a: 2 },
@@ -115,7 +119,7 @@ describe('POST /v1/intent-mandates/sign (spec 5.6)', () => {
     const res = await sign(body);
     expect(res.status, res.text).toBe(201);
     const m = res.body.mandate;
-    expect(m.payload).toMatchObject({ product_id: 'sku-9', amount_limit: 1200, currency: 'EUR', intent_id: 'int_1', merchant_id: 'merchant-7', metadata: body.metadata });
+    expect(m.payload).toMatchObject({ product_id: 'sku-9', amount_limit: 1200, currency: 'EUR', intent_id: intentId, merchant_id: 'merchant-7', metadata: body.metadata });
     expect(Date.parse(m.expires_at) - Date.parse(m.issued_at)).toBe(600_000);
     expect(m.canonical_payload).toBe(canonicalize(m.payload));
     // RFC 8785: sorted keys, no whitespace.
@@ -130,7 +134,7 @@ describe('POST /v1/intent-mandates/sign (spec 5.6)', () => {
       product_id: 'sku-9',
       amount_limit: 1200,
       currency: 'EUR',
-      intent_id: 'int_1',
+      intent_id: intentId,
       merchant_id: 'merchant-7',
       payload: m.payload,
       canonical_payload: m.canonical_payload,
@@ -219,11 +223,25 @@ describe('POST /v1/intent-mandates/sign (spec 5.6)', () => {
     expect(scoped.body.error).toBe('insufficient_scope');
   });
 
+  it("404 intent_not_found for an intent_id that is unknown or another developer's, and nothing is stored", async () => {
+    const other = await onboard(api.url);
+    const theirs = await call(api.url, 'POST', '/v1/intents', { token: other.apiKey, body: { raw_query: 'their intent' } });
+    expect(theirs.status).toBe(201);
+    for (const intent_id of [theirs.body.intent.intent_id, 'int_doesnotexist']) {
+      const res = await sign({ product_id: 'p', amount_limit: 1, intent_id });
+      expect(res.status, res.text).toBe(404);
+      expect(res.body.error).toBe('intent_not_found');
+      const stored = await api.db.selectFrom('intent_mandates').select('mandate_id').where('intent_id', '=', intent_id).execute();
+      expect(stored).toEqual([]);
+    }
+  });
+
   it('is documented in the OpenAPI document, in English and zh-CN', async () => {
     const en = (await call(api.url, 'GET', '/openapi.json')).body;
     const op = en.paths['/v1/intent-mandates/sign'].post;
     expect(op.security).toEqual([{ ApiKey: [] }]);
-    expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '401', '403', '429', '503']);
+    expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '401', '403', '404', '429', '503']);
+    expect(op.responses['404'].description).toContain('intent_not_found');
     expect(op.responses['400'].description).toContain('invalid_body');
     expect(op.responses['503'].description).toContain('signing_unavailable');
     const zh = (await call(api.url, 'GET', '/openapi.json?locale=zh-CN')).body;

@@ -5,6 +5,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { expireDueProposals } from '../src/matching/proposals';
 import { renderMatchSessionBody } from '../src/matching/session-render';
+import { SYSTEM } from '../src/tenancy';
 
 let api: TestApi;
 let base: string;
@@ -326,7 +327,7 @@ describe('match tokens and payment authorization', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       // The reference reads everything from the database (no process cache), as the MCP tool may.
-      expect(res.body).toEqual(await renderMatchSessionBody(api.db, sid, limit));
+      expect(res.body).toEqual(await renderMatchSessionBody(api.db, sid, limit, SYSTEM));
       expect(res.body.match_tokens).toHaveLength(1);
     }
   });

@@ -256,10 +256,13 @@ describe('reconciliation runs', () => {
     expect(duplicates.find((d: any) => d.order_id === id('O2b'))).toMatchObject({ ref_type: 'checkout', ref_id: g.C2, detail: { reason: 'reference_already_claimed', first_order_id: id('O2') } });
     expect(duplicates.find((d: any) => d.order_id === id('O10'))).toMatchObject({ ref_type: 'order', detail: { reason: 'listed_more_than_once', rows: 2, lines: [8, 9] } });
 
-    // The stored run reads the same, with the supply key or a bearer key with the reports scope.
-    const stored = await call(api.url, 'GET', `/v1/reconciliation/runs/${run.run_id}`, { token: dev.apiKey });
+    // The stored run reads the same with the supply key; reconciliation is an operator power, which
+    // no API key holds, not even one with the reports scope (docs/TENANCY.md).
+    const stored = await call(api.url, 'GET', `/v1/reconciliation/runs/${run.run_id}`, { headers: supply });
     expect(stored.status, stored.text).toBe(200);
     expect(stored.body.reconciliation).toEqual(run);
+    const byKey = await call(api.url, 'GET', `/v1/reconciliation/runs/${run.run_id}`, { token: dev.apiKey });
+    expect([byKey.status, byKey.body.error]).toEqual([401, 'invalid_supply_key']);
     const row = await api.db.selectFrom('reconciliation_runs').selectAll().where('run_id', '=', run.run_id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'completed', trigger: 'api', days: 1, source });
 
@@ -316,7 +319,9 @@ describe('reconciliation runs', () => {
 
   it('401 without credentials or with a wrong supply key', async () => {
     const none = await runPost({ days: 1 }, {});
-    expect([none.status, none.body.error]).toEqual([401, 'unauthorized']);
+    expect([none.status, none.body.error]).toEqual([401, 'invalid_supply_key']);
+    const byKey = await call(api.url, 'POST', '/v1/reconciliation/platform-affiliate/run', { token: dev.apiKey, body: { days: 1 } });
+    expect([byKey.status, byKey.body.error]).toEqual([401, 'invalid_supply_key']);
     const wrong = await runPost({ days: 1 }, { 'x-supply-key': 'wrong-supply-key-000000' });
     expect([wrong.status, wrong.body.error]).toEqual([401, 'invalid_supply_key']);
     expect((await call(api.url, 'GET', '/v1/reconciliation/runs/rcn_x')).status).toBe(401);

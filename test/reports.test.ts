@@ -27,6 +27,7 @@ const preview = (body: unknown) => call(api.url, 'POST', '/v1/billing/settlement
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
 
 let merchantId: string;
+let merchantToken: string;
 let tokenId: string;
 const rec: Record<'card1' | 'card2' | 'card3' | 'old', string> = { card1: '', card2: '', card3: '', old: '' };
 
@@ -57,6 +58,7 @@ beforeAll(async () => {
   merchantId = `mer-rep-${uid}`;
   const reg = await post('/v1/merchant/register', { merchant_id: merchantId, agent_endpoint: 'http://127.0.0.1:9/agent' });
   expect(reg.status, reg.text).toBe(200);
+  merchantToken = reg.body.registration_token;
   const intent = await post('/v1/intents', { raw_query: 'a sturdy water bottle for hiking', source_channel: channel });
   expect(intent.status, intent.text).toBe(201);
   const intentId = intent.body.intent.intent_id;
@@ -154,9 +156,16 @@ describe('GET /v1/report/attribution', () => {
     expect((await call(api.url, 'GET', path)).status).toBe(401);
     const wrong = await call(api.url, 'GET', path, { headers: { 'x-supply-key': 'not-the-supply-key-at-all' } });
     expect([wrong.status, wrong.body.error]).toEqual([401, 'invalid_supply_key']);
+    // An API key sees its own developer's traffic only (docs/TENANCY.md): the cards above were issued
+    // outside any of its sessions, so of the four orders only o2 (through its match token) is its.
     const bearer = await call(api.url, 'GET', path, { token: dev.apiKey });
     expect(bearer.status, bearer.text).toBe(200);
-    expect(bearer.body.totals.attributed_orders).toBe(4);
+    expect(bearer.body.scope).toBe('developer');
+    expect(bearer.body.totals).toMatchObject({ impressions: 0, clicks: 0, match_tokens: 1, payment_authorizations: 1, attributed_orders: 1, unattributed_orders: 0 });
+    const operator = await call(api.url, 'GET', path, { headers: supply });
+    expect([operator.body.scope, operator.body.totals.attributed_orders]).toEqual(['platform', 4]);
+    const stranger = await onboard(api.url);
+    expect((await call(api.url, 'GET', path, { token: stranger.apiKey })).body.totals).toMatchObject({ match_tokens: 0, payment_authorizations: 0, attributed_orders: 0 });
     const scoped = await call(api.url, 'POST', '/v1/developers/keys', { token: dev.developerToken, body: { scopes: ['recommend'] } });
     expect((await call(api.url, 'GET', path, { token: scoped.body.api_key })).status).toBe(403);
   });
@@ -238,7 +247,13 @@ describe('POST /v1/billing/settlement-preview', () => {
     expect([unknown.status, unknown.body.error]).toEqual([404, 'merchant_not_found']);
     const anon = await call(api.url, 'POST', '/v1/billing/settlement-preview', { body: { merchant_id: merchantId } });
     expect([anon.status, anon.body.error]).toEqual([401, 'unauthorized']);
-    const bearer = await call(api.url, 'POST', '/v1/billing/settlement-preview', { token: dev.apiKey, body: { merchant_id: merchantId, qualified_leads: 0, accepted_matches: 0, attributed_orders: [] } });
+    // An API key previews a merchant's settlement only with that merchant's registration token.
+    const body = { merchant_id: merchantId, qualified_leads: 0, accepted_matches: 0, attributed_orders: [] };
+    const bearer = await call(api.url, 'POST', '/v1/billing/settlement-preview', { token: dev.apiKey, body, headers: { 'x-merchant-token': merchantToken } });
     expect([bearer.status, bearer.body.totals?.total_cents]).toEqual([200, 0]);
+    const keyOnly = await call(api.url, 'POST', '/v1/billing/settlement-preview', { token: dev.apiKey, body });
+    expect([keyOnly.status, keyOnly.body.error]).toEqual([401, 'missing_registration_token']);
+    const catalog = await call(api.url, 'POST', '/v1/billing/settlement-preview', { token: dev.apiKey, body: { ...body, merchant_id: 'gateway-catalog' }, headers: { 'x-merchant-token': merchantToken } });
+    expect([catalog.status, catalog.body.error]).toEqual([403, 'invalid_registration_token']);
   });
 });

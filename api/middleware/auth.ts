@@ -103,6 +103,12 @@ export function requireSupplyKeyOrApiKey(scope: ApiKeyScope): Middleware<AppStat
   };
 }
 
+/** S, or B followed by `then` (a registration-token middleware): S skips `then`. */
+export function requireSupplyKeyOrApiKeyAnd(scope: ApiKeyScope, then: Middleware<AppState>): Middleware<AppState> {
+  const either = requireSupplyKeyOrApiKey(scope);
+  return (ctx, next) => either(ctx, () => (ctx.state.supply ? next() : then(ctx, next)));
+}
+
 /**
  * Answers whether `token` is the registration token of the principal the request names
  * (`unknown` when that principal does not exist, so the route can answer its own 404).

@@ -1,5 +1,6 @@
 import * as C from '../../src/schemas/checkout';
-import { checkoutView, getCheckout } from '../../src/checkout/checkouts';
+import { checkoutView, getCheckoutAs } from '../../src/checkout/checkouts';
+import { callerOf } from '../caller';
 import { confirmCheckout, createCheckout } from '../../src/checkout/flow';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
@@ -37,7 +38,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'currency_mismatch', 'The currency differs from the proposal currency.'],
       temporalUnavailable,
     ],
-    handler: async (ctx, { body }) => ({ status: 201, body: { checkout: await createCheckout(ctx.deps.temporal, body) } }),
+    handler: async (ctx, { body }) => ({ status: 201, body: { checkout: await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx)) } }),
   });
 
   r.add({
@@ -51,7 +52,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
     notFoundCode: 'checkout_not_found',
     responses: { 200: { description: 'The checkout.', schema: C.CheckoutEnvelope } },
     errors: [notFound],
-    handler: async (ctx, { params }) => ({ body: { checkout: checkoutView(await getCheckout(ctx.deps.db, params.checkoutId)) } }),
+    handler: async (ctx, { params }) => ({ body: { checkout: checkoutView(await getCheckoutAs(ctx.deps.db, params.checkoutId, callerOf(ctx))) } }),
   });
 
   r.add({
@@ -84,7 +85,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { params, body }) => {
       const { db, temporal, signingKeys, config } = ctx.deps;
-      const checkout = await confirmCheckout({ db, temporal, keys: { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl } }, params.checkoutId, body);
+      const checkout = await confirmCheckout({ db, temporal, keys: { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl } }, params.checkoutId, body, callerOf(ctx));
       return { body: { checkout } };
     },
   });

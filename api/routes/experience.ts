@@ -2,6 +2,7 @@ import * as E from '../../src/schemas/experience';
 import { recordDecisionEvent } from '../../src/experience/decision-events';
 import { experienceFeed } from '../../src/experience/feed';
 import { auth, type RouteRegistry } from './registry';
+import { callerOf } from '../caller';
 
 const TAG = 'Experience commerce';
 
@@ -29,7 +30,7 @@ export function experienceRoutes(r: RouteRegistry): void {
       [409, 'product_mismatch', 'product_id differs from the product of the proposal.'],
       [409, 'match_token_not_issued', 'confirm without match_token_id on a proposal that has no match token.'],
     ],
-    handler: async (ctx, { body }) => ({ status: 201, body: { decision_event: await recordDecisionEvent(ctx.deps.db, body, { developerId: ctx.state.apiKey?.developerId }) } }),
+    handler: async (ctx, { body }) => ({ status: 201, body: { decision_event: await recordDecisionEvent(ctx.deps.db, body, callerOf(ctx)) } }),
   });
 
   r.add({
@@ -46,6 +47,6 @@ export function experienceRoutes(r: RouteRegistry): void {
     missingCode: 'invalid_payload',
     responses: { 200: { description: 'The feed.', schema: E.ExperienceFeedEnvelope } },
     errors: [[400, 'invalid_payload', 'agent_id missing, or a field is invalid (limit 1..24).']],
-    handler: async (ctx, { body }) => ({ body: { feed: await experienceFeed(ctx.deps.db, body) } }),
+    handler: async (ctx, { body }) => ({ body: { feed: await experienceFeed(ctx.deps.db, body, callerOf(ctx)) } }),
   });
 }

@@ -4,7 +4,9 @@ import { getIntent, intentView } from '../../src/matching/intents';
 import { getProposal, listProposals, proposalView, submitProposal } from '../../src/matching/proposals';
 import { proposalFitWarnings } from '../../src/matching/proposal-fit';
 import { createIntentAndStartSurge } from '../../src/dispatch/surge-start';
-import { bodyMember, merchantToken } from './merchants';
+import { bodyMember, merchantToken, optionalMerchantToken, optionalMerchantTokenErrors } from './merchants';
+import { callerOf } from '../caller';
+import { SYSTEM } from '../../src/tenancy';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Intents and proposals';
@@ -34,12 +36,14 @@ export function intentRoutes(r: RouteRegistry): void {
     path: '/v1/intents/{intentId}',
     tag: TAG,
     summary: 'Get an intent',
-    auth: auth.apiKey('intents'),
+    description:
+      "Readable by the keys of the developer that created it, and by a merchant the intent was dispatched to (or that proposed to it) when the call carries that merchant's X-Merchant-Token; anyone else gets 404 intent_not_found.",
+    auth: auth.apiKeyOptionalToken('intents', 'MerchantToken', optionalMerchantToken, optionalMerchantTokenErrors),
     params: I.IntentIdParams,
     notFoundCode: 'intent_not_found',
     responses: { 200: { description: 'The intent.', schema: I.IntentEnvelope } },
     errors: [intentNotFound],
-    handler: async (ctx, { params }) => ({ body: { intent: intentView(await getIntent(ctx.deps.db, params.intentId)) } }),
+    handler: async (ctx, { params }) => ({ body: { intent: intentView(await getIntent(ctx.deps.db, params.intentId, callerOf(ctx))) } }),
   });
 
   r.add({
@@ -47,15 +51,16 @@ export function intentRoutes(r: RouteRegistry): void {
     path: '/v1/intents/{intentId}/proposals',
     tag: TAG,
     summary: 'List the proposals of an intent',
-    description: 'Oldest first. Expired proposals are left out unless include_expired=true.',
-    auth: auth.apiKey('proposals'),
+    description:
+      "Oldest first. Expired proposals are left out unless include_expired=true. The intent's developer sees every proposal; a merchant (X-Merchant-Token) the intent was sent to sees only its own.",
+    auth: auth.apiKeyOptionalToken('proposals', 'MerchantToken', optionalMerchantToken, optionalMerchantTokenErrors),
     params: I.IntentIdParams,
     query: P.ProposalListQuery,
     notFoundCode: 'intent_not_found',
     responses: { 200: { description: 'The proposals.', schema: P.ProposalList } },
     errors: [intentNotFound],
     handler: async (ctx, { params, query }) => {
-      const proposals = await listProposals(ctx.deps.db, params.intentId, query.include_expired);
+      const proposals = await listProposals(ctx.deps.db, params.intentId, query.include_expired, callerOf(ctx));
       return { body: { intent_id: params.intentId, count: proposals.length, proposals: proposals.map(proposalView) } };
     },
   });
@@ -66,7 +71,7 @@ export function intentRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Submit a merchant proposal for an intent',
     description:
-      'Needs the X-Merchant-Token of merchant_agent_id. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft).',
+      'Needs the X-Merchant-Token of merchant_agent_id. The merchant may answer an intent that was dispatched to it or whose tags, region and categories meet its subscription (the Intent.Surge rule); any other intent is 404 intent_not_found. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft).',
     auth: auth.apiKeyAnd('proposals', 'MerchantToken', merchantToken(bodyMember('merchant_agent_id'), 'merchant_agent_id'), [
       [401, 'missing_registration_token', 'Missing registration token (X-Merchant-Token).'],
       [403, 'invalid_registration_token', 'The token is not the registration token of merchant_agent_id.'],
@@ -82,8 +87,10 @@ export function intentRoutes(r: RouteRegistry): void {
       [409, 'merchant_inactive', 'The merchant is deactivated.'],
     ],
     handler: async (ctx, { body }) => {
-      const proposal = await submitProposal(ctx.deps.db, body);
-      const intent = await getIntent(ctx.deps.db, proposal.intent_id);
+      const caller = callerOf(ctx);
+      const proposal = await submitProposal(ctx.deps.db, body, caller);
+      // submitProposal has checked that the caller may answer this intent.
+      const intent = await getIntent(ctx.deps.db, proposal.intent_id, SYSTEM);
       const warnings = await proposalFitWarnings(ctx.deps.db, ctx.deps.catalogSnapshots, intent, proposal.product_id);
       return { status: 201, body: { proposal: proposalView(proposal), warnings } };
     },
@@ -94,11 +101,12 @@ export function intentRoutes(r: RouteRegistry): void {
     path: '/v1/proposals/{proposalId}',
     tag: TAG,
     summary: 'Get a proposal',
-    auth: auth.apiKey('proposals'),
+    description: "Readable by the keys of the intent's developer and by the merchant that submitted it (X-Merchant-Token); anyone else gets 404 proposal_not_found.",
+    auth: auth.apiKeyOptionalToken('proposals', 'MerchantToken', optionalMerchantToken, optionalMerchantTokenErrors),
     params: P.ProposalIdParams,
     notFoundCode: 'proposal_not_found',
     responses: { 200: { description: 'The proposal.', schema: P.ProposalEnvelope } },
     errors: [[404, 'proposal_not_found', 'No proposal with this id.']],
-    handler: async (ctx, { params }) => ({ body: { proposal: proposalView(await getProposal(ctx.deps.db, params.proposalId)) } }),
+    handler: async (ctx, { params }) => ({ body: { proposal: proposalView(await getProposal(ctx.deps.db, params.proposalId, callerOf(ctx))) } }),
   });
 }

@@ -19,7 +19,7 @@ export function mandateRoutes(r: RouteRegistry): void {
     bodyRequired: true,
     invalidCode: 'invalid_body',
     responses: { 201: { description: 'The signed mandate (stored for audit).', schema: S.IntentMandateSignResponse } },
-    errors: [[503, 'signing_unavailable', 'Signing unavailable for this integration (no mandate signing key configured).']],
+    errors: [[404, 'intent_not_found', "intent_id names no intent of the caller's developer."], [503, 'signing_unavailable', 'Signing unavailable for this integration (no mandate signing key configured).']],
     handler: async (ctx, { body }) => {
       refuseUnknownMembers((ctx.request as { body?: unknown }).body);
       const { db, config, signingKeys } = ctx.deps;

@@ -6,6 +6,7 @@ export const mandatesZhCN: Record<string, string> = {
     '使用该集成的 RSA 密钥签署 product_id、amount_limit、currency 与过期时间：对载荷的 RFC 8785 规范化 JSON 做 RS256 签名。返回载荷、其规范化文本、一个裸 RSA-SHA256 签名（可用 openssl 验证）以及一个紧凑 JWS；公钥发布在 /.well-known/jwks.json。先校验请求体；该集成未启用签名时返回 503。',
   'The signed mandate (stored for audit).': '已签署的授权书（已存档以供审计）。',
   'Signing unavailable for this integration (no mandate signing key configured).': '该集成不可用签名（未配置授权书签名密钥）。',
+  "intent_id names no intent of the caller's developer.": 'intent_id 未指向调用方开发者的任何意图。',
   // request body
   'The product the mandate authorizes.': '授权书所授权的商品。',
   'Highest amount the holder may spend, in major units of currency; must be greater than 0.': '持有者可花费的最高金额，以 currency 的主单位计；必须大于 0。',

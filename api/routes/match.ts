@@ -6,6 +6,7 @@ import { renderMatchSessionJson } from '../../src/matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../../src/matching/match-tokens';
 import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
 import type { AppContext } from '../context';
+import { callerOf } from '../caller';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Match sessions and tokens';
@@ -46,7 +47,7 @@ export function matchRoutes(r: RouteRegistry): void {
       const { db, config, cardFacts } = ctx.deps;
       const session = await createMatchSession(db, body, {
         ttlSeconds: config.MATCH_SESSION_TTL_S,
-        developerId: ctx.state.apiKey?.developerId,
+        caller: callerOf(ctx),
         publicBaseUrl: config.publicBaseUrl,
         cardFacts,
       });
@@ -68,7 +69,7 @@ export function matchRoutes(r: RouteRegistry): void {
     responses: { 200: { description: 'The rendered session.', schema: RenderedMatchSession } },
     errors: [matchNotFound],
     handler: async (ctx, { params, query }) => ({
-      body: await renderMatchSessionJson(ctx.deps.db, params.matchSessionId, query.limit, ctx.deps.frozenTops),
+      body: await renderMatchSessionJson(ctx.deps.db, params.matchSessionId, query.limit, callerOf(ctx), ctx.deps.frozenTops),
       headers: { 'content-type': 'application/json; charset=utf-8' },
     }),
   });
@@ -97,12 +98,9 @@ export function matchRoutes(r: RouteRegistry): void {
       [409, 'match_token_expired', 'The match token has expired.'],
     ],
     handler: async (ctx, { params, body }) => {
-      const token = await acceptMatch(acceptDeps(ctx), params.matchSessionId, body, {
-        requestId: ctx.state.requestId,
-        keyId: ctx.state.apiKey?.keyId,
-        developerId: ctx.state.apiKey?.developerId,
-      });
-      return { body: { match_token: matchTokenView(token) } };
+      const caller = callerOf(ctx);
+      const token = await acceptMatch(acceptDeps(ctx), params.matchSessionId, body, { requestId: ctx.state.requestId, keyId: ctx.state.apiKey?.keyId }, caller);
+      return { body: { match_token: matchTokenView(token, caller) } };
     },
   });
 
@@ -116,7 +114,10 @@ export function matchRoutes(r: RouteRegistry): void {
     notFoundCode: 'match_token_not_found',
     responses: { 200: { description: 'The match token.', schema: M.MatchTokenEnvelope } },
     errors: [[404, 'match_token_not_found', 'No match token with this id.']],
-    handler: async (ctx, { params }) => ({ body: { match_token: matchTokenView(await getMatchToken(ctx.deps.db, params.matchTokenId)) } }),
+    handler: async (ctx, { params }) => {
+      const caller = callerOf(ctx);
+      return { body: { match_token: matchTokenView(await getMatchToken(ctx.deps.db, params.matchTokenId, caller), caller) } };
+    },
   });
 
   r.add({
@@ -131,7 +132,7 @@ export function matchRoutes(r: RouteRegistry): void {
     body: M.PaymentAuthorizationBody,
     responses: { 200: { description: 'Payment authorized.', schema: M.PaymentAuthorizationResponse } },
     errors: [
-      [409, 'match_token_invalid', 'No such match token.'],
+      [409, 'match_token_invalid', "No such match token (also another developer's token: it is not there for this caller)."],
       [409, 'match_token_expired', 'The match token has expired.'],
       [409, 'acceptance_state_invalid', 'The token is not in state accepted.'],
       [409, 'proposal_mismatch', 'proposal_id is not the proposal the token names.'],
@@ -141,8 +142,9 @@ export function matchRoutes(r: RouteRegistry): void {
       [409, 'currency_mismatch', 'currency differs from the proposal currency.'],
     ],
     handler: async (ctx, { params, body }) => {
-      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, { keyId: ctx.state.apiKey?.keyId });
-      return { body: { payment_authorization: paymentAuthorizationView(authorization, token.intent_id), match_token: matchTokenView(token) } };
+      const caller = callerOf(ctx);
+      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, caller, { keyId: ctx.state.apiKey?.keyId });
+      return { body: { payment_authorization: paymentAuthorizationView(authorization, token.intent_id), match_token: matchTokenView(token, caller) } };
     },
   });
 }

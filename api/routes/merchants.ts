@@ -2,6 +2,7 @@ import * as S from '../../src/schemas/merchants';
 import {
   checkMerchantToken,
   deactivateMerchant,
+  findMerchantByToken,
   getMerchant,
   heartbeatMerchant,
   merchantNotFound,
@@ -12,7 +13,9 @@ import {
 import { checkMerchantHealth } from '../../src/registry/merchant-health';
 import { assessReadiness } from '../../src/registry/readiness';
 import { AppError } from '../../src/errors';
-import type { AppContext } from '../context';
+import type { Middleware } from 'koa';
+import { invalidRegistrationToken } from '../../src/registry/secrets';
+import type { AppContext, AppState } from '../context';
 import { requireRegistrationToken } from '../middleware/auth';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
@@ -32,8 +35,8 @@ const tokenErrors: ErrorRow[] = [
 const invalidEndpoint: ErrorRow = [400, 'invalid_endpoint', 'The endpoint is not https or resolves to a private, loopback or link-local address.'];
 
 /** X-Merchant-Token of the merchant the request names (a path parameter, or `field` of the body). */
-export const merchantToken = (idFrom: (ctx: AppContext) => unknown, field = 'merchant_id') =>
-  requireRegistrationToken({
+export const merchantToken = (idFrom: (ctx: AppContext) => unknown, field = 'merchant_id'): Middleware<AppState> => {
+  const check = requireRegistrationToken({
     header: 'x-merchant-token',
     unknownPrincipal: merchantNotFound,
     verify: async (ctx, token) => {
@@ -47,6 +50,28 @@ export const merchantToken = (idFrom: (ctx: AppContext) => unknown, field = 'mer
       return { principalId: id.trim(), result: await checkMerchantToken(ctx.deps.db, id.trim(), token) };
     },
   });
+  return (ctx, next) =>
+    check(ctx, async () => {
+      ctx.state.merchantId = ctx.state.registrationPrincipal;
+      await next();
+    });
+};
+
+/**
+ * An X-Merchant-Token the caller may add to a read (docs/TENANCY.md): the merchant it belongs to then
+ * also sees what was sent to it (an intent dispatched to it, its own proposals). Absent: the API key
+ * alone decides. Present but no merchant's token: 403, as on every merchant route.
+ */
+export const optionalMerchantToken: Middleware<AppState> = async (ctx, next) => {
+  const token = ctx.get('x-merchant-token').trim();
+  if (token) {
+    const merchantId = await findMerchantByToken(ctx.deps.db, token);
+    if (!merchantId) throw invalidRegistrationToken();
+    ctx.state.merchantId = merchantId;
+  }
+  await next();
+};
+export const optionalMerchantTokenErrors: ErrorRow[] = [[403, 'invalid_registration_token', 'X-Merchant-Token is not the registration token of any merchant.']];
 
 /** The body member naming the merchant, read before validation (the token check runs first). */
 export const bodyMember = (name: string) => (ctx: AppContext) => (ctx.request as { body?: Record<string, unknown> }).body?.[name];

@@ -13,8 +13,8 @@ export function reconciliationRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Reconcile platform-affiliate orders',
     description:
-      'Runs the reconciliation workflow (docs/RECONCILIATION.md): the platform orders of the window (from the import table, or another registered source) are matched to checkouts, match tokens and rec_ids; the run reports matched orders, amount mismatches, unmatched orders on each side and duplicates, and is stored. The caller waits up to 60 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. The same workflow runs daily from the Temporal Schedule reconcile-daily.',
-    auth: auth.supplyOrApiKey('reports'),
+      'Runs the reconciliation workflow (docs/RECONCILIATION.md): the platform orders of the window (from the import table, or another registered source) are matched to checkouts, match tokens and rec_ids; the run reports matched orders, amount mismatches, unmatched orders on each side and duplicates, and is stored. The caller waits up to 60 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. The same workflow runs daily from the Temporal Schedule reconcile-daily. An operator power: supply key only (docs/TENANCY.md).',
+    auth: auth.supply,
     body: R.ReconciliationRunBody,
     invalidCode: 'invalid_days',
     responses: {
@@ -41,7 +41,7 @@ export function reconciliationRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Get a reconciliation run',
     description: 'A stored run, scheduled or on demand: while it runs, status running and no summary; then its summary and the first discrepancies of each kind.',
-    auth: auth.supplyOrApiKey('reports'),
+    auth: auth.supply,
     params: R.ReconciliationRunIdParams,
     notFoundCode: 'reconciliation_run_not_found',
     responses: { 200: { description: 'The run.', schema: R.ReconciliationEnvelope } },

@@ -2,8 +2,8 @@
 export const reconciliationZhCN: Record<string, string> = {
   // routes
   'Reconcile platform-affiliate orders': '对账平台联盟订单',
-  'Runs the reconciliation workflow (docs/RECONCILIATION.md): the platform orders of the window (from the import table, or another registered source) are matched to checkouts, match tokens and rec_ids; the run reports matched orders, amount mismatches, unmatched orders on each side and duplicates, and is stored. The caller waits up to 60 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. The same workflow runs daily from the Temporal Schedule reconcile-daily.':
-    '运行对账工作流（docs/RECONCILIATION.md）：将时间窗口内的平台订单（来自导入表或其他已注册的来源）与结账、匹配令牌和 rec_id 进行匹配；本次运行报告已匹配订单、金额不符、双方各自未匹配的记录以及重复订单，并被保存。调用方最多等待 60 秒（`Prefer: wait=N`，0..60）；超时则返回 202 及状态 URL。同一工作流每天由 Temporal Schedule reconcile-daily 运行。',
+  'Runs the reconciliation workflow (docs/RECONCILIATION.md): the platform orders of the window (from the import table, or another registered source) are matched to checkouts, match tokens and rec_ids; the run reports matched orders, amount mismatches, unmatched orders on each side and duplicates, and is stored. The caller waits up to 60 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. The same workflow runs daily from the Temporal Schedule reconcile-daily. An operator power: supply key only (docs/TENANCY.md).':
+    '运行对账工作流（docs/RECONCILIATION.md）：将时间窗口内的平台订单（来自导入表或其他已注册的来源）与结账、匹配令牌和 rec_id 进行匹配；本次运行报告已匹配订单、金额不符、双方各自未匹配的记录以及重复订单，并被保存。调用方最多等待 60 秒（`Prefer: wait=N`，0..60）；超时则返回 202 及状态 URL。同一工作流每天由 Temporal Schedule reconcile-daily 运行。这是运营方权限：仅限供给密钥（docs/TENANCY.md）。',
   'The finished run: summary and the first discrepancies of each kind.': '已完成的运行：摘要及每类差异的前若干条。',
   'Still running; poll status_url (also in Location).': '仍在运行；请轮询 status_url（也在 Location 头中）。',
   'days is not an integer 1..30 (or a body member has the wrong JSON type; the message names it).': 'days 不是 1..30 的整数（或请求体成员的 JSON 类型错误；消息中会指明该字段）。',

@@ -10,6 +10,7 @@ import {
   requireDeveloper,
   requireSupplyKey,
   requireSupplyKeyOrApiKey,
+  requireSupplyKeyOrApiKeyAnd,
 } from '../middleware/auth';
 import { idempotency } from '../middleware/idempotency';
 
@@ -60,6 +61,18 @@ export const auth = {
     security: [{ SupplyKey: [] }, { ApiKey: [] }],
     middleware: [requireSupplyKeyOrApiKey(scope)],
     errors: [[401, 'unauthorized', 'Invalid or missing supply key or API key.'], apiKeyErrors[1]!],
+  }),
+  /** B, optionally with a registration token that widens what the call may read (docs/TENANCY.md). */
+  apiKeyOptionalToken: (scope: ApiKeyScope, scheme: 'MerchantToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
+    security: [{ ApiKey: [] }, { ApiKey: [], [scheme]: [] }],
+    middleware: [requireApiKey(scope), tokenMiddleware],
+    errors: [...apiKeyErrors, ...errors],
+  }),
+  /** S, or B plus a registration token (M): operators for everyone, a merchant for itself. */
+  supplyOrApiKeyAnd: (scope: ApiKeyScope, scheme: 'MerchantToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
+    security: [{ SupplyKey: [] }, { ApiKey: [], [scheme]: [] }],
+    middleware: [requireSupplyKeyOrApiKeyAnd(scope, tokenMiddleware)],
+    errors: [[401, 'unauthorized', 'Invalid or missing supply key or API key.'], apiKeyErrors[1]!, ...errors],
   }),
   /** B plus a registration token (M or G), the token middleware supplied by the owning domain. */
   apiKeyAnd: (scope: ApiKeyScope, scheme: 'MerchantToken' | 'AgentToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({

@@ -3,12 +3,12 @@ export const reportsZhCN: Record<string, string> = {
   // routes
   'Supply operations': '供给运营',
   'Attribution ROI report': '归因 ROI 报表',
-  'Impressions (issued cards), clicks (CTA redirects), match tokens, payment authorizations and attributed orders with GMV, commission and ROI over the last `days`, in total, per channel and for the top products. Orders join on rec_id, then match token, then checkout; refunded and cancelled orders are excluded; amounts are per currency. The response lists the join rules; docs/REPORTS.md explains them.':
-    '最近 `days` 天内的曝光（已签发的卡片）、点击（CTA 跳转）、匹配令牌、支付授权以及带 GMV、佣金和 ROI 的归因订单，按总计、渠道和头部商品分别统计。订单依次按 rec_id、匹配令牌、结账关联；已退款和已取消的订单不计入；金额按币种分别统计。响应中列出关联规则，docs/REPORTS.md 对其有详细说明。',
+  'Impressions (issued cards), clicks (CTA redirects), match tokens, payment authorizations and attributed orders with GMV, commission and ROI over the last `days`, in total, per channel and for the top products. Orders join on rec_id, then match token, then checkout; refunded and cancelled orders are excluded; amounts are per currency. The response lists the join rules; docs/REPORTS.md explains them. With the supply key the report is platform-wide; with an API key (scope reports) it counts that key\'s developer\'s traffic only (scope: developer), and unattributed orders, which belong to no developer, are 0.':
+    '最近 `days` 天内的曝光（已签发的卡片）、点击（CTA 跳转）、匹配令牌、支付授权以及带 GMV、佣金和 ROI 的归因订单，按总计、渠道和头部商品分别统计。订单依次按 rec_id、匹配令牌、结账关联；已退款和已取消的订单不计入；金额按币种分别统计。响应中列出关联规则，docs/REPORTS.md 对其有详细说明。使用供给密钥时报表覆盖全平台；使用 API 密钥（reports 权限）时只统计该密钥所属开发者的流量（scope: developer），未归因订单不属于任何开发者，记为 0。',
   'The attribution report.': '归因报表。',
   'Billing settlement preview': '账单结算预览',
-  "What a merchant would be billed for the window: commission on each attributed order (the order's own commission or plan, else the proposal's plan, else the merchant's metadata.billing.commission_plan), a fee per qualified lead and per accepted match. Counts and orders not given in the body are computed from the database. Nothing is stored or billed.":
-    '商家在该时间窗口内将被收取的费用：每笔归因订单的佣金（订单自带的佣金或佣金方案，否则为提案的佣金方案，否则为商家 metadata.billing.commission_plan），以及每个合格线索和每次已接受匹配的费用。请求体未给出的数量和订单从数据库计算。不会存储或计费任何内容。',
+  "What a merchant would be billed for the window: commission on each attributed order (the order's own commission or plan, else the proposal's plan, else the merchant's metadata.billing.commission_plan), a fee per qualified lead and per accepted match. Counts and orders not given in the body are computed from the database. Nothing is stored or billed. Operators (supply key) preview any merchant; with an API key the call also needs the X-Merchant-Token of merchant_id: a merchant previews its own settlement only.":
+    '商家在该时间窗口内将被收取的费用：每笔归因订单的佣金（订单自带的佣金或佣金方案，否则为提案的佣金方案，否则为商家 metadata.billing.commission_plan），以及每个合格线索和每次已接受匹配的费用。请求体未给出的数量和订单从数据库计算。不会存储或计费任何内容。运营方（供给密钥）可预览任意商家；使用 API 密钥时还需提供 merchant_id 对应的 X-Merchant-Token：商家只能预览自己的结算。',
   'The settlement preview (preview: true).': '结算预览（preview: true）。',
   'No merchant with this merchant_id.': '不存在该 merchant_id 的商家。',
   'A required field is missing; `fields` names it.': '缺少必填字段；`fields` 指出该字段。',

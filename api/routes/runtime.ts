@@ -3,6 +3,7 @@ import { loadRuntime } from '../../src/runtime/store';
 import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../../src/runtime/start';
 import { preferredWaitMs } from '../prefer-wait';
 import { auth, type RouteRegistry } from './registry';
+import { callerOf } from '../caller';
 
 const TAG = 'Commerce runtime';
 
@@ -42,6 +43,6 @@ export function runtimeRoutes(r: RouteRegistry): void {
     notFoundCode: 'runtime_not_found',
     responses: { 200: { description: 'The runtime.', schema: R.RuntimeEnvelope } },
     errors: [[404, 'runtime_not_found', 'No runtime with this id.']],
-    handler: async (ctx, { params }) => ({ body: { runtime: await loadRuntime(ctx.deps.db, params.runtimeId) } }),
+    handler: async (ctx, { params }) => ({ body: { runtime: await loadRuntime(ctx.deps.db, params.runtimeId, callerOf(ctx)) } }),
   });
 }

@@ -18,6 +18,7 @@ import { RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
 import { checkoutForToken, confirmBuy, journeyTask, readConsent, runtimeFromText, asksToBuy, type JourneyDeps } from './journey';
 import { SKILL_OPERATIONS, SkillInputError } from './skills';
 import { errorOut, isV1Method, sendResultOut, taskOut, V1_METHODS, sendParamsIn } from './v1';
+import { apiCaller } from '../tenancy';
 import {
   JsonRpcRequest,
   MessageSendParams,
@@ -138,7 +139,8 @@ function requestOf(params: MessageSendParams): Request {
   throw rpcError(RPC.INVALID_PARAMS, 'missing_operation', `The message needs a text part (a shopping request in words) or a data part {"operation": "<skill id>", "input": {...}} (skills: ${SKILLS.join(', ')}).`);
 }
 
-const journeyDeps = (deps: A2aDeps): JourneyDeps => ({
+const journeyDeps = (deps: A2aDeps, caller: A2aCaller): JourneyDeps => ({
+  caller: apiCaller(caller.developerId),
   db: deps.db,
   temporal: deps.temporal,
   catalogSnapshots: deps.catalogSnapshots,
@@ -152,8 +154,8 @@ async function runAsTask(deps: A2aDeps, body: RuntimeCreateInput, caller: A2aCal
   const origin: StoredOrigin = { context_id: params.message.contextId ?? newId('ctx'), message_id: params.message.messageId, ...(buy ? { buy } : {}) };
   const wait = params.configuration?.blocking === false ? 0 : waitMs;
   const out = await startRuntime(deps, body, caller, wait, { a2a: origin });
-  const runtime = out.status === 'completed' ? out.runtime : await loadRuntime(deps.db, out.runtimeId);
-  return journeyTask(journeyDeps(deps), runtime, origin.context_id, { buy, workflowEnded: out.status === 'completed', plan: true });
+  const runtime = out.status === 'completed' ? out.runtime : await loadRuntime(deps.db, out.runtimeId, apiCaller(caller.developerId));
+  return journeyTask(journeyDeps(deps, caller), runtime, origin.context_id, { buy, workflowEnded: out.status === 'completed', plan: true });
 }
 
 function skillReply(params: MessageSendParams, operation: string, body: Record<string, unknown>): Message {
@@ -182,8 +184,8 @@ async function ownRun(deps: A2aDeps, id: string, caller: A2aCaller) {
 /** A message on an existing task: the buyer's answer to the consent request. */
 async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2aCaller, taskId: string): Promise<Task> {
   const { contextId, buy } = await ownRun(deps, taskId, caller);
-  const jd = journeyDeps(deps);
-  const runtime = await loadRuntime(deps.db, taskId);
+  const jd = journeyDeps(deps, caller);
+  const runtime = await loadRuntime(deps.db, taskId, jd.caller);
   const task = await journeyTask(jd, runtime, contextId, { buy, plan: true });
   if (task.status.state !== 'input-required') {
     const terminal = ['completed', 'failed', 'canceled', 'rejected'].includes(task.status.state);
@@ -216,7 +218,7 @@ async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2
     if (after.status.state === 'input-required') throw err;
     return after;
   }
-  return journeyTask(jd, await loadRuntime(deps.db, taskId), contextId, { buy, plan: false });
+  return journeyTask(jd, await loadRuntime(deps.db, taskId, jd.caller), contextId, { buy, plan: false });
 }
 
 async function messageSend(deps: A2aDeps, raw: unknown, caller: A2aCaller, waitMs: number): Promise<Task | Message> {
@@ -247,7 +249,7 @@ async function tasksGet(deps: A2aDeps, raw: unknown, caller: A2aCaller): Promise
   if (!parsed.success) throw issuesToRpc(parsed.error, 'params', 'invalid_params');
   const { id } = parsed.data;
   const { contextId, buy } = await ownRun(deps, id, caller);
-  return journeyTask(journeyDeps(deps), await loadRuntime(deps.db, id), contextId, { buy, plan: true });
+  return journeyTask(journeyDeps(deps, caller), await loadRuntime(deps.db, id, apiCaller(caller.developerId)), contextId, { buy, plan: true });
 }
 
 const NO_STREAMING = 'Streaming is not supported (capabilities.streaming is false); use SendMessage and poll GetTask.';

@@ -7,6 +7,7 @@ import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { checkoutView, shippingMinor, type CheckoutView } from '../checkout/checkouts';
 import { confirmCheckout, createCheckout, type VerifyKeys } from '../checkout/flow';
 import type { TemporalHandle } from '../temporal/client';
+import type { Caller } from '../tenancy';
 import { runtimeTask, type Runtime } from './runtime-task';
 import type { Artifact, Message, MessageIn, Part, Task } from './types';
 
@@ -24,6 +25,8 @@ import type { Artifact, Message, MessageIn, Part, Task } from './types';
  */
 
 export interface JourneyDeps {
+  /** Who the journey runs for: checkouts are planned and confirmed as that developer. */
+  caller: Caller;
   db: Db;
   temporal: TemporalHandle | null;
   catalogSnapshots: CatalogSnapshotCache;
@@ -76,7 +79,7 @@ async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutVie
   const p = runtime.proposal!;
   const amountMinor = toCents(p.price ?? 0) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>);
   try {
-    return await createCheckout(deps.temporal, {
+    return await createCheckout(deps.temporal, deps.db, {
       buyer_agent_id: A2A_BUYER_AGENT,
       intent_id: runtime.intent!.intent_id,
       proposal_id: p.proposal_id,
@@ -84,7 +87,7 @@ async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutVie
       amount: amountMinor / 100,
       currency: p.currency,
       metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
-    });
+    }, deps.caller);
   } catch (err) {
     // Planned meanwhile by a concurrent GetTask: that plan is this task's.
     if (err instanceof AppError && err.code === 'match_token_in_checkout') {
@@ -244,7 +247,7 @@ export async function confirmBuy(deps: JourneyDeps, runtime: Runtime, checkout: 
     proposal_id: checkout.proposal_id,
     amount: checkout.amount,
     currency: checkout.currency,
-  });
+  }, deps.caller);
 }
 
 export { checkoutForToken };

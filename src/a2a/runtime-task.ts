@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect';
 import { loadRuntime } from '../runtime/store';
 import type { Artifact, Message, Task, TaskState } from './types';
+import type { Caller } from '../tenancy';
 
 export type Runtime = Awaited<ReturnType<typeof loadRuntime>>;
 
@@ -55,6 +56,6 @@ export function runtimeTask(runtime: Runtime, contextId: string, opts: { workflo
   };
 }
 
-export async function loadRuntimeTask(db: Db, runtimeId: string, contextId: string): Promise<Task> {
-  return runtimeTask(await loadRuntime(db, runtimeId), contextId);
+export async function loadRuntimeTask(db: Db, runtimeId: string, contextId: string, caller: Caller): Promise<Task> {
+  return runtimeTask(await loadRuntime(db, runtimeId, caller), contextId);
 }

@@ -12,7 +12,8 @@ import { createIntentAndStartSurge } from '../dispatch/surge-start';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { renderMatchSessionBody } from '../matching/session-render';
 import { acceptMatch, matchTokenView } from '../matching/match-tokens';
-import { checkoutView, getCheckout } from '../checkout/checkouts';
+import { checkoutView, getCheckoutAs } from '../checkout/checkouts';
+import { apiCaller } from '../tenancy';
 import { confirmCheckout, createCheckout } from '../checkout/flow';
 import type { A2aCaller, A2aDeps } from './dispatch';
 
@@ -81,12 +82,12 @@ const intentMatchingOp: Op = async (deps, input, caller) => {
     case 'create_match': {
       requireScope(caller, 'match');
       const { action: _a, ...body } = q;
-      const session = await createMatchSession(db, body, { ttlSeconds: config.MATCH_SESSION_TTL_S, developerId: caller.developerId, publicBaseUrl: config.publicBaseUrl, cardFacts: deps.cardFacts });
+      const session = await createMatchSession(db, body, { ttlSeconds: config.MATCH_SESSION_TTL_S, caller: apiCaller(caller.developerId), publicBaseUrl: config.publicBaseUrl, cardFacts: deps.cardFacts });
       return { match_session: matchSessionView(session) };
     }
     case 'get_match_session':
       requireScope(caller, 'match');
-      return { ...(await renderMatchSessionBody(db, q.match_session_id, q.limit, deps.frozenTops)) };
+      return { ...(await renderMatchSessionBody(db, q.match_session_id, q.limit, apiCaller(caller.developerId), deps.frozenTops)) };
     case 'accept_match': {
       requireScope(caller, 'match');
       const { action: _a, match_session_id, ...body } = q;
@@ -94,9 +95,10 @@ const intentMatchingOp: Op = async (deps, input, caller) => {
         { db, signingKey: deps.signingKeys.matchToken, issuer: config.publicBaseUrl, ttlSeconds: config.MATCH_TOKEN_TTL_S },
         match_session_id,
         body,
-        { requestId: caller.requestId ?? 'a2a', keyId: caller.keyId, developerId: caller.developerId },
+        { requestId: caller.requestId ?? 'a2a', keyId: caller.keyId },
+        apiCaller(caller.developerId),
       );
-      return { match_token: matchTokenView(token) };
+      return { match_token: matchTokenView(token, apiCaller(caller.developerId)) };
     }
   }
   throw new SkillInputError('invalid_payload', 'Unknown action.', ['input.action']);
@@ -108,15 +110,15 @@ const checkoutOp: Op = async (deps, input, caller) => {
   switch (q.action) {
     case 'plan': {
       const { action: _a, ...body } = q;
-      return { checkout: await createCheckout(deps.temporal, body) };
+      return { checkout: await createCheckout(deps.temporal, deps.db, body, apiCaller(caller.developerId)) };
     }
     case 'confirm': {
       const { action: _a, checkout_id, ...body } = q;
       const keys = { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl };
-      return { checkout: await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys }, checkout_id, body) };
+      return { checkout: await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys }, checkout_id, body, apiCaller(caller.developerId)) };
     }
     case 'get':
-      return { checkout: checkoutView(await getCheckout(deps.db, q.checkout_id)) };
+      return { checkout: checkoutView(await getCheckoutAs(deps.db, q.checkout_id, apiCaller(caller.developerId))) };
   }
   throw new SkillInputError('invalid_payload', 'Unknown action.', ['input.action']);
 };

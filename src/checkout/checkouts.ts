@@ -10,6 +10,7 @@ import { endpointPolicy } from '../registry/endpoint-safety';
 import { boundedRequest, OutboundError } from '../registry/outbound-http';
 import { openWebhookSecret } from '../registry/secrets';
 import { iso } from '../time';
+import { mayAct, SYSTEM, type Caller } from '../tenancy';
 
 /**
  * Agentic checkout (spec 4.3, DESIGN §6.1, docs/CHECKOUT.md). Every function here is called by one
@@ -96,6 +97,13 @@ export async function getCheckout(db: Db, id: string): Promise<CheckoutRow> {
   return c;
 }
 
+/** A checkout as `caller` may see it: its developer's keys only (another's is 404 checkout_not_found). */
+export async function getCheckoutAs(db: Db, id: string, caller: Caller): Promise<CheckoutRow> {
+  const c = await findCheckout(db, id);
+  if (!c || !mayAct(caller, c.developer_id)) throw checkoutNotFound(id);
+  return c;
+}
+
 /** Appends an audit entry unless one with the same step is there already (retries append once). */
 function appendAudit(step: string, outcome: string, detail?: Record<string, unknown>): RawBuilder<AuditEntry[]> {
   const entry: AuditEntry = { step, at: new Date().toISOString(), outcome, ...(detail ? { detail } : {}) };
@@ -124,7 +132,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   const existing = await findCheckout(db, req.checkoutId);
   if (existing) return { ok: true, checkout: checkoutView(existing) };
 
-  const intent = await db.selectFrom('intents').select('intent_id').where('intent_id', '=', req.intent_id).executeTakeFirst();
+  const intent = await db.selectFrom('intents').select(['intent_id', 'developer_id']).where('intent_id', '=', req.intent_id).executeTakeFirst();
   if (!intent) return reject(404, 'intent_not_found', `No intent '${req.intent_id}'.`);
   const proposal = await db.selectFrom('proposals').selectAll().where('proposal_id', '=', req.proposal_id).executeTakeFirst();
   if (!proposal) return reject(404, 'proposal_not_found', `No proposal '${req.proposal_id}'.`);
@@ -201,6 +209,8 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
         metadata: JSON.stringify(req.metadata ?? {}),
         audit_trail: JSON.stringify(audit),
         workflow_id: req.workflowId,
+        // The checkout belongs to its intent's developer (the API checked the caller is that developer).
+        developer_id: intent.developer_id,
         expires_at: expiresAt,
         created_at: now,
         updated_at: now,
@@ -212,11 +222,13 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     if ((err as { constraint?: string }).constraint === 'agentic_checkouts_live_token_key') {
       const live = await db
         .selectFrom('agentic_checkouts')
-        .select('checkout_id')
+        .select(['checkout_id', 'developer_id'])
         .where('match_token_id', '=', token.match_token_id)
         .where('status', 'in', ['awaiting_confirmation', 'confirming', 'confirmed'])
         .executeTakeFirst();
-      return reject(409, 'match_token_in_checkout', `Match token ${token.match_token_id} is already used by checkout ${live?.checkout_id ?? '(another)'}.`);
+      // Name the other checkout only when it is the same developer's: ids never cross tenants.
+      const named = live && live.developer_id !== null && live.developer_id === intent.developer_id ? `checkout ${live.checkout_id}` : 'another checkout';
+      return reject(409, 'match_token_in_checkout', `Match token ${token.match_token_id} is already used by ${named}.`);
     }
     throw err;
   }
@@ -239,7 +251,7 @@ export async function authorizeCheckout(db: Db, checkoutId: string, consent: Con
     .where('status', '=', 'awaiting_confirmation')
     .execute();
   try {
-    const { authorization } = await authorizePayment(db, c.match_token_id, { proposal_id: c.proposal_id, currency: c.currency }, {});
+    const { authorization } = await authorizePayment(db, c.match_token_id, { proposal_id: c.proposal_id, currency: c.currency }, SYSTEM);
     await db
       .updateTable('agentic_checkouts')
       .set({

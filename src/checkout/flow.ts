@@ -11,7 +11,8 @@ import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkou
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { agenticCheckout, confirmUpdate, getPlanUpdate } from '../../workflows/agentic-checkout';
-import { checkoutView, findCheckout, getCheckout, type CheckoutView } from './checkouts';
+import { checkoutView, findCheckout, getCheckoutAs, type CheckoutView } from './checkouts';
+import { mayAct, type Caller } from '../tenancy';
 
 /**
  * The API side of the agentic checkout (DESIGN §5): start the workflow and wait for its plan
@@ -37,9 +38,31 @@ function mapTemporalError(err: unknown): unknown {
   return err;
 }
 
+/**
+ * Before any workflow starts: the intent, the proposal and the match token must be the caller's
+ * (docs/TENANCY.md). Another developer's record answers with its own not-found, exactly as an id that
+ * does not exist, so a checkout can never be planned on someone else's token.
+ */
+async function assertOwnReferences(db: Db, body: Pick<CheckoutCreateBody, 'intent_id' | 'proposal_id' | 'match_token_id'>, caller: Caller): Promise<void> {
+  const [intent, proposal, token] = await Promise.all([
+    db.selectFrom('intents').select('developer_id').where('intent_id', '=', body.intent_id).executeTakeFirst(),
+    db
+      .selectFrom('proposals as p')
+      .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
+      .select('i.developer_id')
+      .where('p.proposal_id', '=', body.proposal_id)
+      .executeTakeFirst(),
+    db.selectFrom('match_tokens').select('developer_id').where('match_token_id', '=', body.match_token_id).executeTakeFirst(),
+  ]);
+  if (!intent || !mayAct(caller, intent.developer_id)) throw new AppError(404, 'intent_not_found', `No intent '${body.intent_id}'.`);
+  if (proposal && !mayAct(caller, proposal.developer_id)) throw new AppError(404, 'proposal_not_found', `No proposal '${body.proposal_id}'.`);
+  if (token && !mayAct(caller, token.developer_id)) throw new AppError(404, 'match_token_not_found', `No match token '${body.match_token_id}'.`);
+}
+
 /** POST /v1/agentic-checkout: 201 with the plan, or the failed check's code. */
-export async function createCheckout(temporal: TemporalHandle | null, body: CheckoutCreateBody): Promise<CheckoutView> {
+export async function createCheckout(temporal: TemporalHandle | null, db: Db, body: CheckoutCreateBody, caller: Caller): Promise<CheckoutView> {
   const t = requireTemporal(temporal);
+  await assertOwnReferences(db, body, caller);
   const checkoutId = newId('chk');
   const workflowId = workflowIds.checkout(checkoutId);
   const start = new WithStartWorkflowOperation(agenticCheckout, {
@@ -77,7 +100,7 @@ export async function verifyMatchTokenJws(keys: VerifyKeys, jws: string): Promis
   }
 }
 
-const storedOutcome = (c: Awaited<ReturnType<typeof getCheckout>>): CheckoutView | null => {
+const storedOutcome = (c: Awaited<ReturnType<typeof getCheckoutAs>>): CheckoutView | null => {
   if (c.status === 'confirmed') return checkoutView(c);
   if (c.status === 'expired') throw new AppError(409, 'checkout_expired', `The checkout plan expired at ${c.expires_at.toISOString()}.`);
   if (c.status === 'failed') {
@@ -88,8 +111,8 @@ const storedOutcome = (c: Awaited<ReturnType<typeof getCheckout>>): CheckoutView
 };
 
 /** POST /v1/agentic-checkout/{id}/confirm. */
-export async function confirmCheckout(deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys }, checkoutId: string, body: CheckoutConfirmBody): Promise<CheckoutView> {
-  const c = await getCheckout(deps.db, checkoutId);
+export async function confirmCheckout(deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys }, checkoutId: string, body: CheckoutConfirmBody, caller: Caller): Promise<CheckoutView> {
+  const c = await getCheckoutAs(deps.db, checkoutId, caller);
   const claims = await verifyMatchTokenJws(deps.keys, body.match_token);
   if (claims.jti !== c.match_token_id || claims.proposal_id !== c.proposal_id) {
     throw new AppError(409, 'match_token_mismatch', `The signed match token is not the token (${c.match_token_id}) this checkout was planned with.`);

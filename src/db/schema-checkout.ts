@@ -31,6 +31,8 @@ export interface AgenticCheckoutsTable {
   audit_trail: Json<AuditEntry[]>;
   failure: Json<Record<string, unknown> | null>;
   workflow_id: string;
+  /** The owner (docs/TENANCY.md): the developer of the checkout's intent. */
+  developer_id: string | null;
   expires_at: Timestamp;
   confirmed_at: NullableTimestamp;
   expired_at: NullableTimestamp;

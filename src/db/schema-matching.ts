@@ -111,6 +111,8 @@ export interface MatchTokensTable {
   expires_at: Timestamp;
   accepted_at: NullableTimestamp;
   updated_at: Timestamp;
+  /** The owner (docs/TENANCY.md): the developer of the session the token was minted in. */
+  developer_id: string | null;
 }
 
 export interface PaymentAuthorizationsTable {
@@ -121,6 +123,8 @@ export interface PaymentAuthorizationsTable {
   currency: string;
   authorized_at: Timestamp;
   key_id: string | null;
+  /** The owner: the developer of the token it authorizes. */
+  developer_id: string | null;
 }
 
 export interface MatchingTables {

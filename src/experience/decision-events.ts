@@ -4,7 +4,8 @@ import { DECISION_EVENT_TYPES, type DecisionEventsTable, type DecisionEventType 
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { getProduct, productNotFound } from '../catalog/products';
-import { getIntent, type IntentRow } from '../matching/intents';
+import { getOwnIntent, type IntentRow } from '../matching/intents';
+import { mayAct, ownerOf, type Caller } from '../tenancy';
 import { matchTokenNotFound } from '../matching/match-tokens';
 import { proposalNotFound, type ProposalRow } from '../matching/proposals';
 import type { DecisionEventInput, DecisionEventT, ExperiencePreviewT } from '../schemas/experience';
@@ -55,17 +56,27 @@ interface References {
 }
 
 /** Every named reference must exist (404) and they must agree with each other (409). */
-async function resolveReferences(db: Db, input: DecisionEventInput): Promise<References> {
-  const [intent, proposal, token, product] = await Promise.all([
-    input.intent_id ? getIntent(db, input.intent_id) : null,
-    input.proposal_id ? db.selectFrom('proposals').selectAll().where('proposal_id', '=', input.proposal_id).executeTakeFirst() : null,
+async function resolveReferences(db: Db, input: DecisionEventInput, caller: Caller): Promise<References> {
+  const [intent, proposalRow, token, product] = await Promise.all([
+    // Events are about the caller's own records: another developer's answer as ids that do not exist.
+    input.intent_id ? getOwnIntent(db, input.intent_id, caller) : null,
+    input.proposal_id
+      ? db
+          .selectFrom('proposals as p')
+          .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
+          .selectAll('p')
+          .select('i.developer_id as intent_developer_id')
+          .where('p.proposal_id', '=', input.proposal_id)
+          .executeTakeFirst()
+      : null,
     input.match_token_id
-      ? db.selectFrom('match_tokens').select(['match_token_id', 'proposal_id', 'intent_id']).where('match_token_id', '=', input.match_token_id).executeTakeFirst()
+      ? db.selectFrom('match_tokens').select(['match_token_id', 'proposal_id', 'intent_id', 'developer_id']).where('match_token_id', '=', input.match_token_id).executeTakeFirst()
       : null,
     input.product_id ? getProduct(db, input.product_id) : null,
   ]);
-  if (input.proposal_id && !proposal) throw proposalNotFound(input.proposal_id);
-  if (input.match_token_id && !token) throw matchTokenNotFound(input.match_token_id);
+  if (input.proposal_id && (!proposalRow || !mayAct(caller, proposalRow.intent_developer_id))) throw proposalNotFound(input.proposal_id);
+  if (input.match_token_id && (!token || !mayAct(caller, token.developer_id))) throw matchTokenNotFound(input.match_token_id);
+  const proposal: ProposalRow | null = proposalRow ? (({ intent_developer_id: _owner, ...p }) => p)(proposalRow) : null;
   if (input.product_id && !product) throw productNotFound(input.product_id);
   if (token && proposal && token.proposal_id !== proposal.proposal_id) {
     throw new AppError(409, 'match_token_mismatch', `Match token ${token.match_token_id} names proposal ${token.proposal_id}, not ${proposal.proposal_id}.`);
@@ -98,23 +109,25 @@ async function confirmedToken(db: Db, refs: References): Promise<string> {
  * The preview a remix starts from: the latest remix of the same proposal (or, without one, of the
  * same catalog product by the same agent), else the proposal's own preview, else a fresh one.
  */
-async function remixBase(db: Db, productId: number, proposal: ProposalRow | null, agentId: string | null, intent: IntentRow | null): Promise<{ base: ExperiencePreviewT; product: { product_id: number; title: string; brand: string | null } }> {
-  let q = db.selectFrom('decision_events').select('payload').where('event_type', '=', 'remix');
+async function remixBase(db: Db, productId: number, proposal: ProposalRow | null, agentId: string | null, intent: IntentRow | null, caller: Caller): Promise<{ base: ExperiencePreviewT; product: { product_id: number; title: string; brand: string | null } }> {
+  // Only the caller's developer's remixes: another developer's edits are theirs (docs/TENANCY.md).
+  const owner = ownerOf(caller);
+  let q = db.selectFrom('decision_events').select('payload').where('event_type', '=', 'remix').where('developer_id', owner === null ? 'is' : '=', owner);
   q = proposal ? q.where('proposal_id', '=', proposal.proposal_id) : q.where('proposal_id', 'is', null).where('product_id', '=', productId).where('agent_id', agentId === null ? 'is' : '=', agentId);
   const [last, product] = await Promise.all([q.orderBy('created_at', 'desc').orderBy('feedback_id', 'desc').executeTakeFirst(), getProduct(db, productId)]);
   if (!product) throw productNotFound(productId);
   const previous = (last?.payload as Record<string, unknown> | undefined)?.revised_experience_preview;
   if (isBuiltPreview(previous)) return { base: previous, product };
   if (proposal && isBuiltPreview(proposal.experience_preview)) return { base: proposal.experience_preview, product };
-  const context = readContext(intent?.experience_context ?? (proposal ? (await getIntent(db, proposal.intent_id)).experience_context : {}));
+  const context = readContext(intent?.experience_context ?? (proposal ? (await getOwnIntent(db, proposal.intent_id, caller)).experience_context : {}));
   return { base: buildPreview(product, context), product };
 }
 
-export async function recordDecisionEvent(db: Db, input: DecisionEventInput, caller: { developerId?: string }): Promise<DecisionEventT> {
+export async function recordDecisionEvent(db: Db, input: DecisionEventInput, caller: Caller): Promise<DecisionEventT> {
   const type = eventType(input.event_type);
   const payload: Record<string, unknown> = { ...(input.payload ?? {}) };
   const agentId = agentOf(input, payload);
-  const refs = await resolveReferences(db, input);
+  const refs = await resolveReferences(db, input, caller);
   const productId = refs.proposal?.product_id ?? input.product_id ?? null;
   if (NEEDS_PROPOSAL.includes(type) && !refs.proposal) throw invalid('proposal_id', `a ${type} event needs proposal_id (or match_token_id).`);
 
@@ -122,7 +135,7 @@ export async function recordDecisionEvent(db: Db, input: DecisionEventInput, cal
   if (type === 'confirm') matchTokenId = await confirmedToken(db, refs);
   if (type === 'remix') {
     if (productId === null) throw invalid('proposal_id', 'a remix needs proposal_id (or product_id for a feed item).');
-    const { base, product } = await remixBase(db, productId, refs.proposal, agentId, refs.intent);
+    const { base, product } = await remixBase(db, productId, refs.proposal, agentId, refs.intent, caller);
     payload.revised_experience_preview = remixPreview(product, base, payload.dimension, payload.value);
   }
 
@@ -138,7 +151,7 @@ export async function recordDecisionEvent(db: Db, input: DecisionEventInput, cal
       product_id: productId,
       agent_id: agentId,
       payload: JSON.stringify(payload),
-      developer_id: caller.developerId ?? null,
+      developer_id: ownerOf(caller),
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -9,6 +9,7 @@ import { buildExperienceCard, type CardProduct } from './card';
 import { contentId } from './content-id';
 import { loadCreatorEvidence } from './facts';
 import { deriveTaste, effectiveTaste, type DerivedTaste, type EffectiveTaste } from './taste';
+import type { Caller } from '../tenancy';
 
 /** Candidates scored per feed: the best-selling matches of the seeds, enough to rank from. */
 const CANDIDATES = 400;
@@ -186,9 +187,9 @@ function tasteFit(p: Candidate, seeds: Seeds, taste: EffectiveTaste, derived: De
  * events merged with the profile it sends) and its inspiration refs, as experience cards. Same input
  * over the same events and catalog: same items in the same order, same feed_id.
  */
-export async function experienceFeed(db: Db, input: ExperienceFeedInput, now = new Date()): Promise<ExperienceFeedT> {
+export async function experienceFeed(db: Db, input: ExperienceFeedInput, caller: Caller, now = new Date()): Promise<ExperienceFeedT> {
   const explicit = input.taste_profile ?? {};
-  const derived = await deriveTaste(db, input.agent_id);
+  const derived = await deriveTaste(db, input.agent_id, caller);
   const taste = effectiveTaste(derived, explicit);
   const { seeds, resolved } = await resolveInspiration(db, input.inspiration_refs ?? [], taste);
   const pool = await candidates(db, seeds, taste, derived.excluded_product_ids);

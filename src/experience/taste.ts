@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connect';
 import type { DecisionEventType } from '../db/schema-supply';
 import type { ExperienceFeedT, TasteProfileInput } from '../schemas/experience';
+import type { Caller } from '../tenancy';
 
 /**
  * An agent's taste, read from its own decision events on catalog products. Only the events that say
@@ -42,11 +43,17 @@ function add(t: Tally, name: string | null, w: number) {
 const ranked = (t: Tally) =>
   [...t.entries()].map(([name, v]) => ({ name, score: v.score, events: v.events })).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
 
-export async function deriveTaste(db: Db, agentId: string): Promise<DerivedTaste> {
+/**
+ * The taste an agent's decisions tell, from the events the caller's developer recorded only: an
+ * agent id is a name any developer may use, and another developer's events are not theirs to read
+ * (docs/TENANCY.md).
+ */
+export async function deriveTaste(db: Db, agentId: string, caller: Caller): Promise<DerivedTaste> {
   const { rows } = await sql<TasteEvent>`
     select e.product_id, e.event_type, p.category_l2, p.brand, p.price_cents, p.currency
     from decision_events e join products p on p.product_id = e.product_id
     where e.agent_id = ${agentId} and e.event_type = any(${TASTE_TYPES}::text[])
+      ${caller.kind === 'api' ? sql`and e.developer_id is not distinct from ${caller.developerId}` : sql``}
     order by e.created_at desc, e.feedback_id desc
     limit ${TASTE_EVENT_LIMIT}`.execute(db);
   const categories: Tally = new Map();

@@ -7,6 +7,8 @@ import type { ApiKeyPrincipal } from '../console/api-keys';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import type { IntentMandate, IntentMandatePayload, IntentMandateSignInput } from '../schemas/mandates';
+import { getOwnIntent } from '../matching/intents';
+import { apiCaller } from '../tenancy';
 
 /**
  * Intent mandates (spec 5.6): the payload is serialized as RFC 8785 canonical JSON, and those UTF-8
@@ -37,6 +39,8 @@ export function canonicalPayload(payload: IntentMandatePayload): string {
 export async function signIntentMandate(deps: MandateDeps, input: IntentMandateSignInput, principal: ApiKeyPrincipal): Promise<IntentMandate> {
   const key = deps.signingKey;
   if (!key) throw signingUnavailable();
+  // A mandate may name only an intent of the caller's own (another developer's answers as unknown).
+  if (input.intent_id !== undefined) await getOwnIntent(deps.db, input.intent_id, apiCaller(principal.developerId));
 
   // Whole seconds, so issued_at/expires_at read the same in every language's date parser.
   const issued = new Date(Math.floor((deps.now?.() ?? new Date()).getTime() / 1000) * 1000);

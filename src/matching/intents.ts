@@ -7,6 +7,7 @@ import type { IntentCreateInput } from '../schemas/intents';
 import { keywordTags, normalizeQuery, parseBudget, parseRegion } from './intent-text';
 import { fromCents, toCents } from './money';
 import { iso } from '../time';
+import { mayAct, mayRead, type Caller } from '../tenancy';
 
 export type IntentRow = Selectable<IntentsTable>;
 
@@ -136,9 +137,36 @@ export async function createIntent(db: Db, input: IntentCreateInput, caller: { d
     .executeTakeFirstOrThrow();
 }
 
-export async function getIntent(db: Db, intentId: string): Promise<IntentRow> {
+/**
+ * An intent the caller may read (docs/TENANCY.md): its developer's keys, and a merchant (by its
+ * registration token) the intent was dispatched to or that proposed to it. Anyone else: 404, as if
+ * it did not exist.
+ */
+export async function getIntent(db: Db, intentId: string, caller: Caller): Promise<IntentRow> {
   const i = await db.selectFrom('intents').selectAll().where('intent_id', '=', intentId).executeTakeFirst();
   if (!i) throw intentNotFound(intentId);
+  if (mayRead(caller, i.developer_id)) return i;
+  if (caller.kind === 'api' && caller.merchantId && (await merchantWasSent(db, i.intent_id, caller.merchantId))) return i;
+  throw intentNotFound(intentId);
+}
+
+/** An intent the caller may act on (match, mandate, checkout, events): its owner only. */
+export async function getOwnIntent(db: Db, intentId: string, caller: Caller): Promise<IntentRow> {
+  const i = await db.selectFrom('intents').selectAll().where('intent_id', '=', intentId).executeTakeFirst();
+  if (!i || !mayAct(caller, i.developer_id)) throw intentNotFound(intentId);
   return i;
+}
+
+/** The intent reached the merchant: a delivery was planned for it, or the merchant proposed to it. */
+export async function merchantWasSent(db: Db, intentId: string, merchantId: string): Promise<boolean> {
+  const hit = await db
+    .selectFrom('deliveries')
+    .select('delivery_id as id')
+    .where('intent_id', '=', intentId)
+    .where('merchant_id', '=', merchantId)
+    .union(db.selectFrom('proposals').select('proposal_id as id').where('intent_id', '=', intentId).where('merchant_agent_id', '=', merchantId))
+    .limit(1)
+    .executeTakeFirst();
+  return hit !== undefined;
 }
 

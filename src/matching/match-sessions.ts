@@ -7,7 +7,8 @@ import { newId } from '../ids';
 import type { CardFactsCache } from '../catalog/cards';
 import { issueCards, matchRecId } from '../recommend/issued-cards';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
-import { getIntent, type IntentRow } from './intents';
+import { getOwnIntent, type IntentRow } from './intents';
+import type { Caller } from '../tenancy';
 import { expireDueProposals } from './proposals';
 import { rankProposals, RANKING_COLUMNS, RANKING_WEIGHTS, type RankableProposal, type RankedProposal } from './ranking';
 import { iso } from '../time';
@@ -47,9 +48,10 @@ function explain(ranked: RankedProposal[], excluded: number): string {
 export async function createMatchSession(
   db: Db,
   input: { intent_id: string; proposal_ids?: string[] },
-  opts: { ttlSeconds: number; developerId?: string; publicBaseUrl: string; cardFacts?: CardFactsCache },
+  opts: { ttlSeconds: number; caller: Caller; publicBaseUrl: string; cardFacts?: CardFactsCache },
 ): Promise<MatchSessionRow> {
-  const intent = await getIntent(db, input.intent_id);
+  // Only the intent's developer may rank it; the session belongs to the same developer.
+  const intent = await getOwnIntent(db, input.intent_id, opts.caller);
   await expireDueProposals(db, { intentId: intent.intent_id });
   let candidates: RankableProposal[];
   if (input.proposal_ids) {
@@ -76,7 +78,7 @@ export async function createMatchSession(
       source: 'match',
       matchSessionId: sessionId,
     });
-    return storeMatchSession(trx, { sessionId, intentId: intent.intent_id, ranking, now, ttlSeconds: opts.ttlSeconds, developerId: opts.developerId });
+    return storeMatchSession(trx, { sessionId, intentId: intent.intent_id, ranking, now, ttlSeconds: opts.ttlSeconds, developerId: intent.developer_id ?? undefined });
   });
 }
 

@@ -11,13 +11,19 @@ import { matchNotFound } from './match-sessions';
 import { proposalNotFound, proposalView, transitionProposal } from './proposals';
 import type { RankedProposal } from './ranking';
 import { iso } from '../time';
+import { mayAct, mayRead, owns, SYSTEM, type Caller } from '../tenancy';
 
 export type MatchTokenRow = Selectable<MatchTokensTable>;
 
 export const matchTokenNotFound = (id: string) => new AppError(404, 'match_token_not_found', `No match token '${id}'.`);
 
 
-export function matchTokenView(t: MatchTokenRow) {
+/**
+ * A token as `viewer` may see it: `trace_ids` (request, API key and developer ids of the accept) are
+ * internal and shown to the token's owner only; anyone else (a token without an owner is readable by
+ * id) sees an empty object.
+ */
+export function matchTokenView(t: MatchTokenRow, viewer: Caller) {
   return {
     match_token_id: t.match_token_id,
     match_session_id: t.match_session_id,
@@ -29,7 +35,7 @@ export function matchTokenView(t: MatchTokenRow) {
     intent_snapshot: t.intent_snapshot,
     proposal_snapshot: t.proposal_snapshot,
     ranking_snapshot: t.ranking_snapshot,
-    trace_ids: t.trace_ids,
+    trace_ids: owns(viewer, t.developer_id) ? t.trace_ids : {},
     signed_token: t.signed_token,
     issued_at: iso(t.issued_at),
     expires_at: iso(t.expires_at),
@@ -53,13 +59,14 @@ export function selectTokens(db: Db) {
     .selectFrom('match_tokens')
     .select([
       'match_token_id', 'match_session_id', 'intent_id', 'proposal_id', 'amount_cents', 'currency', 'intent_snapshot', 'proposal_snapshot',
-      'ranking_snapshot', 'trace_ids', 'signed_token', 'issued_at', 'expires_at', 'accepted_at', 'updated_at', effectiveState.as('acceptance_state'),
+      'ranking_snapshot', 'trace_ids', 'signed_token', 'issued_at', 'expires_at', 'accepted_at', 'updated_at', 'developer_id', effectiveState.as('acceptance_state'),
     ]);
 }
 
-export async function getMatchToken(db: Db, id: string): Promise<MatchTokenRow> {
+/** A token its developer's keys may read (or anyone, for a token without an owner); else 404. */
+export async function getMatchToken(db: Db, id: string, caller: Caller): Promise<MatchTokenRow> {
   const t = await selectTokens(db).where('match_token_id', '=', id).executeTakeFirst();
-  if (!t) throw matchTokenNotFound(id);
+  if (!t || !mayRead(caller, t.developer_id)) throw matchTokenNotFound(id);
   return t;
 }
 
@@ -98,11 +105,13 @@ export async function acceptMatch(
   deps: AcceptDeps,
   sessionId: string,
   body: { proposal_id?: string; match_token_id?: string },
-  trace: { requestId: string; keyId?: string; developerId?: string },
+  trace: { requestId: string; keyId?: string },
+  caller: Caller,
 ): Promise<MatchTokenRow> {
   return deps.db.transaction().execute(async (trx) => {
     const session = await trx.selectFrom('match_sessions').selectAll().where('match_session_id', '=', sessionId).forUpdate().executeTakeFirst();
-    if (!session) throw matchNotFound(sessionId);
+    // Another developer's session (or one without an owner) is not there for this caller.
+    if (!session || !mayAct(caller, session.developer_id)) throw matchNotFound(sessionId);
     const now = new Date();
     if (session.status === 'expired' || session.expires_at <= now) {
       await trx.updateTable('match_sessions').set({ status: 'expired', updated_at: now }).where('match_session_id', '=', sessionId).execute();
@@ -130,8 +139,14 @@ export async function acceptMatch(
     if (!proposalId) throw new AppError(409, 'no_ranked_proposals', `Match session ${sessionId} has no ranked proposal to accept.`);
     const entry = ranked.find((r) => r.proposal_id === proposalId);
     if (!entry) {
-      const exists = await trx.selectFrom('proposals').select('proposal_id').where('proposal_id', '=', proposalId).executeTakeFirst();
-      if (!exists) throw proposalNotFound(proposalId);
+      // Whether another developer's proposal exists is not this caller's business: 404 for those too.
+      const exists = await trx
+        .selectFrom('proposals as p')
+        .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
+        .select(['p.proposal_id', 'i.developer_id'])
+        .where('p.proposal_id', '=', proposalId)
+        .executeTakeFirst();
+      if (!exists || !mayAct(caller, exists.developer_id)) throw proposalNotFound(proposalId);
       throw new AppError(409, 'proposal_not_in_session', `Proposal ${proposalId} was not ranked in match session ${sessionId}.`);
     }
     const live = await trx
@@ -146,7 +161,7 @@ export async function acceptMatch(
     const current = await trx.selectFrom('proposals').select('proposal_state').where('proposal_id', '=', proposalId).executeTakeFirstOrThrow();
     if (current.proposal_state === 'expired') throw new AppError(409, 'proposal_expired', `Proposal ${proposalId} has expired.`);
     const proposal = await transitionProposal(trx, proposalId, 'pending_confirmation', `match token for session ${sessionId}`);
-    const intent = await getIntent(deps.db, session.intent_id);
+    const intent = await getIntent(deps.db, session.intent_id, SYSTEM);
     const id = newId('mt');
     const expiresAt = new Date(now.getTime() + deps.ttlSeconds * 1000);
     const signed = await signMatchToken(deps, {
@@ -176,7 +191,8 @@ export async function acceptMatch(
         intent_snapshot: JSON.stringify(intentView(intent)),
         proposal_snapshot: JSON.stringify(proposalView(proposal)),
         ranking_snapshot: JSON.stringify({ ...entry, ranked_count: ranked.length, weights: (session.summary as { weights?: unknown }).weights ?? null }),
-        trace_ids: JSON.stringify({ request_id: trace.requestId, match_session_id: sessionId, api_key_id: trace.keyId ?? null, developer_id: trace.developerId ?? null }),
+        trace_ids: JSON.stringify({ request_id: trace.requestId, match_session_id: sessionId, api_key_id: trace.keyId ?? null, developer_id: session.developer_id }),
+        developer_id: session.developer_id,
         signed_token: signed,
         issued_at: now,
         expires_at: expiresAt,

@@ -6,6 +6,7 @@ import { newId } from '../ids';
 import { expireDueTokens, type MatchTokenRow } from './match-tokens';
 import { toCents } from './money';
 import { transitionProposal } from './proposals';
+import { mayAct, type Caller } from '../tenancy';
 
 /**
  * Payment authorization against a match token (spec 3.4, 4.2). It succeeds only when every check
@@ -52,12 +53,15 @@ export async function authorizePayment(
   db: Db,
   tokenId: string,
   req: PaymentRequest,
-  caller: { keyId?: string },
+  caller: Caller,
+  trace: { keyId?: string } = {},
 ): Promise<{ authorization: PaymentAuthorizationRow; token: MatchTokenRow }> {
+  // Persisting a due expiry is harmless whoever asks (the token reads as expired either way).
   await expireDueTokens(db, { tokenId });
   return db.transaction().execute(async (trx) => {
     const token = await trx.selectFrom('match_tokens').selectAll().where('match_token_id', '=', tokenId).forUpdate().executeTakeFirst();
-    if (!token) throw conflict('match_token_invalid', `No match token '${tokenId}'.`);
+    // Another developer's token answers as an unknown one (this operation's not-found is 409 match_token_invalid).
+    if (!token || !mayAct(caller, token.developer_id)) throw conflict('match_token_invalid', `No match token '${tokenId}'.`);
 
     if (token.acceptance_state === 'payment_authorized') {
       const existing = await trx.selectFrom('payment_authorizations').selectAll().where('match_token_id', '=', tokenId).executeTakeFirstOrThrow();
@@ -93,7 +97,8 @@ export async function authorizePayment(
         amount_cents: proposal.price_cents,
         currency: proposal.currency,
         authorized_at: now,
-        key_id: caller.keyId ?? null,
+        key_id: trace.keyId ?? null,
+        developer_id: token.developer_id,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

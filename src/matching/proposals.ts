@@ -9,7 +9,10 @@ import { proposalExperience } from '../experience/proposal-experience';
 import { getMerchant } from '../registry/merchants';
 import { assessReadiness } from '../registry/readiness';
 import type { ProposalCreateInput } from '../schemas/proposals';
-import { getIntent } from './intents';
+import { getIntent, merchantWasSent, type IntentRow } from './intents';
+import { intentCategoryTags } from '../dispatch/category-terms';
+import type { MerchantRow } from '../db/schema';
+import { mayRead, SYSTEM, type Caller } from '../tenancy';
 import { fromCents, toCents } from './money';
 import { assertTransition } from './proposal-state';
 import { computeTrustScore, recentHealth } from './trust-score';
@@ -68,12 +71,14 @@ export function productSnapshot(product: ProductRow, now: Date) {
  * `merchant_agent_id`. The product is frozen into `product_snapshot` and the trust score computed
  * now, so later catalog changes cannot rewrite what the shopper was shown.
  */
-export async function submitProposal(db: Db, input: ProposalCreateInput): Promise<ProposalRow> {
+export async function submitProposal(db: Db, input: ProposalCreateInput, caller: Caller): Promise<ProposalRow> {
   const [intent, merchant, product] = await Promise.all([
-    getIntent(db, input.intent_id),
+    // Read as the gateway: whether this merchant may answer it is decided below, with the same 404.
+    getIntent(db, input.intent_id, SYSTEM),
     getMerchant(db, input.merchant_agent_id),
     getProduct(db, input.product_id),
   ]);
+  if (caller.kind === 'api' && !(await mayPropose(db, intent, merchant))) throw intentNotFoundFor(input.intent_id);
   if (!product) throw productNotFound(input.product_id);
   if (merchant.status !== 'active') throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
   if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
@@ -139,6 +144,38 @@ export async function submitProposal(db: Db, input: ProposalCreateInput): Promis
   });
 }
 
+const intentNotFoundFor = (id: string) => new AppError(404, 'intent_not_found', `No intent '${id}'.`);
+
+/**
+ * The merchant subscribes to the intent: the same rule Intent.Surge fans out by (planSurgePage):
+ * subscription tags meet the intent's tags, and region and category tags agree when both sides
+ * state them.
+ */
+export function subscribesTo(m: Pick<MerchantRow, 'subscription_tags' | 'regions' | 'category_tags'>, i: Pick<IntentRow, 'intent_tags' | 'region'>): boolean {
+  const tags = new Set(i.intent_tags);
+  if (!m.subscription_tags.some((t) => tags.has(t))) return false;
+  if (m.regions.length && i.region !== null && !m.regions.includes(i.region)) return false;
+  const categories = intentCategoryTags(i.intent_tags);
+  if (m.category_tags.length && categories.length && !m.category_tags.some((t) => categories.includes(t.toLowerCase()))) return false;
+  return true;
+}
+
+/**
+ * Who may answer an intent through its registration token (docs/TENANCY.md): a merchant the intent
+ * was dispatched to (or that already proposed to it); one whose subscription the intent meets, so a
+ * merchant that was slow to be reached (or joined after the fan-out) may still answer an open intent;
+ * and a merchant registered by the intent's own developer (a developer running both sides sees the
+ * intent anyway). Any other merchant gets 404 intent_not_found, as for an intent that does not exist.
+ */
+export async function mayPropose(db: Db, intent: IntentRow, merchant: MerchantRow): Promise<boolean> {
+  if (subscribesTo(merchant, intent)) return true;
+  if (intent.developer_id !== null && merchant.registered_by_key_id) {
+    const key = await db.selectFrom('api_keys').select('developer_id').where('key_id', '=', merchant.registered_by_key_id).executeTakeFirst();
+    if (key?.developer_id === intent.developer_id) return true;
+  }
+  return merchantWasSent(db, intent.intent_id, merchant.merchant_id);
+}
+
 /**
  * Expiry is applied where proposals are read and by a periodic sweep; both use this one statement,
  * which records a transition for each proposal it expires.
@@ -162,17 +199,35 @@ export async function expireDueProposals(db: Db | Transaction<Database>, scope: 
   return rows.length;
 }
 
-export async function getProposal(db: Db, proposalId: string): Promise<ProposalRow> {
+/**
+ * A proposal the caller may read: the keys of the intent's developer, and the merchant that
+ * submitted it (by its registration token). Anyone else: 404 proposal_not_found.
+ */
+export async function getProposal(db: Db, proposalId: string, caller: Caller): Promise<ProposalRow> {
   await expireDueProposals(db, { proposalIds: [proposalId] });
-  const p = await db.selectFrom('proposals').selectAll().where('proposal_id', '=', proposalId).executeTakeFirst();
+  const p = await db
+    .selectFrom('proposals as p')
+    .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
+    .selectAll('p')
+    .select('i.developer_id as intent_developer_id')
+    .where('p.proposal_id', '=', proposalId)
+    .executeTakeFirst();
   if (!p) throw proposalNotFound(proposalId);
-  return p;
+  const { intent_developer_id, ...row } = p;
+  const ownMerchant = caller.kind === 'api' && caller.merchantId !== undefined && caller.merchantId === row.merchant_agent_id;
+  if (!ownMerchant && !mayRead(caller, intent_developer_id)) throw proposalNotFound(proposalId);
+  return row;
 }
 
-export async function listProposals(db: Db, intentId: string, includeExpired: boolean): Promise<ProposalRow[]> {
-  await getIntent(db, intentId);
+/**
+ * The proposals of an intent the caller may read: all of them for the intent's developer, only its
+ * own for a merchant (another merchant's offer is not its business).
+ */
+export async function listProposals(db: Db, intentId: string, includeExpired: boolean, caller: Caller): Promise<ProposalRow[]> {
+  const intent = await getIntent(db, intentId, caller);
   await expireDueProposals(db, { intentId });
   let q = db.selectFrom('proposals').selectAll().where('intent_id', '=', intentId);
+  if (caller.kind === 'api' && !mayRead(caller, intent.developer_id)) q = q.where('merchant_agent_id', '=', caller.merchantId ?? '');
   if (!includeExpired) q = q.where('proposal_state', '!=', 'expired');
   return q.orderBy('created_at', 'asc').orderBy('proposal_id', 'asc').execute();
 }

@@ -7,6 +7,7 @@ import { matchTokenView, selectTokens, type MatchTokenRow } from './match-tokens
 import type { RankedProposal } from './ranking';
 import type { ProductCardDocumentT } from '../schemas/catalog';
 import { getSessionCards } from '../recommend/issued-cards';
+import { mayRead, type Caller } from '../tenancy';
 
 export interface RenderedSession {
   session: Omit<MatchSessionRow, 'ranked_top'>;
@@ -105,10 +106,11 @@ async function readLiveSession(db: Db, id: string): Promise<SessionQueryRow> {
  * and the session's tokens, cut to `top`. One statement once this process holds the top; the
  * first render also reads the top's cards.
  */
-export async function renderMatchSession(db: Db, id: string, top: number, cache?: FrozenTopCache): Promise<RenderedSession> {
+export async function renderMatchSession(db: Db, id: string, top: number, caller: Caller, cache?: FrozenTopCache): Promise<RenderedSession> {
   const known = cache?.get(id);
   const row = known ? await readLiveSession(db, id) : await sessionQuery(db, id, true).executeTakeFirst();
-  if (!row) throw matchNotFound(id);
+  // Another developer's session is not there for this caller (one without an owner is public by id).
+  if (!row || !mayRead(caller, row.developer_id)) throw matchNotFound(id);
   const { ranked_top, tokens, ...session } = row;
   let frozen = known;
   if (!frozen) {
@@ -133,9 +135,9 @@ export async function renderMatchSession(db: Db, id: string, top: number, cache?
 }
 
 /** The body of GET /v1/match/{id} (also the MCP tool get_match_session): the rendered session in its public views. */
-export async function renderMatchSessionBody(db: Db, id: string, top: number, cache?: FrozenTopCache) {
-  const { session, top: ranked, tokens, cards } = await renderMatchSession(db, id, top, cache);
-  return { match_session: matchSessionView(session), ranked_proposals: ranked, match_tokens: tokens.map(matchTokenView), items: cards };
+export async function renderMatchSessionBody(db: Db, id: string, top: number, caller: Caller, cache?: FrozenTopCache) {
+  const { session, top: ranked, tokens, cards } = await renderMatchSession(db, id, top, caller, cache);
+  return { match_session: matchSessionView(session), ranked_proposals: ranked, match_tokens: tokens.map((t) => matchTokenView(t, caller)), items: cards };
 }
 
 /**
@@ -143,10 +145,10 @@ export async function renderMatchSessionBody(db: Db, id: string, top: number, ca
  * read of a session, serializing ten cards and ranked proposals for every request cost more than
  * the rest of the render. Only the session's own fields and its tokens are serialized per request.
  */
-export async function renderMatchSessionJson(db: Db, id: string, top: number, cache?: FrozenTopCache): Promise<string> {
-  const r = await renderMatchSession(db, id, top, cache);
+export async function renderMatchSessionJson(db: Db, id: string, top: number, caller: Caller, cache?: FrozenTopCache): Promise<string> {
+  const r = await renderMatchSession(db, id, top, caller, cache);
   const { ranked, items } = r.frozenJson();
   const { ranked_proposals: _shownBelow, ...head } = matchSessionView(r.session);
   const session = `${JSON.stringify(head).slice(0, -1)},"ranked_proposals":${ranked}}`;
-  return `{"match_session":${session},"ranked_proposals":${ranked},"match_tokens":${JSON.stringify(r.tokens.map(matchTokenView))},"items":${items}}`;
+  return `{"match_session":${session},"ranked_proposals":${ranked},"match_tokens":${JSON.stringify(r.tokens.map((t) => matchTokenView(t, caller)))},"items":${items}}`;
 }

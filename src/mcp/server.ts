@@ -23,7 +23,7 @@ import { renderMatchSession, renderMatchSessionBody, type FrozenTopCache } from 
 import { acceptMatch, getMatchToken, matchTokenView } from '../matching/match-tokens';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { getProposal, listProposals, proposalView } from '../matching/proposals';
-import { checkoutView, getCheckout, shippingMinor } from '../checkout/checkouts';
+import { checkoutView, getCheckoutAs, shippingMinor } from '../checkout/checkouts';
 import { confirmCheckout, createCheckout } from '../checkout/flow';
 import { loadRuntime } from '../runtime/store';
 import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../runtime/start';
@@ -44,6 +44,7 @@ import {
   tokenSummary,
   type Detail,
 } from './summaries';
+import { apiCaller } from '../tenancy';
 
 /**
  * The gateway's shopper journey as MCP tools (docs/MCP.md): recommend or ask merchants, rank, accept,
@@ -239,6 +240,8 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
   const server = new McpServer(info, { instructions: INSTRUCTIONS });
   const { principal } = caller;
   const developerId = principal.developerId;
+  /** Every domain call runs as the key's developer (docs/TENANCY.md). */
+  const me = apiCaller(developerId);
 
   /** Scope check, then the operation; its summary (or the error) as the tool result. */
   const run = async (tool: McpToolName, op: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
@@ -252,9 +255,9 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
   };
 
   const renderSession = async (sessionId: string, limit: number, d: Detail) => {
-    const r = await renderMatchSession(deps.db, sessionId, limit, deps.frozenTops);
-    const body = d === 'full' ? await renderMatchSessionBody(deps.db, sessionId, limit, deps.frozenTops) : null;
-    return sessionSummary(r.session, r.top, r.tokens.map(matchTokenView), r.cards, d, body);
+    const r = await renderMatchSession(deps.db, sessionId, limit, me, deps.frozenTops);
+    const body = d === 'full' ? await renderMatchSessionBody(deps.db, sessionId, limit, me, deps.frozenTops) : null;
+    return sessionSummary(r.session, r.top, r.tokens.map((t) => matchTokenView(t, me)), r.cards, d, body);
   };
 
   server.registerTool(
@@ -302,8 +305,8 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     },
     ({ intent_id, include_expired, detail: d }) =>
       run('list_proposals', async () => {
-        await getIntent(deps.db, intent_id);
-        const proposals = await listProposals(deps.db, intent_id, include_expired);
+        await getIntent(deps.db, intent_id, me);
+        const proposals = await listProposals(deps.db, intent_id, include_expired, me);
         return proposalsSummary(intent_id, proposals.map(proposalView), d);
       }),
   );
@@ -321,12 +324,12 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       run('create_match', async () => {
         const session = await createMatchSession(deps.db, { intent_id, proposal_ids }, {
           ttlSeconds: deps.config.MATCH_SESSION_TTL_S,
-          developerId,
+          caller: me,
           publicBaseUrl: deps.config.publicBaseUrl,
           cardFacts: deps.cardFacts,
         });
         if (d === 'full') {
-          const r = await renderMatchSession(deps.db, session.match_session_id, RENDER_LIMIT_MAX, deps.frozenTops);
+          const r = await renderMatchSession(deps.db, session.match_session_id, RENDER_LIMIT_MAX, me, deps.frozenTops);
           return sessionSummary(session, r.top, [], r.cards, d, { match_session: matchSessionView(session) });
         }
         return renderSession(session.match_session_id, RENDER_LIMIT_MAX, d);
@@ -360,9 +363,10 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           { db: deps.db, signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl, ttlSeconds: deps.config.MATCH_TOKEN_TTL_S },
           match_session_id,
           body,
-          { requestId: caller.requestId, keyId: principal.keyId, developerId },
+          { requestId: caller.requestId, keyId: principal.keyId },
+          me,
         );
-        const view = matchTokenView(token);
+        const view = matchTokenView(token, me);
         return tokenSummary({ ...view, expires_at: view.expires_at ?? '' }, d, { match_token: view });
       }),
   );
@@ -378,14 +382,14 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     },
     ({ match_token_id, buyer_agent_id, amount, currency: cur, detail: d, ...address }) =>
       run('plan_checkout', async () => {
-        const token = await getMatchToken(deps.db, match_token_id);
+        const token = await getMatchToken(deps.db, match_token_id, me);
         let total = amount;
         if (total === undefined) {
-          const proposal = await getProposal(deps.db, token.proposal_id);
+          const proposal = await getProposal(deps.db, token.proposal_id, me);
           total = (proposal.price_cents + shippingMinor(proposal.shipping_commitment)) / 100;
         }
         const shipping = Object.fromEntries(Object.entries(address).filter(([, v]) => v !== undefined).map(([k, v]) => [k.replace(/^ship_to_/, ''), v]));
-        const view = await createCheckout(deps.temporal, {
+        const view = await createCheckout(deps.temporal, deps.db, {
           buyer_agent_id,
           intent_id: token.intent_id,
           proposal_id: token.proposal_id,
@@ -394,7 +398,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           currency: (cur ?? token.currency).toUpperCase(),
           ...(Object.keys(shipping).length ? { shipping_address: shipping } : {}),
           metadata: { via: 'mcp' },
-        });
+        }, me);
         return checkoutSummary(view, d);
       }),
   );
@@ -411,9 +415,9 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     },
     ({ checkout_id, consent_granted, consent_statement, amount, currency: cur, detail: d }) =>
       run('confirm_checkout', async () => {
-        const c = await getCheckout(deps.db, checkout_id);
+        const c = await getCheckoutAs(deps.db, checkout_id, me);
         // The signed token is the checkout's own, read here rather than copied through the model.
-        const token = await getMatchToken(deps.db, c.match_token_id);
+        const token = await getMatchToken(deps.db, c.match_token_id, me);
         const view = await confirmCheckout(
           { db: deps.db, temporal: deps.temporal, keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl } },
           checkout_id,
@@ -424,6 +428,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
             amount,
             currency: cur,
           },
+          me,
         );
         return checkoutSummary(view, d);
       }),
@@ -438,7 +443,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       outputSchema: CheckoutOut,
       annotations: { readOnlyHint: true },
     },
-    ({ checkout_id, detail: d }) => run('get_checkout', async () => checkoutSummary(checkoutView(await getCheckout(deps.db, checkout_id)), d)),
+    ({ checkout_id, detail: d }) => run('get_checkout', async () => checkoutSummary(checkoutView(await getCheckoutAs(deps.db, checkout_id, me)), d)),
   );
 
   server.registerTool(
@@ -458,7 +463,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           ...(entry_agent_id ? { runtime_session: { entry_agent_id } } : {}),
         });
         const out = await startRuntime(deps, body, { developerId, keyId: principal.keyId }, Math.round((wait_s ?? DEFAULT_WAIT_S) * 1000));
-        const rt = out.status === 'completed' ? out.runtime : await loadRuntime(deps.db, out.runtimeId);
+        const rt = out.status === 'completed' ? out.runtime : await loadRuntime(deps.db, out.runtimeId, me);
         return runtimeSummary(rt, d);
       }),
   );
@@ -472,7 +477,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       outputSchema: RuntimeOut,
       annotations: { readOnlyHint: true },
     },
-    ({ runtime_id, detail: d }) => run('get_runtime', async () => runtimeSummary(await loadRuntime(deps.db, runtime_id), d)),
+    ({ runtime_id, detail: d }) => run('get_runtime', async () => runtimeSummary(await loadRuntime(deps.db, runtime_id, me), d)),
   );
 
   server.registerPrompt(

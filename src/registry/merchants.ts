@@ -14,6 +14,7 @@ import {
   sealWebhookSecret,
 } from './secrets';
 import { iso } from '../time';
+import { sha256Hex } from '../crypto/tokens';
 
 /** The legacy merchant-agent registry (spec 2.6, 3.6, 4.5). */
 
@@ -154,6 +155,12 @@ export async function checkMerchantToken(db: Db, merchantId: string, token: stri
   const m = await db.selectFrom('merchants').select('token_hash').where('merchant_id', '=', merchantId).executeTakeFirst();
   if (!m) return 'unknown';
   return registrationTokenMatches(token, m.token_hash) ? 'valid' : 'invalid';
+}
+
+/** The merchant a registration token belongs to (tokens are stored as their SHA-256), if any. */
+export async function findMerchantByToken(db: Db, token: string): Promise<string | undefined> {
+  const m = await db.selectFrom('merchants').select('merchant_id').where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
+  return m?.merchant_id;
 }
 
 export async function heartbeatMerchant(db: Db, merchantId: string): Promise<MerchantRow> {

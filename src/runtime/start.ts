@@ -7,6 +7,7 @@ import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { BUDGET_DEFAULTS, type RuntimeCreateInput } from '../schemas/runtime';
 import type { commerceRuntime } from '../../workflows/commerce-runtime';
 import { deleteRuntime, insertRuntime, loadRuntime, newRuntimeId } from './store';
+import { apiCaller } from '../tenancy';
 
 /** How long a caller waits for the loop by default, and at most (`Prefer: wait=N`, seconds). */
 export const DEFAULT_WAIT_S = 20;
@@ -64,5 +65,5 @@ export async function startRuntime(
   // A failed run has finished too: its stored state says how.
   const done = await within(handle.result().then(() => true, () => true), waitMs);
   if (!done) return { status: 'running', runtimeId };
-  return { status: 'completed', runtime: await loadRuntime(db, runtimeId) };
+  return { status: 'completed', runtime: await loadRuntime(db, runtimeId, apiCaller(caller.developerId)) };
 }

@@ -4,6 +4,7 @@ import type { BudgetConsumed, CommerceBudget, CommerceRuntimeStepsTable, Commerc
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { iso } from '../time';
+import { mayRead, SYSTEM, type Caller } from '../tenancy';
 import { getIntent, intentView } from '../matching/intents';
 import { getProposal, proposalView } from '../matching/proposals';
 import { matchSessionView } from '../matching/match-sessions';
@@ -149,14 +150,16 @@ export function stepView(s: RuntimeStepRow) {
 }
 
 /** The full 2.9 runtime, read from the database with its linked records as their own GETs show them. */
-export async function loadRuntime(db: Db, runtimeId: string) {
+export async function loadRuntime(db: Db, runtimeId: string, caller: Caller) {
   const r = await getRuntimeRow(db, runtimeId);
+  // Another developer's run is not there for this caller (A2A tasks/get answers the same).
+  if (!mayRead(caller, r.developer_id)) throw runtimeNotFound(runtimeId);
   const steps = await db.selectFrom('commerce_runtime_steps').selectAll().where('runtime_id', '=', runtimeId).orderBy('index').execute();
   const [intent, proposal, session, token] = await Promise.all([
-    r.intent_id ? getIntent(db, r.intent_id) : null,
-    r.proposal_id ? getProposal(db, r.proposal_id) : null,
+    r.intent_id ? getIntent(db, r.intent_id, SYSTEM) : null,
+    r.proposal_id ? getProposal(db, r.proposal_id, SYSTEM) : null,
     r.match_session_id ? db.selectFrom('match_sessions').selectAll().where('match_session_id', '=', r.match_session_id).executeTakeFirst() : null,
-    r.match_token_id ? getMatchToken(db, r.match_token_id) : null,
+    r.match_token_id ? getMatchToken(db, r.match_token_id, SYSTEM) : null,
   ]);
   const consumed = steps.reduce(
     (sum, s) => ({
@@ -179,7 +182,7 @@ export async function loadRuntime(db: Db, runtimeId: string) {
     intent: intent ? intentView(intent) : null,
     proposal: proposal ? proposalView(proposal) : null,
     match_session: session ? matchSessionView(session) : null,
-    match_token: token ? matchTokenView(token) : null,
+    match_token: token ? matchTokenView(token, caller) : null,
     agent_steps: steps.map(stepView),
     commerce_budget: r.commerce_budget,
     commerce_memory_refs: r.commerce_memory_refs,

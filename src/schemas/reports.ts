@@ -42,6 +42,9 @@ const funnel = {
 
 export const AttributionReport = z
   .object({
+    scope: z
+      .enum(['platform', 'developer'])
+      .meta({ description: "Whose traffic is counted: the whole platform (supply key) or the calling API key's developer only (its cards, clicks, tokens and the orders they earned)." }),
     window: z.object({ days: z.number().int(), start: isoDateTime, end: isoDateTime }),
     filters: z.object({ channel: z.string().nullable(), product_id: z.string().nullable() }),
     totals: z.object({

@@ -42,7 +42,8 @@ export const planCommissionSql = (plan: RawBuilder<unknown>, amountCents: RawBui
 /**
  * Every order in the window with: order_ref, status, excluded, via (null when unattributed), channel,
  * product_id (the resolved one, else the product the order names), proposal_id, merchant_id,
- * amount_cents, currency, commission_cents and commission_basis.
+ * amount_cents, currency, developer_id (whose touchpoint earned it), commission_cents and
+ * commission_basis.
  */
 export function resolvedOrdersSql(w: Window): RawBuilder<unknown> {
   const inWindow = (col: string) => sql`${sql.ref(col)} >= ${w.start} and ${sql.ref(col)} < ${w.end}`;
@@ -63,9 +64,13 @@ export function resolvedOrdersSql(w: Window): RawBuilder<unknown> {
              case when c.rec_id is not null then c.channel else i.source_channel end as channel,
              coalesce(c.product_id, p.product_id, o.product_id) as product_id,
              p.proposal_id, coalesce(k.merchant_id, p.merchant_agent_id) as merchant_id,
-             o.amount_cents, o.currency, o.commission_cents as reported_cents, p.commission_plan
+             o.amount_cents, o.currency, o.commission_cents as reported_cents, p.commission_plan,
+             -- The developer whose touchpoint earned the order (docs/TENANCY.md): a developer's report counts these.
+             case when c.rec_id is not null then cs.developer_id when t.match_token_id is not null then t.developer_id
+                  when k.checkout_id is not null then k.developer_id end as developer_id
       from o
       left join rec_cards c on c.rec_id = o.rec_id and ${inWindow('c.created_at')}
+      left join match_sessions cs on cs.match_session_id = c.match_session_id
       left join match_tokens t on t.match_token_id = o.match_token_id and ${inWindow('t.issued_at')}
       left join agentic_checkouts k on k.checkout_id = o.checkout_id and k.status = 'confirmed' and ${inWindow('k.created_at')}
       -- A card from a match session earned its commission for the session's offer of that product.
@@ -80,14 +85,14 @@ export function resolvedOrdersSql(w: Window): RawBuilder<unknown> {
       left join intents i on i.intent_id = coalesce(t.intent_id, k.intent_id)
       union all
       select 'agentic_checkout:' || k.checkout_id, 'completed', false, 'agentic_checkout', i.source_channel, p.product_id,
-             p.proposal_id, k.merchant_id, k.amount_cents, k.currency, null, p.commission_plan
+             p.proposal_id, k.merchant_id, k.amount_cents, k.currency, null, p.commission_plan, k.developer_id
       from agentic_checkouts k
       join proposals p on p.proposal_id = k.proposal_id
       join intents i on i.intent_id = k.intent_id
       where k.status = 'confirmed' and ${inWindow('k.confirmed_at')}
         and not exists (select 1 from affiliate_orders a where a.checkout_id = k.checkout_id)
     )
-    select order_ref, status, excluded, via, channel, product_id, proposal_id, merchant_id, amount_cents, currency,
+    select order_ref, status, excluded, via, channel, product_id, proposal_id, merchant_id, amount_cents, currency, developer_id,
            case when excluded or via is null then 0 else coalesce(reported_cents, ${planCommissionSql(plan, sql.raw('amount_cents'), sql.raw('currency'))}, 0) end as commission_cents,
            case when reported_cents is not null then 'reported' when ${planCommissionSql(plan, sql.raw('amount_cents'), sql.raw('currency'))} is not null then 'proposal_plan' else 'none' end as commission_basis
     from r`;

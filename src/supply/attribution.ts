@@ -20,6 +20,13 @@ export interface AttributionQuery {
   product_id?: number;
 }
 
+/**
+ * Whose traffic a report counts (docs/TENANCY.md): the whole platform for an operator (supply key),
+ * else one developer's: the cards of its match sessions and recommendations, their clicks, its match
+ * tokens and payment authorizations, and the orders those earned.
+ */
+export type ReportScope = { platform: true } | { developerId: string | null };
+
 /** One group of the funnel (total, a channel or a product): counts from the sources, then the orders. */
 interface CountRow {
   gc: number;
@@ -79,7 +86,15 @@ function filtersSql(q: AttributionQuery, channelCol: string, productCol: string)
 }
 
 /** Clicks per channel and product: whole UTC days from the rollup, the partial first and last day from rec_clicks. */
-function clickFactsSql(w: Window, q: AttributionQuery): RawBuilder<unknown> {
+function clickFactsSql(w: Window, q: AttributionQuery, scope: ReportScope): RawBuilder<unknown> {
+  if (!('platform' in scope)) {
+    // The daily rollup does not keep whose card was clicked: a developer's clicks are counted from rec_clicks.
+    return sql`
+      select k.channel, k.product_id, 0 as impressions, count(*) as clicks, 0 as tokens, 0 as auths
+      from rec_clicks k join rec_cards c on c.rec_id = k.rec_id join match_sessions s on s.match_session_id = c.match_session_id
+      where k.clicked_at >= ${w.start} and k.clicked_at < ${w.end} and s.developer_id = ${scope.developerId} ${filtersSql(q, 'k.channel', 'k.product_id')}
+      group by 1, 2`;
+  }
   const firstDay = new Date(Math.ceil(w.start.getTime() / DAY_MS) * DAY_MS);
   const lastDay = new Date(Math.floor(w.end.getTime() / DAY_MS) * DAY_MS);
   const raw = (from: Date, to: Date) => sql`
@@ -113,25 +128,34 @@ function reportStatement<R>(db: Db, statement: RawBuilder<R>): Promise<R[]> {
 }
 
 /** Impressions, clicks, match tokens and payment authorizations, in total, per channel and per product. */
-function funnelSourcesSql(w: Window, q: AttributionQuery): RawBuilder<CountRow> {
+function funnelSourcesSql(w: Window, q: AttributionQuery, scope: ReportScope): RawBuilder<CountRow> {
   const range = (col: string) => sql`${sql.ref(col)} >= ${w.start} and ${sql.ref(col)} < ${w.end}`;
+  const own = 'platform' in scope ? null : scope.developerId;
+  const cards =
+    'platform' in scope
+      ? sql`select channel, product_id, count(*) as impressions, 0 as clicks, 0 as tokens, 0 as auths
+            from rec_cards where ${range('created_at')} ${filtersSql(q, 'channel', 'product_id')}
+            group by 1, 2`
+      : sql`select c.channel, c.product_id, count(*) as impressions, 0 as clicks, 0 as tokens, 0 as auths
+            from rec_cards c join match_sessions s on s.match_session_id = c.match_session_id
+            where ${range('c.created_at')} and s.developer_id = ${own} ${filtersSql(q, 'c.channel', 'c.product_id')}
+            group by 1, 2`;
+  const ownTokens = 'platform' in scope ? sql`` : sql`and t.developer_id = ${own}`;
   return sql<CountRow>`
     with facts as (
-      select channel, product_id, count(*) as impressions, 0 as clicks, 0 as tokens, 0 as auths
-      from rec_cards where ${range('created_at')} ${filtersSql(q, 'channel', 'product_id')}
-      group by 1, 2
+      ${cards}
       union all
-      ${clickFactsSql(w, q)}
+      ${clickFactsSql(w, q, scope)}
       union all
       select i.source_channel, p.product_id, 0, 0, count(*), 0
       from match_tokens t join proposals p on p.proposal_id = t.proposal_id join intents i on i.intent_id = t.intent_id
-      where ${range('t.issued_at')} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
+      where ${range('t.issued_at')} ${ownTokens} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
       group by 1, 2
       union all
       select i.source_channel, p.product_id, 0, 0, 0, count(*)
       from payment_authorizations a join match_tokens t on t.match_token_id = a.match_token_id
         join proposals p on p.proposal_id = t.proposal_id join intents i on i.intent_id = t.intent_id
-      where ${range('a.authorized_at')} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
+      where ${range('a.authorized_at')} ${ownTokens} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
       group by 1, 2
     )
     select grouping(channel) as gc, grouping(product_id) as gp, channel, product_id,
@@ -160,9 +184,11 @@ interface OrderRow {
  * The orders, resolved once: attributed counts and USD GMV per group (they rank the products), the
  * money per currency of the same groups, and the unattributed and excluded order counts.
  */
-function ordersSql(w: Window, q: AttributionQuery): RawBuilder<OrderRow> {
+function ordersSql(w: Window, q: AttributionQuery, scope: ReportScope): RawBuilder<OrderRow> {
+  // A developer sees the orders its touchpoints earned; an unattributed order is nobody's, so only operators count those.
+  const resolved = 'platform' in scope ? resolvedOrdersSql(w) : sql`select * from (${resolvedOrdersSql(w)}) x where developer_id = ${scope.developerId}`;
   return sql<OrderRow>`
-    with orders as materialized (${resolvedOrdersSql(w)}),
+    with orders as materialized (${resolved}),
     attributed as materialized (
       select * from orders where via is not null and not excluded ${filtersSql(q, 'channel', 'product_id')}
     )
@@ -188,8 +214,8 @@ function ordersSql(w: Window, q: AttributionQuery): RawBuilder<OrderRow> {
  * The funnel sources and the orders are two statements run at once on two connections (the orders'
  * resolution and the sources' aggregation each take about half the time), merged here.
  */
-async function reportRows(db: Db, w: Window, q: AttributionQuery) {
-  const [sources, orderRows] = await Promise.all([reportStatement(db, funnelSourcesSql(w, q)), reportStatement(db, ordersSql(w, q))]);
+async function reportRows(db: Db, w: Window, q: AttributionQuery, scope: ReportScope) {
+  const [sources, orderRows] = await Promise.all([reportStatement(db, funnelSourcesSql(w, q, scope)), reportStatement(db, ordersSql(w, q, scope))]);
   const groups = new Map(sources.map((r) => [groupKey(r), { ...r, usd_gmv: 0 }]));
   for (const o of orderRows.filter((r) => r.kind === 'count')) {
     const key = groupKey(o);
@@ -257,11 +283,12 @@ function funnel(c: CountRow | undefined, money: MoneyRow[]): Funnel {
   };
 }
 
-export async function attributionReport(db: Db, q: AttributionQuery, now = new Date()) {
+export async function attributionReport(db: Db, q: AttributionQuery, scope: ReportScope, now = new Date()) {
   const w = reportWindow(q.days, now);
-  const r = await reportRows(db, w, q);
+  const r = await reportRows(db, w, q, scope);
   const moneyOf = (kind: MoneyRow['kind'], match: (m: MoneyRow) => boolean = () => true) => r.money.filter((m) => m.kind === kind && match(m));
   return {
+    scope: 'platform' in scope ? ('platform' as const) : ('developer' as const),
     window: { days: q.days, start: w.start.toISOString(), end: w.end.toISOString() },
     filters: { channel: q.channel ?? null, product_id: q.product_id !== undefined ? String(q.product_id) : null },
     totals: {
