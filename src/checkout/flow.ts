@@ -25,11 +25,15 @@ function requireTemporal(t: TemporalHandle | null): TemporalHandle {
   return t;
 }
 
-/** A workflow's business rejection (ApplicationFailure type = code, details[0] = status) as the API's error. */
+/**
+ * A workflow's business rejection (ApplicationFailure type = code, details[0] = status, details[1] =
+ * the next action, when the checkout failed) as the API's error.
+ */
 function mapTemporalError(err: unknown): unknown {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type) {
     const status = Number(err.cause.details?.[0]);
-    return new AppError(Number.isInteger(status) && status >= 400 ? status : 409, err.cause.type, err.cause.message);
+    const next = err.cause.details?.[1];
+    return new AppError(Number.isInteger(status) && status >= 400 ? status : 409, err.cause.type, err.cause.message, next && typeof next === 'object' ? { next_action: next } : undefined);
   }
   // gRPC UNAVAILABLE (14) / DEADLINE_EXCEEDED (4): the server does not answer.
   const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown })?.cause) ? (err as { cause: { code: number } }).cause : null;
@@ -38,7 +42,7 @@ function mapTemporalError(err: unknown): unknown {
 }
 
 /** POST /v1/agentic-checkout: 201 with the plan, or the failed check's code. */
-export async function createCheckout(temporal: TemporalHandle | null, body: CheckoutCreateBody): Promise<CheckoutView> {
+export async function createCheckout(temporal: TemporalHandle | null, body: CheckoutCreateBody, caller: { developerId?: string } = {}): Promise<CheckoutView> {
   const t = requireTemporal(temporal);
   const checkoutId = newId('chk');
   const workflowId = workflowIds.checkout(checkoutId);
@@ -53,6 +57,14 @@ export async function createCheckout(temporal: TemporalHandle | null, body: Chec
       { key: SA.FlowStage, value: 'planning' },
     ],
     staticSummary: `Agentic checkout ${checkoutId}: proposal ${body.proposal_id} for ${body.buyer_agent_id}`,
+    // Business keys known at start; the workflow adds merchant, amount, currency and mode with the plan.
+    memo: {
+      checkout_id: checkoutId,
+      intent_id: body.intent_id,
+      proposal_id: body.proposal_id,
+      buyer_agent_id: body.buyer_agent_id,
+      developer_id: caller.developerId ?? null,
+    },
   });
   try {
     return await t.client.workflow.executeUpdateWithStart(getPlanUpdate, { startWorkflowOperation: start, updateId: `plan-${checkoutId}` });
@@ -77,12 +89,16 @@ export async function verifyMatchTokenJws(keys: VerifyKeys, jws: string): Promis
   }
 }
 
+/**
+ * The outcome Postgres holds. The API reads outcomes here, never from the run's result: a failed
+ * checkout ends its workflow Failed (for operators), which is not an API error.
+ */
 const storedOutcome = (c: Awaited<ReturnType<typeof getCheckout>>): CheckoutView | null => {
-  if (c.status === 'confirmed') return checkoutView(c);
+  if (c.status === 'confirmed' || c.status === 'handed_off') return checkoutView(c);
   if (c.status === 'expired') throw new AppError(409, 'checkout_expired', `The checkout plan expired at ${c.expires_at.toISOString()}.`);
   if (c.status === 'failed') {
-    const f = (c.failure ?? {}) as { code?: string; message?: string };
-    throw new AppError(409, 'checkout_failed', `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim());
+    const f = (c.failure ?? {}) as { code?: string; message?: string; next_action?: unknown };
+    throw new AppError(409, 'checkout_failed', `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim(), f.next_action ? { next_action: f.next_action } : undefined);
   }
   return null;
 };

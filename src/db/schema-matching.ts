@@ -121,6 +121,10 @@ export interface PaymentAuthorizationsTable {
   currency: string;
   authorized_at: Timestamp;
   key_id: string | null;
+  /** `voided` once a checkout's handoff failed for good (migration 0021). */
+  status: Defaulted<'authorized' | 'voided'>;
+  voided_at: NullableTimestamp;
+  void_reason: string | null;
 }
 
 export interface MatchingTables {
