@@ -61,7 +61,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   const db = local ? wf.proxyLocalActivities<CheckoutActivities>(dbOptions) : wf.proxyActivities<CheckoutActivities>(dbOptions);
   // Steps after the buyer's confirm (authorize, void + fail, settle, hand off to the site) must not be
   // skipped because Postgres was away a while: they retry until it is back.
-  const untilDone = { ...dbOptions, retry: { ...dbOptions.retry, maximumAttempts: 0 } } as const;
+  const untilDone = { ...dbOptions, retry: { ...dbOptions.retry, maximumAttempts: Number.POSITIVE_INFINITY } };
   const dbAfterConfirm = local ? wf.proxyLocalActivities<CheckoutActivities>(untilDone) : wf.proxyActivities<CheckoutActivities>(untilDone);
   const merchant = wf.proxyActivities<CheckoutActivities>({
     // One attempt is bounded by DISPATCH_TIMEOUT_MS (≤ 15 s); the merchant gets 4 tries with backoff.
