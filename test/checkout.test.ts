@@ -490,6 +490,13 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
       return ids.includes(workflowIds.checkout(id)) ? ids : null;
     });
     expect(byType).toContain(workflowIds.checkout(id));
+    // The Failed run replays against the current code (and is kept in test/histories for later changes).
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
+    if (process.env.RECORD_HISTORIES) {
+      const cli = await findTemporalCli();
+      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-failed-voided.json', import.meta.url)), stdout);
+    }
 
     // A later confirm of the failed checkout still answers its documented 409 (from Postgres).
     const late = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
@@ -565,6 +572,12 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     expect(again.body.checkout.continue_url).toBe(done.continue_url);
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id));
     expect(await handle.result()).toEqual({ checkoutId: checkout.checkout_id, status: 'handed_off' });
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(checkout.checkout_id));
+    if (process.env.RECORD_HISTORIES) {
+      const cli = await findTemporalCli();
+      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(checkout.checkout_id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-merchant-redirect.json', import.meta.url)), stdout);
+    }
 
     // The link is the recorded click redirect to the product page, rec_id attached.
     const click = await fetch(done.continue_url.replace(main.api.config.publicBaseUrl, main.api.url), { redirect: 'manual' });
