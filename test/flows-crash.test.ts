@@ -248,7 +248,8 @@ describe('a worker killed mid-checkout (merchant handoff in flight)', () => {
     } finally {
       await w.stop();
     }
-  }, 60_000);
+    // Two worker processes start here, each bundling the workflow code first: room for a loaded machine.
+  }, 120_000);
 });
 
 describe('a worker killed mid-handoff, the reference merchant agent (de-duplicates by Idempotency-Key)', () => {
