@@ -5,6 +5,7 @@ import {
   expireCheckout,
   failCheckout,
   handOffToMerchant,
+  handOffToMerchantSite,
   HandoffRejected,
   planCheckout,
   settleCheckout,
@@ -14,26 +15,42 @@ import {
   type Rejection,
 } from '../src/checkout/checkouts';
 
+/** How often the handoff heartbeats; the workflow's heartbeat timeout (5 s) is a few of these. */
+export const HANDOFF_HEARTBEAT_MS = 1000;
+
 /** Activities of the agenticCheckout workflow: thin wrappers over src/checkout (the only I/O of the flow). */
 export function createCheckoutActivities({ db, config }: ActivityDeps) {
   return {
     async planCheckout(req: CheckoutRequest) {
-      return planCheckout(db, req, config.CHECKOUT_PLAN_TTL_S);
+      return planCheckout(db, req, config.CHECKOUT_PLAN_TTL_S, config.publicBaseUrl);
     },
     async authorizeCheckout(checkoutId: string, consent: Consent) {
       return authorizeCheckout(db, checkoutId, consent);
     },
+    /**
+     * Heartbeats while the merchant has the request: a worker that dies mid-handoff is noticed by the
+     * heartbeat timeout (seconds) instead of the 30 s start-to-close timeout, and the next attempt
+     * (same Idempotency-Key) goes out on another worker.
+     */
     async handOffToMerchant(checkoutId: string): Promise<HandoffResult> {
+      const ctx = Context.current();
+      ctx.heartbeat();
+      const beat = setInterval(() => ctx.heartbeat(), HANDOFF_HEARTBEAT_MS);
       try {
         return await handOffToMerchant(
           { db, keyEncryptionKey: config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS, timeoutMs: config.DISPATCH_TIMEOUT_MS },
           checkoutId,
-          Context.current().info.attempt,
+          ctx.info.attempt,
         );
       } catch (err) {
         if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
         throw err;
+      } finally {
+        clearInterval(beat);
       }
+    },
+    async handOffToMerchantSite(checkoutId: string, consent: Consent) {
+      return handOffToMerchantSite(db, checkoutId, consent, config.publicBaseUrl);
     },
     async settleCheckout(checkoutId: string, handoff: HandoffResult) {
       return settleCheckout(db, checkoutId, handoff);
@@ -41,8 +58,9 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
     async expireCheckout(checkoutId: string) {
       return expireCheckout(db, checkoutId);
     },
-    async failCheckout(checkoutId: string, rejection: Rejection) {
-      await failCheckout(db, checkoutId, rejection);
+    /** Voids a standing payment authorization and stores the failure (one transaction); returns the stored rejection. */
+    async failCheckout(checkoutId: string, rejection: Rejection, opts?: { merchantRefused?: boolean }): Promise<Rejection> {
+      return failCheckout(db, checkoutId, rejection, opts);
     },
   };
 }

@@ -63,6 +63,8 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
               { key: SA.DeliveryState, value: 'pending' },
             ],
             staticSummary: `Intent.Surge ${d.intent_id} → ${d.merchant_id}${d.replay ? ` (replay ${d.replay})` : ''}`,
+            // Business keys on the run (UI Memo, `temporal workflow describe`).
+            memo: { delivery_id: d.delivery_id, intent_id: d.intent_id, merchant_id: d.merchant_id, replay: d.replay },
           });
           return { delivery_id: d.delivery_id, workflow_id: d.workflow_id, run_id: handle.firstExecutionRunId };
         } catch (err) {

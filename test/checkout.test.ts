@@ -13,6 +13,10 @@ import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { readBody, startLoopback } from './helpers/loopback';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
+import { redirectRecId } from '../src/checkout/seller';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 
@@ -49,17 +53,18 @@ async function stack(env: Record<string, string> = {}): Promise<Stack> {
   };
 }
 
-/** A merchant agent that records every handoff and answers `status` (200: with an order id). */
+/** A merchant agent that records every handoff and answers `status` (200: with an order id); `heal()` makes it answer 200 from then on. */
 async function merchantAgent(status = 200) {
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
+  let answer = status;
   const server = await startLoopback(async (req, res) => {
     const body = await readBody(req);
     bodies.push({ headers: req.headers, body: body ? JSON.parse(body) : null });
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(status === 200 ? { order_id: `ord-${bodies.length}`, accepted: true } : { error: 'not today' }));
+    res.writeHead(answer, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer === 200 ? { order_id: `ord-${bodies.length}`, accepted: true } : { error: 'not today' }));
   });
   servers.push(server);
-  return { url: `${server.url}/agent`, bodies };
+  return { url: `${server.url}/agent`, bodies, heal: () => (answer = 200) };
 }
 
 const post = (s: Stack, path: string, body?: unknown, headers: Record<string, string> = {}) => call(s.api.url, 'POST', path, { token: dev.apiKey, body, headers });
@@ -350,9 +355,12 @@ describe('agentic checkout: confirm (Update with validator)', () => {
       'merchant_handoff_attempt_2:failed',
       'merchant_handoff_attempt_3:failed',
       'merchant_handoff_attempt_4:failed',
+      'payment_voided:voided',
       'failed:merchant_handoff_failed',
     ]);
     expect(stored.audit_trail[3].detail).toMatchObject({ status_code: 503 });
+    expect(res.body.next_action).toMatchObject({ action: 'plan_new_checkout', match_token_id: c.tokenId });
+    expect(stored.failure).toMatchObject({ status: 502, code: 'merchant_handoff_failed', next_action: { action: 'plan_new_checkout' } });
     const again = await post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c));
     expect(again.status).toBe(409);
     expect(again.body.error).toBe('checkout_failed');
@@ -367,7 +375,11 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     expect(res.body.error).toBe('merchant_handoff_failed');
     expect(res.body.message).toContain('HTTP 422');
     expect(c.agent.bodies).toHaveLength(1);
-    expect((await get(main, `/v1/agentic-checkout/${checkout_id}`)).body.checkout.status).toBe('failed');
+    const stored = (await get(main, `/v1/agentic-checkout/${checkout_id}`)).body.checkout;
+    expect(stored.status).toBe('failed');
+    // The merchant said no: trying it again is pointless, the next step is another proposal.
+    expect(stored.failure.next_action.action).toBe('choose_another_proposal');
+    expect(stored.audit_trail.map((a: any) => a.step)).toContain('payment_voided');
   });
 
   it('an expired match token: 409 match_token_expired (MATCH_TOKEN_TTL_S=2)', async () => {
@@ -416,5 +428,200 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+/** Polls `fn` until it returns something truthy (visibility is eventually consistent); bounded. */
+async function eventually<T>(fn: () => Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('not within the deadline');
+    await sleep(250);
+  }
+}
+
+describe('agentic checkout: compensation when the handoff fails for good (saga)', () => {
+  it('a merchant answering 500: the authorization is voided, the token is accepted again, the run ends Failed and is listed by ExecutionStatus="Failed"; the agent then buys with the same token', async () => {
+    const c = await chain(main, { merchantStatus: 500 });
+    const checkout = await createCheckout(main, c);
+    const id = checkout.checkout_id as string;
+    expect(checkout.checkout_mode).toBe('agent_handoff');
+    expect(checkout.plan.checkout_mode).toBe('agent_handoff');
+
+    const res = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
+    expect(res.status, res.text).toBe(502);
+    expect(res.body.error).toBe('merchant_handoff_failed');
+    expect(res.body.next_action).toMatchObject({ action: 'plan_new_checkout', match_token_id: c.tokenId });
+    expect(c.agent.bodies).toHaveLength(4);
+
+    // Postgres: the authorization is voided, the token accepted again, the proposal pending again.
+    const stored = (await get(main, `/v1/agentic-checkout/${id}`)).body.checkout;
+    expect(stored.status).toBe('failed');
+    expect(stored.payment_authorization_id).toMatch(/^pauth_/);
+    const auth = await main.api.db.selectFrom('payment_authorizations').selectAll().where('authorization_id', '=', stored.payment_authorization_id).executeTakeFirstOrThrow();
+    expect(auth).toMatchObject({ status: 'voided', match_token_id: c.tokenId });
+    expect(auth.voided_at).toBeInstanceOf(Date);
+    expect(auth.void_reason).toContain('merchant_handoff_failed');
+    const token = await main.api.db.selectFrom('match_tokens').select('acceptance_state').where('match_token_id', '=', c.tokenId).executeTakeFirstOrThrow();
+    expect(token.acceptance_state).toBe('accepted');
+    expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('accepted');
+    expect((await get(main, `/v1/proposals/${c.proposalId}`)).body.proposal.proposal_state).toBe('pending_confirmation');
+    const steps = stored.audit_trail.map((a: any) => `${a.step}:${a.outcome}`);
+    expect(steps.slice(-2)).toEqual(['payment_voided:voided', 'failed:merchant_handoff_failed']);
+    expect(stored.audit_trail.at(-2).detail).toMatchObject({ authorization_id: stored.payment_authorization_id, acceptance_state: 'accepted' });
+    expect(stored.failure.next_action).toMatchObject({ action: 'plan_new_checkout', until: expect.any(String) });
+    // No token is payment_authorized without a live checkout.
+    const orphans = await main.api.db
+      .selectFrom('match_tokens as t')
+      .select('t.match_token_id')
+      .where('t.acceptance_state', '=', 'payment_authorized')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('agentic_checkouts as k').select('k.checkout_id').whereRef('k.match_token_id', '=', 't.match_token_id').where('k.status', 'in', ['confirming', 'confirmed']))),
+      )
+      .where('t.match_token_id', '=', c.tokenId)
+      .execute();
+    expect(orphans).toEqual([]);
+
+    // Temporal: the run ended Failed with the error code as type and the reason and next action in details.
+    const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(id));
+    const err = await handle.result().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = (err as WorkflowFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe('merchant_handoff_failed');
+    expect((cause as ApplicationFailure).nonRetryable).toBe(true);
+    expect((cause as ApplicationFailure).details?.[0]).toMatchObject({ checkout_id: id, code: 'merchant_handoff_failed', payment_voided: true, next_action: { action: 'plan_new_checkout' } });
+    const d = await handle.describe();
+    expect(d.status.name).toBe('FAILED');
+    expect(d.memo).toMatchObject({ checkout_id: id, intent_id: c.intentId, merchant_id: c.merchantId, amount: (priceCents + 450) / 100, currency: 'USD', checkout_mode: 'agent_handoff', developer_id: dev.developerId });
+    const listed = await eventually(async () => {
+      const ids: string[] = [];
+      for await (const w of main.api.temporal!.client.workflow.list({ query: `ExecutionStatus = "Failed" AND WorkflowType = "agenticCheckout" AND CheckoutId = "${id}"` })) ids.push(w.workflowId);
+      return ids.length ? ids : null;
+    });
+    expect(listed).toEqual([workflowIds.checkout(id)]);
+    // The runbook's filter (docs/OPERATIONS.md) finds it too.
+    const byType = await eventually(async () => {
+      const ids: string[] = [];
+      for await (const w of main.api.temporal!.client.workflow.list({ query: `WorkflowType = "agenticCheckout" AND ExecutionStatus = "Failed" AND FlowStage = "failed"` })) ids.push(w.workflowId);
+      return ids.includes(workflowIds.checkout(id)) ? ids : null;
+    });
+    expect(byType).toContain(workflowIds.checkout(id));
+    // The Failed run replays against the current code (and is kept in test/histories for later changes).
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
+    if (process.env.RECORD_HISTORIES) {
+      const cli = await findTemporalCli();
+      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-failed-voided.json', import.meta.url)), stdout);
+    }
+
+    // A later confirm of the failed checkout still answers its documented 409 (from Postgres).
+    const late = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
+    expect(late.status).toBe(409);
+    expect(late.body.error).toBe('checkout_failed');
+    expect(late.body.next_action.action).toBe('plan_new_checkout');
+
+    // What the next action says works: the merchant is back, a new checkout on the same token buys.
+    c.agent.heal();
+    const again = await post(main, '/v1/agentic-checkout', createBody(c));
+    expect(again.status, again.text).toBe(201);
+    const ok = await post(main, `/v1/agentic-checkout/${again.body.checkout.checkout_id}/confirm`, confirmBody(c));
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.checkout.status).toBe('confirmed');
+    const auths = await main.api.db.selectFrom('payment_authorizations').select(['authorization_id', 'status']).where('match_token_id', '=', c.tokenId).orderBy('authorized_at').execute();
+    expect(auths.map((a) => a.status)).toEqual(['voided', 'authorized']);
+    expect(ok.body.checkout.payment_authorization_id).toBe(auths[1]!.authorization_id);
+    expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
+  });
+});
+
+describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)', () => {
+  it('a recommended catalog product: plan says merchant_redirect; confirm authorizes nothing and answers 200 handed_off with the attributable /r/{rec_id} link; the order arriving with that rec_id is attributed', async () => {
+    const channel = `chk-${Math.random().toString(36).slice(2, 8)}`;
+    const rec = await get(main, `/v1/recommend?${new URLSearchParams({ intent: 'trail running shoes under $120', channel, limit: '3' })}`);
+    expect(rec.status, rec.text).toBe(200);
+    const proposal = rec.body.proposals[0];
+    expect(proposal.merchant_agent_id).toBe(CATALOG_MERCHANT_ID);
+    const recId = proposal.metadata.rec_id as string;
+    expect(rec.body.items.map((i: any) => i.rec_id)).toContain(recId);
+    const accept = await post(main, `/v1/match/${rec.body.match_session_id}/accept`, { proposal_id: proposal.proposal_id });
+    expect(accept.status, accept.text).toBe(200);
+    const token = accept.body.match_token;
+    const amount = proposal.price;
+
+    const plan = await post(main, '/v1/agentic-checkout', {
+      buyer_agent_id: 'buyer-agent-1',
+      intent_id: rec.body.intent_id,
+      proposal_id: proposal.proposal_id,
+      match_token_id: token.match_token_id,
+      amount,
+      currency: 'USD',
+    });
+    expect(plan.status, plan.text).toBe(201);
+    const checkout = plan.body.checkout;
+    expect(checkout).toMatchObject({ status: 'awaiting_confirmation', checkout_mode: 'merchant_redirect', merchant_id: CATALOG_MERCHANT_ID, continue_url: null });
+    expect(checkout.plan).toMatchObject({ checkout_mode: 'merchant_redirect', rec_id: recId });
+
+    const confirm = await post(main, `/v1/agentic-checkout/${checkout.checkout_id}/confirm`, {
+      consent: { granted: true, statement: 'I agree to buy it on the merchant site.' },
+      match_token: token.signed_token,
+      proposal_id: proposal.proposal_id,
+      amount,
+      currency: 'USD',
+    });
+    expect(confirm.status, confirm.text).toBe(200);
+    const done = confirm.body.checkout;
+    expect(done).toMatchObject({ status: 'handed_off', checkout_mode: 'merchant_redirect', continue_url: `${main.api.config.publicBaseUrl}/r/${recId}`, payment_authorization_id: null });
+    expect(done.receipt).toMatchObject({ status: 'handed_off', continue_url: done.continue_url, rec_id: recId, payment_authorization_id: null });
+    expect(done.audit_trail.map((a: any) => a.step)).toEqual(['plan_created', 'consent_recorded', 'handed_off_to_merchant_site']);
+    // No money moved: no authorization, the token is still only accepted.
+    expect(await main.api.db.selectFrom('payment_authorizations').select('authorization_id').where('match_token_id', '=', token.match_token_id).execute()).toEqual([]);
+    expect((await get(main, `/v1/match-tokens/${token.match_token_id}`)).body.match_token.acceptance_state).toBe('accepted');
+    // Confirm again: the same stored answer.
+    const again = await post(main, `/v1/agentic-checkout/${checkout.checkout_id}/confirm`, {
+      consent: { granted: true, statement: 'I agree to buy it on the merchant site.' },
+      match_token: token.signed_token,
+      proposal_id: proposal.proposal_id,
+      amount,
+      currency: 'USD',
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.checkout.continue_url).toBe(done.continue_url);
+    const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id));
+    expect(await handle.result()).toEqual({ checkoutId: checkout.checkout_id, status: 'handed_off' });
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(checkout.checkout_id));
+    if (process.env.RECORD_HISTORIES) {
+      const cli = await findTemporalCli();
+      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(checkout.checkout_id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-merchant-redirect.json', import.meta.url)), stdout);
+    }
+
+    // The link is the recorded click redirect to the product page, rec_id attached.
+    const click = await fetch(done.continue_url.replace(main.api.config.publicBaseUrl, main.api.url), { redirect: 'manual' });
+    expect(click.status).toBe(302);
+    expect(new URL(click.headers.get('location')!).searchParams.get('rec_id')).toBe(recId);
+    // The merchant's order, when it arrives with that rec_id, is attributed to the card.
+    await main.api.db
+      .insertInto('affiliate_orders')
+      .values({ order_id: `ord-${checkout.checkout_id}`, rec_id: recId, amount_cents: Math.round(amount * 100), currency: 'USD', status: 'completed', ordered_at: new Date(), import_batch: `test-${checkout.checkout_id}` })
+      .execute();
+    const report = await call(main.api.url, 'GET', `/v1/report/attribution?channel=${channel}`, { headers: { 'x-supply-key': 'test-supply-key-0123456789' } });
+    expect(report.status, report.text).toBe(200);
+    expect(report.body.totals).toMatchObject({ attributed_orders: 1, clicks: 1 });
+  });
+
+  it('a catalog proposal that came without a card (commerce runtime): a card is issued once for the checkout, and its rec_id is stable', async () => {
+    const product = await main.api.db.selectFrom('products').select('product_id').orderBy('product_id').limit(1).executeTakeFirstOrThrow();
+    const args = { checkoutId: `chk_test_${Date.now()}`, proposal: { product_id: product.product_id, metadata: { runtime_id: 'rt_x' } }, matchSessionId: null, publicBaseUrl: main.api.url };
+    const a = await redirectRecId(main.api.db, args);
+    const b = await redirectRecId(main.api.db, args);
+    expect(a).toBe(b);
+    const cards = await main.api.db.selectFrom('rec_cards').select(['rec_id', 'product_id', 'source']).where('rec_id', '=', a).execute();
+    expect(cards).toEqual([{ rec_id: a, product_id: product.product_id, source: 'checkout' }]);
   });
 });

@@ -217,6 +217,25 @@ describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
     // A redirect is a failure, never followed.
     expect(by[ids.redirecting]).toMatchObject({ state: 'dlq', attempts: 3, last_attempt: { status_code: 302 } });
 
+    // Each dead-lettered run ended Failed (type delivery_dead_lettered, why and what next in details), so
+    // operators find it with ExecutionStatus = "Failed"; the memo names the business keys.
+    const failed = api.temporal!.client.workflow.getHandle(by[ids.failing].workflow_id);
+    const err: any = await failed.result().then(() => null, (e: unknown) => e);
+    expect(err?.cause?.type).toBe('delivery_dead_lettered');
+    expect(err.cause.details[0]).toMatchObject({ delivery_id: by[ids.failing].delivery_id, merchant_id: ids.failing, attempts: 3, status_code: 500 });
+    expect(err.cause.details[0].next_action).toMatch(/dispatch-queue\/retry/);
+    const desc = await failed.describe();
+    expect(desc.status.name).toBe('FAILED');
+    expect(desc.memo).toMatchObject({ delivery_id: by[ids.failing].delivery_id, intent_id: intent.intent_id, merchant_id: ids.failing });
+    const listFailed = async () => {
+      const found: string[] = [];
+      for await (const w of api.temporal!.client.workflow.list({ query: `WorkflowType = "delivery" AND ExecutionStatus = "Failed" AND IntentId = "${intent.intent_id}"` })) found.push(w.workflowId);
+      return found.sort();
+    };
+    const expectedFailed = Object.values(by).map((d: any) => d.workflow_id).sort();
+    for (let i = 0; i < 60 && (await listFailed()).length < expectedFailed.length; i++) await sleep(250);
+    expect(await listFailed()).toEqual(expectedFailed);
+
     const dlqOnly = await supply(api.url, 'GET', `/v1/merchant/dispatch-queue?state=dlq&merchant_id=${ids.gone}`);
     expect(dlqOnly.body.deliveries.map((d: any) => d.merchant_id)).toEqual([ids.gone]);
     expect(dlqOnly.body.summary).toEqual({ pending: 0, inflight: 0, delivered: 0, dlq: 1 });

@@ -3,7 +3,9 @@ import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
-import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
+import { closedPort, json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
+import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-agent/agent';
+import { workflowIds } from '../src/temporal/names';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { stockedProduct } from './helpers/catalog';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
@@ -14,8 +16,9 @@ import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process
  * test/dispatch.test.ts); it is SIGKILLed while a merchant agent holds its answer, a new worker is
  * started, and the flow must finish with every record written once.
  *
- * Timing: a killed activity is retried only after its start-to-close timeout (merchant query:
- * 3 s deadline + 15 s; checkout handoff: 30 s), so each test takes ~20-40 s.
+ * Timing: a killed activity is retried once the server notices: the merchant query after its
+ * start-to-close timeout (3 s deadline + 15 s), the checkout handoff after its 5 s heartbeat
+ * timeout, so each test takes ~10-30 s.
  */
 const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const ENV = { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_SIGNING_KEY: signingKey };
@@ -239,8 +242,107 @@ describe('a worker killed mid-checkout (merchant handoff in flight)', () => {
         expect(b.body).toEqual(merchant.bodies[0]!.body);
       }
       expect(done.receipt.merchant_response.order_id).toBe(`ord-${merchant.bodies.length}`);
+      // Every handoff that reached the merchant has its attempt in the audit trail (written before sending).
+      const attempts = fetched.body.checkout.audit_trail.filter((a: any) => a.step.startsWith('merchant_handoff_attempt_'));
+      expect(attempts).toHaveLength(merchant.bodies.length);
     } finally {
       await w.stop();
     }
-  }, 60_000);
+    // Two worker processes start here, each bundling the workflow code first: room for a loaded machine.
+  }, 120_000);
+});
+
+describe('a worker killed mid-handoff, the reference merchant agent (de-duplicates by Idempotency-Key)', () => {
+  it('the merchant takes ONE order although the handoff reached it twice; the audit shows every attempt; the dead worker is noticed by the heartbeat timeout', async () => {
+    let w = worker();
+    const agents: MerchantAgent[] = [];
+    try {
+      // The agent needs the webhook secret (from registration), registration needs the agent's URL: pick a free port first.
+      const port = await closedPort();
+      const merchantId = `mer-${letters()}`;
+      const reg = await post('/v1/merchant/register', { merchant_id: merchantId, agent_endpoint: `http://127.0.0.1:${port}/intents` });
+      expect(reg.status, reg.text).toBe(200);
+      let arrived!: () => void;
+      const firstOrder = new Promise<void>((r) => (arrived = r));
+      let calls = 0;
+      const agent = await startMerchantAgent({
+        port,
+        merchantId,
+        merchantToken: reg.body.registration_token,
+        webhookSecret: reg.body.webhook_secret,
+        apiKey: dev.apiKey,
+        // Taking the first order is slow: the worker is killed while the merchant holds it.
+        acceptOrder: async () => {
+          calls++;
+          arrived();
+          await sleep(3000);
+          return { order_id: `shop-order-${calls}` };
+        },
+      });
+      agents.push(agent);
+
+      const intent = await post('/v1/intents', { raw_query: 'a sturdy water bottle for hiking' });
+      expect(intent.status, intent.text).toBe(201);
+      const intentId = intent.body.intent.intent_id as string;
+      const proposal = await post(
+        '/v1/proposals',
+        { merchant_agent_id: merchantId, intent_id: intentId, product_id: product.product_id, offer_title: 'Trail bottle', price: product.price_cents / 100, shipping_commitment: { max_days: 3, free: true } },
+        { 'x-merchant-token': reg.body.registration_token },
+      );
+      expect(proposal.status, proposal.text).toBe(201);
+      const proposalId = proposal.body.proposal.proposal_id as string;
+      const session = await post('/v1/match', { intent_id: intentId, proposal_ids: [proposalId] });
+      expect(session.status, session.text).toBe(201);
+      const accept = await post(`/v1/match/${session.body.match_session.match_session_id}/accept`, { proposal_id: proposalId });
+      expect(accept.status, accept.text).toBe(200);
+      const token = accept.body.match_token;
+
+      await w.ready;
+      const amount = product.price_cents / 100;
+      const created = await post('/v1/agentic-checkout', { buyer_agent_id: 'buyer-agent-1', intent_id: intentId, proposal_id: proposalId, match_token_id: token.match_token_id, amount, currency: 'USD' });
+      expect(created.status, created.text).toBe(201);
+      const checkoutId = created.body.checkout.checkout_id as string;
+      const confirmPath = `/v1/agentic-checkout/${checkoutId}/confirm`;
+      const confirmBody = { consent: { granted: true, statement: 'I agree to buy the Trail bottle.' }, match_token: token.signed_token, proposal_id: proposalId, amount, currency: 'USD' };
+
+      const confirming = post(confirmPath, confirmBody).catch((err: Error) => ({ status: 0, body: undefined, text: String(err), headers: new Headers() }));
+      await Promise.race([firstOrder, sleep(20_000).then(() => Promise.reject(new Error('the merchant never got the handoff')))]);
+      // The attempt is in the audit before the merchant answered.
+      const during = (await get(`/v1/agentic-checkout/${checkoutId}`)).body.checkout.audit_trail;
+      expect(during.map((a: any) => `${a.step}:${a.outcome}`)).toContain('merchant_handoff_attempt_1:sending');
+      await w.kill();
+      w = worker();
+
+      let confirmed = await confirming;
+      if (confirmed.status !== 200) confirmed = await post(confirmPath, confirmBody);
+      expect(confirmed.status, confirmed.text).toBe(200);
+      const done = confirmed.body.checkout;
+      expect(done.status).toBe('confirmed');
+
+      // The merchant: two handoffs (same key), one order, and the receipt names that order.
+      const handoffs = agent.events.filter((e) => e.outcome === 'order' || e.outcome === 'duplicate_order');
+      expect(handoffs.length).toBeGreaterThanOrEqual(2);
+      expect(agent.orders()).toHaveLength(1);
+      expect(calls).toBe(1);
+      expect(agent.orders()[0]).toMatchObject({ idempotency_key: checkoutId, checkout_id: checkoutId, order_id: 'shop-order-1' });
+      expect(done.receipt.merchant_response.order_id).toBe('shop-order-1');
+
+      // The audit: every attempt that may have reached the merchant, the cut-off one still `sending`.
+      const attempts = done.audit_trail.filter((a: any) => a.step.startsWith('merchant_handoff_attempt_'));
+      expect(attempts.length).toBe(handoffs.length);
+      expect(attempts[0]).toMatchObject({ step: 'merchant_handoff_attempt_1', outcome: 'sending' });
+      expect(attempts.at(-1)).toMatchObject({ outcome: 'handed_off', detail: { order_id: 'shop-order-1' } });
+
+      // Temporal noticed the dead worker by the heartbeat timeout, not the 30 s start-to-close timeout.
+      const history = await api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkoutId)).fetchHistory();
+      const started = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!);
+      const handoffStart = started.find((a) => (a.attempt ?? 1) > 1)!;
+      expect(handoffStart).toBeDefined();
+      expect(String(handoffStart.lastFailure?.timeoutFailureInfo?.timeoutType)).toMatch(/HEARTBEAT|^4$/);
+    } finally {
+      for (const a of agents) await a.close();
+      await w.stop();
+    }
+    // Two worker processes start here, each bundling the workflow code first: room for a loaded machine.
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout';
-import type { CheckoutRequest, CheckoutView, Consent, PlanResult, Rejection } from '../src/checkout/checkouts';
+import type { CheckoutRequest, CheckoutView, Consent, NextAction, PlanResult, Rejection } from '../src/checkout/checkouts';
 import { searchAttributes as SA } from '../src/temporal/names';
 
 /** What the API sends with the confirm Update (after it verified the match-token JWS). */
@@ -14,8 +14,18 @@ export interface ConfirmInput {
 
 export interface CheckoutOutcome {
   checkoutId: string;
-  status: 'rejected' | 'expired' | 'confirmed' | 'failed';
+  status: 'rejected' | 'expired' | 'confirmed' | 'handed_off' | 'failed';
   error?: string;
+}
+
+/** `details[0]` of the ApplicationFailure a failed checkout run ends with (what operators read in the UI). */
+export interface CheckoutFailureDetails {
+  checkout_id: string;
+  status: number;
+  code: string;
+  reason: string;
+  next_action: NextAction | null;
+  payment_voided: boolean;
 }
 
 /** Early return for POST /v1/agentic-checkout: started with the workflow (update-with-start), answers once the plan exists. */
@@ -26,9 +36,15 @@ export const confirmUpdate = wf.defineUpdate<CheckoutView, [ConfirmInput]>('conf
 export const stageQuery = wf.defineQuery<string>('stage');
 
 export const LOCAL_DB_STEPS_PATCH = 'checkout-local-db-steps';
+/**
+ * Checkout modes (merchant_redirect), the memo, and a failed checkout ending the run as a Temporal
+ * failure. Runs recorded before it replay the old commands (test/histories).
+ */
+export const CHECKOUT_SAGA_PATCH = 'checkout-modes-saga-visibility';
 
-/** A business rejection as the API maps it: `type` is the error code, details[0] the HTTP status. */
-const rejection = (r: Rejection) => wf.ApplicationFailure.create({ type: r.code, message: r.message, details: [r.status], nonRetryable: true });
+/** A business rejection as the API maps it: `type` is the error code, details[0] the HTTP status, details[1] the next action. */
+const rejection = (r: Rejection) =>
+  wf.ApplicationFailure.create({ type: r.code, message: r.message, details: r.next_action ? [r.status, r.next_action] : [r.status], nonRetryable: true });
 
 /**
  * Agentic checkout (spec 4.3, DESIGN §5/§6.1): plan → wait for the buyer's confirm (durable timer: the
@@ -41,12 +57,20 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   } as const;
   // The Postgres steps are short: as local activities they skip two server round trips each
   // (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
-  const db = wf.patched(LOCAL_DB_STEPS_PATCH) ? wf.proxyLocalActivities<CheckoutActivities>(dbOptions) : wf.proxyActivities<CheckoutActivities>(dbOptions);
+  const local = wf.patched(LOCAL_DB_STEPS_PATCH);
+  const db = local ? wf.proxyLocalActivities<CheckoutActivities>(dbOptions) : wf.proxyActivities<CheckoutActivities>(dbOptions);
+  // Steps after the buyer's confirm (authorize, void + fail, settle, hand off to the site) must not be
+  // skipped because Postgres was away a while: they retry until it is back.
+  const untilDone = { ...dbOptions, retry: { ...dbOptions.retry, maximumAttempts: Number.POSITIVE_INFINITY } };
+  const dbAfterConfirm = local ? wf.proxyLocalActivities<CheckoutActivities>(untilDone) : wf.proxyActivities<CheckoutActivities>(untilDone);
   const merchant = wf.proxyActivities<CheckoutActivities>({
     // One attempt is bounded by DISPATCH_TIMEOUT_MS (≤ 15 s); the merchant gets 4 tries with backoff.
     startToCloseTimeout: '30 seconds',
+    // The activity heartbeats every second: a worker that dies mid-handoff is noticed in 5 s, not 30.
+    heartbeatTimeout: '5 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['merchant_handoff_rejected'] },
   });
+  const saga = wf.patched(CHECKOUT_SAGA_PATCH);
 
   let stage = 'planning';
   let planned: PlanResult | undefined;
@@ -57,6 +81,9 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     stage = s;
     wf.upsertSearchAttributes([{ key: SA.FlowStage, value: s }]);
   };
+  // Current Details (the UI's "Current Details" and `temporal workflow describe`): what the run does now.
+  const details = (text: string) => wf.setCurrentDetails(`${stage}: ${text}`);
+  details(`planning proposal ${req.proposal_id} for ${req.buyer_agent_id}`);
 
   wf.setHandler(stageQuery, () => stage);
   wf.setHandler(getPlanUpdate, async () => {
@@ -89,7 +116,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
         if (input.amount_minor !== plan.totals.total_minor) return fail(409, 'amount_mismatch', `amount ${input.amount_minor / 100} does not match the plan total ${plan.amount}.`);
         if (input.currency.toUpperCase() !== plan.currency) return fail(409, 'currency_mismatch', `currency ${input.currency} does not match the plan currency ${plan.currency}.`);
         // A repeated confirm (in flight or done) joins the first: same result, nothing repeated.
-        if (stage === 'confirming' || stage === 'confirmed') return;
+        if (stage === 'confirming' || stage === 'confirmed' || stage === 'handed_off') return;
         if (stage === 'expired' || Date.now() >= Date.parse(plan.expires_at)) return fail(409, 'checkout_expired', `The checkout plan expired at ${plan.expires_at}.`);
         if (stage !== 'awaiting_confirmation') return fail(409, 'checkout_failed', `The checkout is ${stage}.`);
       },
@@ -99,41 +126,90 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   planned = await db.planCheckout(req);
   if (!planned.ok) {
     setStage('rejected');
+    details(`${planned.rejection.code}: ${planned.rejection.message}`);
     await wf.condition(wf.allHandlersFinished);
     return { checkoutId: req.checkoutId, status: 'rejected', error: planned.rejection.code };
   }
   const plan = planned.checkout.plan;
+  // Runs from before checkout modes have no mode in their plan: theirs was always a handoff.
+  const mode = saga ? plan.checkout_mode ?? 'agent_handoff' : 'agent_handoff';
   wf.upsertSearchAttributes([{ key: SA.MerchantId, value: plan.merchant_id }]);
+  if (saga) {
+    // The business keys, on the run itself (the UI's Memo; `temporal workflow describe`).
+    wf.upsertMemo({
+      checkout_id: req.checkoutId,
+      intent_id: plan.intent_id,
+      proposal_id: plan.proposal_id,
+      merchant_id: plan.merchant_id,
+      amount: plan.amount,
+      currency: plan.currency,
+      checkout_mode: mode,
+      buyer_agent_id: plan.buyer_agent_id,
+    });
+  }
   setStage('awaiting_confirmation');
-  wf.setCurrentDetails(`plan ${plan.amount} ${plan.currency}, expires ${plan.expires_at}`);
+  details(`${mode} plan ${plan.amount} ${plan.currency} from ${plan.merchant_id}, expires ${plan.expires_at}`);
 
   const asked = await wf.condition(() => confirmRequest !== undefined, Math.max(1, Date.parse(plan.expires_at) - Date.now()));
   if (!asked) {
     setStage('expired');
+    details(`not confirmed before ${plan.expires_at}`);
     await db.expireCheckout(req.checkoutId);
     await wf.condition(wf.allHandlersFinished);
     return { checkoutId: req.checkoutId, status: 'expired' };
   }
 
   setStage('confirming');
-  const fail = async (r: Rejection): Promise<CheckoutOutcome> => {
-    await db.failCheckout(req.checkoutId, r);
-    confirmFailure = r;
-    setStage('failed');
+  if (mode === 'merchant_redirect') {
+    // The seller has no agent to take the order: no payment, the buyer continues on the product page.
+    details(`handing the buyer to ${plan.merchant_id}'s product page (no payment by the gateway)`);
+    confirmed = await dbAfterConfirm.handOffToMerchantSite(req.checkoutId, confirmRequest!.consent);
+    setStage('handed_off');
+    details(`buyer handed to ${confirmed.continue_url}`);
     await wf.condition(wf.allHandlersFinished);
-    return { checkoutId: req.checkoutId, status: 'failed', error: r.code };
+    return { checkoutId: req.checkoutId, status: 'handed_off' };
+  }
+
+  let authorized = false;
+  const fail = async (r: Rejection, opts: { merchantRefused?: boolean } = {}): Promise<CheckoutOutcome> => {
+    details(`failing (${r.code}): ${authorized ? 'voiding the payment authorization, ' : ''}${r.message}`);
+    const stored = saga ? ((await dbAfterConfirm.failCheckout(req.checkoutId, r, opts)) ?? r) : ((await db.failCheckout(req.checkoutId, r)) ?? r);
+    confirmFailure = stored;
+    setStage('failed');
+    details(`${stored.code}: ${stored.message}${stored.next_action ? ` — next: ${stored.next_action.action}` : ''}`);
+    await wf.condition(wf.allHandlersFinished);
+    if (saga) {
+      // A business failure ends the run Failed, so the UI's Failures view and ExecutionStatus="Failed"
+      // find it; the API answers from the confirm Update (already done) or from Postgres, never from this.
+      const info: CheckoutFailureDetails = {
+        checkout_id: req.checkoutId,
+        status: stored.status,
+        code: stored.code,
+        reason: stored.message,
+        next_action: stored.next_action ?? null,
+        payment_voided: authorized,
+      };
+      throw wf.ApplicationFailure.create({ type: stored.code, message: `checkout ${req.checkoutId} failed: ${stored.message}`, details: [info], nonRetryable: true });
+    }
+    return { checkoutId: req.checkoutId, status: 'failed', error: stored.code };
   };
-  const payment = await db.authorizeCheckout(req.checkoutId, confirmRequest!.consent);
+  details(`authorizing ${plan.amount} ${plan.currency}`);
+  const payment = await (saga ? dbAfterConfirm : db).authorizeCheckout(req.checkoutId, confirmRequest!.consent);
   if (!payment.ok) return fail(payment.rejection);
+  authorized = true;
+  details(`payment ${payment.authorization_id} authorized; handing the order to ${plan.merchant_id}`);
   let handoff;
   try {
     handoff = await merchant.handOffToMerchant(req.checkoutId);
   } catch (err) {
     if (!(err instanceof wf.ActivityFailure)) throw err;
-    return fail({ status: 502, code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.cause?.message ?? err.message}` });
+    const refused = err.cause instanceof wf.ApplicationFailure && err.cause.type === 'merchant_handoff_rejected';
+    return fail({ status: 502, code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.cause?.message ?? err.message}` }, { merchantRefused: refused });
   }
-  confirmed = await db.settleCheckout(req.checkoutId, handoff);
+  details(`merchant answered ${handoff.status_code}${handoff.order_id ? ` (order ${handoff.order_id})` : ''}; settling`);
+  confirmed = await (saga ? dbAfterConfirm : db).settleCheckout(req.checkoutId, handoff);
   setStage('confirmed');
+  details(`order handed to ${plan.merchant_id}${handoff.order_id ? ` as ${handoff.order_id}` : ''}`);
   await wf.condition(wf.allHandlersFinished);
   return { checkoutId: req.checkoutId, status: 'confirmed' };
 }

@@ -15,6 +15,24 @@ export interface DeliveryInput {
   policy: DeliveryPolicy;
 }
 
+/**
+ * A run that ends in the dead-letter queue ends Failed (ApplicationFailure `delivery_dead_lettered`),
+ * so operators find it with ExecutionStatus="Failed" and in the UI's Failures view. Runs recorded
+ * before it completed with `{state: 'dlq'}` and still replay that way.
+ */
+export const DLQ_FAILS_PATCH = 'delivery-dlq-fails-run';
+
+/** `details[0]` of the failure a dead-lettered run ends with. */
+export interface DeliveryFailureDetails {
+  delivery_id: string;
+  intent_id: string;
+  merchant_id: string;
+  attempts: number;
+  status_code: number | null;
+  reason: string;
+  next_action: string;
+}
+
 export interface DeliveryOutcome {
   deliveryId: string;
   state: DeliveryState;
@@ -36,6 +54,28 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
   });
   const stage = (state: DeliveryState) => wf.upsertSearchAttributes([{ key: SA.DeliveryState, value: state }]);
+  /** The run's end in the dead-letter queue: a Temporal failure for new runs (the row already says dlq). */
+  const deadLettered = (attempts: number, statusCode: number | null, reason: string): DeliveryOutcome => {
+    wf.setCurrentDetails(`dead-lettered after attempt ${attempts}: ${reason}`);
+    if (wf.patched(DLQ_FAILS_PATCH)) {
+      const details: DeliveryFailureDetails = {
+        delivery_id: input.deliveryId,
+        intent_id: input.intentId,
+        merchant_id: input.merchantId,
+        attempts,
+        status_code: statusCode,
+        reason,
+        next_action: `fix the merchant endpoint, then replay: POST /v1/merchant/dispatch-queue/retry {"delivery_id":"${input.deliveryId}"}`,
+      };
+      throw wf.ApplicationFailure.create({
+        type: 'delivery_dead_lettered',
+        message: `delivery ${input.deliveryId} to ${input.merchantId} is in the dead-letter queue after attempt ${attempts}: ${reason}`,
+        details: [details],
+        nonRetryable: true,
+      });
+    }
+    return { deliveryId: input.deliveryId, state: 'dlq', attempts };
+  };
 
   let waitMs = attemptDelayMs(input.policy.schedule, 0, Math.random) ?? 0;
   for (let i = 0; ; i++) {
@@ -57,12 +97,14 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
       // The gateway's own side kept failing (database, configuration) past the activity's retries:
       // park the delivery where operators look and replay from, rather than leave it in flight.
       if (!(err instanceof wf.ActivityFailure)) throw err;
-      await deadLetterDelivery(input.deliveryId, `attempt ${input.firstAttempt + i} could not run: ${err.cause?.message ?? err.message}`);
+      const reason = `attempt ${input.firstAttempt + i} could not run: ${err.cause?.message ?? err.message}`;
+      await deadLetterDelivery(input.deliveryId, reason);
       stage('dlq');
-      return { deliveryId: input.deliveryId, state: 'dlq', attempts: input.firstAttempt + i };
+      return deadLettered(input.firstAttempt + i, null, reason);
     }
     stage(result.state);
     wf.setCurrentDetails(`attempt ${input.firstAttempt + i}: ${result.statusCode ?? result.error ?? result.outcome}`);
+    if (result.state === 'dlq') return deadLettered(input.firstAttempt + i, result.statusCode, result.error ?? result.outcome);
     if (result.state !== 'pending' || result.nextDelayMs === null) {
       return { deliveryId: input.deliveryId, state: result.state, attempts: input.firstAttempt + i };
     }

@@ -16,7 +16,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Plan an agentic checkout',
     description:
-      'Validates the proposal (exists, belongs to the intent, not expired, state and inventory allow), the match token (exists, names the proposal, not expired) and the amount and currency, then answers with the plan: line items, shipping and totals in minor units, valid for CHECKOUT_PLAN_TTL_S (15 min). The checkout then waits for an explicit confirm.',
+      'Validates the proposal (exists, belongs to the intent, not expired, state and inventory allow), the match token (exists, names the proposal, not expired) and the amount and currency, then answers with the plan: line items, shipping and totals in minor units, valid for CHECKOUT_PLAN_TTL_S (15 min), and its `checkout_mode`: `agent_handoff` when the seller has an agent endpoint (confirm authorizes payment and hands the order over), `merchant_redirect` when it has none (confirm authorizes nothing and hands the buyer an attributable link to the product page). The checkout then waits for an explicit confirm.',
     auth: auth.apiKey('checkout'),
     body: C.CheckoutCreateBody,
     bodyRequired: true,
@@ -61,14 +61,14 @@ export function checkoutRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Confirm an agentic checkout',
     description:
-      "Requires explicit buyer-agent consent and the signed match token (JWS, verified against /.well-known/jwks.json keys); proposal, amount and currency must equal the plan. Then authorizes payment, hands the order to the merchant agent's endpoint (Idempotency-Key: checkout id) and answers with the receipt and audit trail. Confirming again returns the same result.",
+      "Requires explicit buyer-agent consent and the signed match token (JWS, verified against /.well-known/jwks.json keys); proposal, amount and currency must equal the plan. agent_handoff: authorizes payment, hands the order to the merchant agent's endpoint (Idempotency-Key: checkout id; merchants de-duplicate on it) and answers status confirmed with the receipt and audit trail; if the handoff fails for good the payment authorization is voided, the match token is accepted again while unexpired, and the answer is 502 merchant_handoff_failed with `next_action`. merchant_redirect: no payment; answers status handed_off with `continue_url`, the attributable /r/{rec_id} link to the product page. Confirming again returns the same result.",
     auth: auth.apiKey('checkout'),
     params: C.CheckoutIdParams,
     notFoundCode: 'checkout_not_found',
     body: C.CheckoutConfirmBody,
     bodyRequired: true,
     invalidCode: 'invalid_payload',
-    responses: { 200: { description: 'Confirmed, with merchant handoff receipt and audit trail.', schema: C.CheckoutEnvelope } },
+    responses: { 200: { description: 'agent_handoff: status confirmed, with the merchant handoff receipt and audit trail. merchant_redirect: status handed_off, with continue_url.', schema: C.CheckoutEnvelope } },
     errors: [
       notFound,
       [409, 'consent_invalid', 'Consent not granted or without a statement.'],
@@ -79,8 +79,8 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'amount_mismatch', 'amount differs from the plan total.'],
       [409, 'currency_mismatch', 'currency differs from the plan currency.'],
       [409, 'checkout_expired', 'The plan expired before it was confirmed.'],
-      [409, 'checkout_failed', 'The checkout failed earlier (payment or merchant handoff).'],
-      [502, 'merchant_handoff_failed', 'The merchant agent did not accept the handoff after retries.'],
+      [409, 'checkout_failed', 'The checkout failed earlier (payment or merchant handoff); the body carries next_action.'],
+      [502, 'merchant_handoff_failed', 'The merchant agent did not accept the handoff after retries; the payment authorization was voided. The body carries next_action (e.g. plan_new_checkout with the same match token).'],
       temporalUnavailable,
     ],
     handler: async (ctx, { params, body }) => {

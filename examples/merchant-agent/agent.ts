@@ -6,7 +6,10 @@
  * The contract it implements:
  *   1. verify the Standard Webhooks signature over the raw body (401 when it does not hold);
  *   2. de-duplicate by `webhook-id` (the gateway retries a delivery with the same id);
- *   3. answer 2xx fast (the gateway gives up after 15 s and retries), then submit the proposal.
+ *   3. answer 2xx fast (the gateway gives up after 15 s and retries), then submit the proposal;
+ *   4. take `checkout.handoff` orders once per `Idempotency-Key` (the checkout id): the gateway may
+ *      send one handoff more than once (a retry after a timeout or a crashed worker), always with
+ *      the same key and body; every repeat answers the first order.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,10 +59,21 @@ export type ProposalResult =
  * One webhook request on the agent's path. `accepted` events get `proposal` once the submission
  * has settled (see `waitForProposals`).
  */
+/** An order taken from a `checkout.handoff`. */
+export interface Order {
+  order_id: string;
+  /** The handoff's Idempotency-Key (= checkout id). */
+  idempotency_key: string;
+  checkout_id: string;
+  amount: number;
+  currency: string;
+  received_at: string;
+}
+
 export interface AgentEvent {
   at: string;
   webhookId: string | null;
-  outcome: 'accepted' | 'duplicate' | 'ignored' | 'rejected';
+  outcome: 'accepted' | 'duplicate' | 'ignored' | 'rejected' | 'order' | 'duplicate_order';
   httpStatus: number;
   /** Why a request was rejected or ignored. */
   reason?: string;
@@ -85,6 +99,14 @@ export interface MerchantAgentOptions {
   price?: number;
   /** How many processed webhook-ids to remember (oldest forgotten first). */
   dedupCapacity?: number;
+  /**
+   * Takes an order from a `checkout.handoff` (reserve stock, create it in your shop); its `order_id`
+   * (default `ord_<n>`) goes back to the gateway. Called once per Idempotency-Key; a throw answers
+   * 500, so the gateway retries and this is called again.
+   */
+  acceptOrder?: (handoff: Record<string, unknown>) => Promise<{ order_id?: string } | void> | { order_id?: string } | void;
+  /** How many orders to remember for de-duplication (oldest forgotten first; keep them in your database in production). */
+  orderCapacity?: number;
   /** Called once per webhook when its handling is complete (after the proposal for accepted ones). */
   onEvent?: (event: AgentEvent) => void;
   fetchImpl?: typeof fetch;
@@ -93,6 +115,8 @@ export interface MerchantAgentOptions {
 export interface MerchantAgent {
   url: string;
   events: AgentEvent[];
+  /** Orders taken, one per Idempotency-Key, oldest first. */
+  orders(): Order[];
   /** Resolves with the first `n` accepted events whose proposal has settled; rejects after `timeoutMs`. */
   waitForProposals(n: number, timeoutMs?: number): Promise<AgentEvent[]>;
   /** Stops listening and waits (bounded) for proposal submissions still running. */
@@ -192,6 +216,10 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
   const chooseOffer = opts.chooseOffer ?? fixedOffer(opts.productId, opts.price);
   const doFetch = opts.fetchImpl ?? fetch;
   const processed = new BoundedSet(opts.dedupCapacity ?? 10_000);
+  // Idempotency-Key → the order (a promise while it is being taken, so a concurrent repeat waits for it).
+  const orders = new Map<string, Promise<Order>>();
+  const taken: Order[] = [];
+  const orderCapacity = opts.orderCapacity ?? 10_000;
   const events: AgentEvent[] = [];
   const pending = new Set<Promise<void>>();
   const shutdown = new AbortController();
@@ -273,6 +301,51 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
     pending.add(task);
   }
 
+  /**
+   * A checkout handoff: one order per Idempotency-Key. The key is claimed before the order is
+   * taken, so a repeat that arrives while the first is still being handled waits for it and answers
+   * the same order instead of taking a second one.
+   */
+  async function takeOrder(req: IncomingMessage, res: ServerResponse, message: Record<string, unknown>, webhookId: string) {
+    const key = header(req, 'idempotency-key') || webhookId;
+    const existing = orders.get(key);
+    if (existing) {
+      let order: Order;
+      try {
+        order = await existing;
+      } catch {
+        return sendJson(res, 500, { error: 'order_failed', message: 'The first attempt of this order failed; retry.' });
+      }
+      record({ at: new Date().toISOString(), webhookId, outcome: 'duplicate_order', httpStatus: 200, reason: `Idempotency-Key ${key}` });
+      return sendJson(res, 200, { order_id: order.order_id, status: 'accepted', duplicate: true });
+    }
+    const pendingOrder = (async (): Promise<Order> => {
+      const made = (await opts.acceptOrder?.(message)) ?? undefined;
+      const order: Order = {
+        order_id: made?.order_id ?? `ord_${taken.length + 1}`,
+        idempotency_key: key,
+        checkout_id: String(message.checkout_id ?? key),
+        amount: Number(message.amount),
+        currency: String(message.currency ?? ''),
+        received_at: new Date().toISOString(),
+      };
+      taken.push(order);
+      return order;
+    })();
+    orders.set(key, pendingOrder);
+    while (orders.size > orderCapacity) orders.delete(orders.keys().next().value!);
+    let order: Order;
+    try {
+      order = await pendingOrder;
+    } catch (err) {
+      orders.delete(key); // not taken: the gateway's retry may try again
+      record({ at: new Date().toISOString(), webhookId, outcome: 'rejected', httpStatus: 500, reason: `acceptOrder failed: ${(err as Error).message}` });
+      return sendJson(res, 500, { error: 'order_failed', message: (err as Error).message });
+    }
+    record({ at: new Date().toISOString(), webhookId, outcome: 'order', httpStatus: 200, reason: `Idempotency-Key ${key}` });
+    return sendJson(res, 200, { order_id: order.order_id, status: 'accepted' });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://agent.local');
     if (url.pathname !== path) return sendJson(res, 404, { error: 'not_found', message: `POST webhooks to ${path}.` });
@@ -304,7 +377,8 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
     }
     const id = webhookId!; // verify() fails without a webhook-id
 
-    // A retry of something we already took: 2xx so the gateway stops, and nothing else.
+    // A retry of something we already took: 2xx so the gateway stops, and nothing else. (Checkout
+    // handoffs are de-duplicated by their Idempotency-Key in takeOrder, which answers the order.)
     if (processed.has(id)) {
       record({ at: new Date().toISOString(), webhookId: id, outcome: 'duplicate', httpStatus: 200 });
       return sendJson(res, 200, { status: 'duplicate' });
@@ -316,6 +390,7 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
     } catch {
       return reject(new HttpError(400, 'invalid_payload', 'Body is not JSON.'));
     }
+    if (isObject(message) && message.type === 'checkout.handoff') return takeOrder(req, res, message, id);
     // Unknown event types are acknowledged (202), not refused: a 4xx would only make the gateway
     // retry an event this agent will never understand.
     if (!isObject(message) || message.type !== 'intent.surge') {
@@ -356,6 +431,7 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
   return {
     url: `http://${host}:${addr.port}${path}`,
     events,
+    orders: () => [...taken],
     waitForProposals(n, timeoutMs = 10_000) {
       const done = () => events.filter((e) => e.proposal !== undefined);
       return new Promise((resolve, reject) => {

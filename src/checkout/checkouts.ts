@@ -1,9 +1,9 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/connect';
-import type { AgenticCheckoutsTable, AuditEntry, CheckoutStatus } from '../db/schema-checkout';
+import type { AgenticCheckoutsTable, AuditEntry, CheckoutMode, CheckoutStatus } from '../db/schema-checkout';
 import { AppError } from '../errors';
-import { authorizePayment } from '../matching/payments';
+import { authorizePayment, voidAuthorization } from '../matching/payments';
 import { toCents } from '../matching/money';
 import { transitionProposal } from '../matching/proposals';
 import { endpointPolicy } from '../registry/endpoint-safety';
@@ -11,20 +11,32 @@ import { boundedRequest, OutboundError } from '../registry/outbound-http';
 import { openWebhookSecret } from '../registry/secrets';
 import { iso } from '../time';
 import { mayAct, SYSTEM, type Caller } from '../tenancy';
+import { checkoutModeOf, checkoutSeller, continueUrl, redirectRecId } from './seller';
 
 /**
  * Agentic checkout (spec 4.3, DESIGN §6.1, docs/CHECKOUT.md). Every function here is called by one
- * activity of the `agenticCheckout` workflow (the API only reads): plan, authorize, hand off, settle,
- * expire, fail. Each is safe to run again (activity retries, workflow resets).
+ * activity of the `agenticCheckout` workflow (the API only reads): plan, authorize, hand off (to the
+ * merchant agent, or to the merchant's site), settle, expire, fail (voiding a payment authorization
+ * that can no longer be handed off). Each is safe to run again (activity retries, workflow resets).
  */
 
 export type CheckoutRow = Selectable<AgenticCheckoutsTable>;
 
-/** A business check that failed: the API answers `status` with `{error: code, message}`. */
+/** What the buyer's agent can do after a failed checkout (in the failure record and the error body). */
+export interface NextAction {
+  action: 'plan_new_checkout' | 'accept_match_again' | 'choose_another_proposal';
+  description: string;
+  match_token_id?: string;
+  /** plan_new_checkout: the token is usable until then. */
+  until?: string;
+}
+
+/** A business check that failed: the API answers `status` with `{error: code, message}` (plus `next_action` when known). */
 export interface Rejection {
   status: number;
   code: string;
   message: string;
+  next_action?: NextAction;
 }
 
 export const checkoutNotFound = (id: string) => new AppError(404, 'checkout_not_found', `No agentic checkout '${id}'.`);
@@ -48,6 +60,10 @@ export interface CheckoutPlan {
   proposal_id: string;
   match_token_id: string;
   merchant_id: string;
+  /** How the confirm completes: chosen here from the seller (src/checkout/seller.ts), never changed after. */
+  checkout_mode: CheckoutMode;
+  /** merchant_redirect: the card the buyer continues through (its `/r/<rec_id>` link is the confirm's continue_url). */
+  rec_id?: string | null;
   buyer_agent_id: string;
   line_items: Array<{ product_id: number; title: string; quantity: number; unit_amount_minor: number; amount_minor: number }>;
   shipping: { amount_minor: number; commitment: Record<string, unknown> };
@@ -68,9 +84,12 @@ export function checkoutView(c: CheckoutRow) {
     proposal_id: c.proposal_id,
     match_token_id: c.match_token_id,
     merchant_id: c.merchant_id,
+    checkout_mode: c.checkout_mode,
+    continue_url: c.continue_url,
     amount: c.amount_cents / 100,
     currency: c.currency,
-    plan: c.plan as unknown as CheckoutPlan,
+    // Plans stored before checkout modes existed have none: the column (default agent_handoff) is the truth.
+    plan: { ...(c.plan as unknown as CheckoutPlan), checkout_mode: c.checkout_mode },
     expires_at: c.expires_at.toISOString(),
     shipping_address: c.shipping_address,
     metadata: c.metadata,
@@ -110,6 +129,15 @@ function appendAudit(step: string, outcome: string, detail?: Record<string, unkn
   return sql<AuditEntry[]>`case when audit_trail @> ${JSON.stringify([{ step }])}::jsonb then audit_trail else audit_trail || ${JSON.stringify([entry])}::jsonb end`;
 }
 
+/** Sets the outcome (and detail) of the entry `step`, keeping its place and `at`; appends it if absent. */
+function settleAudit(step: string, outcome: string, detail: Record<string, unknown>): RawBuilder<AuditEntry[]> {
+  const entry: AuditEntry = { step, at: new Date().toISOString(), outcome, detail };
+  const patch = JSON.stringify({ outcome, detail: { ...detail, answered_at: entry.at } });
+  return sql<AuditEntry[]>`case when audit_trail @> ${JSON.stringify([{ step }])}::jsonb
+    then (select jsonb_agg(case when e->>'step' = ${step} then e || ${patch}::jsonb else e end order by i) from jsonb_array_elements(audit_trail) with ordinality as x(e, i))
+    else audit_trail || ${JSON.stringify([entry])}::jsonb end`;
+}
+
 /** Shipping cost from the proposal's shipping_commitment: `free: true` → 0, else a numeric cost/price/amount/fee. */
 export function shippingMinor(commitment: Record<string, unknown>): number {
   if (commitment.free === true) return 0;
@@ -128,7 +156,7 @@ export type PlanResult = { ok: true; checkout: CheckoutView } | { ok: false; rej
  * Validates proposal, inventory and token against the request and stores the plan (status
  * awaiting_confirmation, expires_at = now + ttl). A repeated run returns the stored checkout.
  */
-export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: number): Promise<PlanResult> {
+export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: number, publicBaseUrl: string): Promise<PlanResult> {
   const existing = await findCheckout(db, req.checkoutId);
   if (existing) return { ok: true, checkout: checkoutView(existing) };
 
@@ -172,13 +200,21 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     return reject(409, 'amount_mismatch', `amount ${req.amount} does not match the checkout total ${total / 100} (price ${proposal.price_cents / 100} + shipping ${shipping / 100}).`);
   }
 
+  // The mode is fixed with the plan: the buyer consents to what the plan says will happen.
+  const seller = await checkoutSeller(db, proposal);
+  const mode = checkoutModeOf(seller);
+  const recId =
+    mode === 'merchant_redirect' ? await redirectRecId(db, { checkoutId: req.checkoutId, proposal, matchSessionId: token.match_session_id, publicBaseUrl }) : null;
+
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   const plan: CheckoutPlan = {
     checkout_id: req.checkoutId,
     intent_id: req.intent_id,
     proposal_id: proposal.proposal_id,
     match_token_id: token.match_token_id,
-    merchant_id: proposal.merchant_agent_id,
+    merchant_id: seller.merchant_id,
+    checkout_mode: mode,
+    ...(mode === 'merchant_redirect' ? { rec_id: recId } : {}),
     buyer_agent_id: req.buyer_agent_id,
     line_items: [{ product_id: proposal.product_id, title: proposal.offer_title, quantity: 1, unit_amount_minor: proposal.price_cents, amount_minor: proposal.price_cents }],
     shipping: { amount_minor: shipping, commitment },
@@ -189,7 +225,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     expires_at: expiresAt.toISOString(),
   };
   const audit: AuditEntry[] = [
-    { step: 'plan_created', at: now.toISOString(), outcome: 'awaiting_confirmation', detail: { total_minor: total, currency: proposal.currency, expires_at: plan.expires_at } },
+    { step: 'plan_created', at: now.toISOString(), outcome: 'awaiting_confirmation', detail: { total_minor: total, currency: proposal.currency, expires_at: plan.expires_at, checkout_mode: mode } },
   ];
   try {
     const row = await db
@@ -201,7 +237,8 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
         intent_id: req.intent_id,
         proposal_id: proposal.proposal_id,
         match_token_id: token.match_token_id,
-        merchant_id: proposal.merchant_agent_id,
+        merchant_id: seller.merchant_id,
+        checkout_mode: mode,
         amount_cents: total,
         currency: proposal.currency,
         plan: JSON.stringify(plan),
@@ -244,6 +281,8 @@ export interface Consent {
 export async function authorizeCheckout(db: Db, checkoutId: string, consent: Consent): Promise<{ ok: true; authorization_id: string } | { ok: false; rejection: Rejection }> {
   const c = await getCheckout(db, checkoutId);
   if (c.payment_authorization_id) return { ok: true, authorization_id: c.payment_authorization_id };
+  // Money is only authorized for an order an agent will take (the workflow never asks otherwise).
+  if (c.checkout_mode !== 'agent_handoff') throw new Error(`checkout ${checkoutId} is ${c.checkout_mode}: no payment is authorized`);
   await db
     .updateTable('agentic_checkouts')
     .set({ status: 'confirming', consent: JSON.stringify(consent), audit_trail: appendAudit('consent_recorded', 'granted', { statement: consent.statement ?? null, granted_at: consent.granted_at ?? null }), updated_at: new Date() })
@@ -310,10 +349,14 @@ export interface HandoffDeps {
 /**
  * POSTs the checkout to the merchant agent's endpoint with `Idempotency-Key: <checkout_id>` (and the
  * merchant's Standard Webhooks signature, webhook-id = checkout id). 2xx → the receipt data; other
- * answers throw (retryable unless HandoffRejected). Each attempt is in the audit trail.
+ * answers throw (retryable unless HandoffRejected). Each attempt is in the audit trail, written
+ * BEFORE the request goes out (outcome `sending`), then settled with the answer: an attempt cut off
+ * by a worker crash stays `sending`, so the trail names every attempt that may have reached the
+ * merchant (which de-duplicates them by the Idempotency-Key).
  */
 export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, attempt: number): Promise<HandoffResult> {
   const c = await getCheckout(deps.db, checkoutId);
+  if (c.checkout_mode !== 'agent_handoff') throw new HandoffRejected(`checkout ${checkoutId} is ${c.checkout_mode}: there is no merchant agent to hand off to`);
   const m = await deps.db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed']).where('merchant_id', '=', c.merchant_id).executeTakeFirst();
   if (!m) throw new HandoffRejected(`merchant ${c.merchant_id} is not registered`);
   const body = handoffPayload(c);
@@ -331,7 +374,12 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, a
   }
   const step = `merchant_handoff_attempt_${attempt}`;
   const note = (outcome: string, detail: Record<string, unknown>) =>
-    deps.db.updateTable('agentic_checkouts').set({ audit_trail: appendAudit(step, outcome, detail), updated_at: new Date() }).where('checkout_id', '=', checkoutId).execute();
+    deps.db.updateTable('agentic_checkouts').set({ audit_trail: settleAudit(step, outcome, detail), updated_at: new Date() }).where('checkout_id', '=', checkoutId).execute();
+  await deps.db
+    .updateTable('agentic_checkouts')
+    .set({ audit_trail: appendAudit(step, 'sending', { endpoint: m.agent_endpoint, idempotency_key: c.checkout_id }), updated_at: new Date() })
+    .where('checkout_id', '=', checkoutId)
+    .execute();
   let res;
   try {
     res = await boundedRequest(m.agent_endpoint, { timeoutMs: deps.timeoutMs, maxBytes: 64 * 1024, maxRedirects: 0, method: 'POST', body, headers, policy: endpointPolicy(deps.allowPrivateEndpoints) });
@@ -412,13 +460,112 @@ export async function expireCheckout(db: Db, checkoutId: string): Promise<Checko
   return row?.status ?? (await getCheckout(db, checkoutId)).status;
 }
 
-/** A confirm that could not complete (payment refused, merchant handoff failed): status failed, with why. */
-export async function failCheckout(db: Db, checkoutId: string, rejection: Rejection): Promise<void> {
-  await db
+/**
+ * merchant_redirect confirm: no payment, no merchant call. The consent is recorded and the buyer is
+ * handed the attributable link to the product page; the merchant's order, when it comes, is
+ * attributed by that rec_id. Status handed_off (terminal); token and proposal stay as they are.
+ */
+export async function handOffToMerchantSite(db: Db, checkoutId: string, consent: Consent, publicBaseUrl: string): Promise<CheckoutView> {
+  const c = await getCheckout(db, checkoutId);
+  if (c.status === 'handed_off') return checkoutView(c);
+  if (c.checkout_mode !== 'merchant_redirect') throw new Error(`checkout ${checkoutId} is ${c.checkout_mode}, not merchant_redirect`);
+  const plan = c.plan as unknown as CheckoutPlan;
+  if (!plan.rec_id) throw new Error(`checkout ${checkoutId} has no rec_id to redirect through`);
+  const url = continueUrl(publicBaseUrl, plan.rec_id);
+  const now = new Date();
+  const receipt = {
+    receipt_id: `rcpt_${checkoutId.replace(/^chk_/, '')}`,
+    status: 'handed_off',
+    checkout_mode: 'merchant_redirect',
+    merchant_id: c.merchant_id,
+    continue_url: url,
+    rec_id: plan.rec_id,
+    payment_authorization_id: null,
+    amount: c.amount_cents / 100,
+    currency: c.currency,
+    handed_off_at: now.toISOString(),
+  };
+  const row = await db
     .updateTable('agentic_checkouts')
-    .set({ status: 'failed', failure: JSON.stringify(rejection), updated_at: new Date(), audit_trail: appendAudit('failed', rejection.code, { message: rejection.message }) })
+    .set({
+      status: 'handed_off',
+      consent: JSON.stringify(consent),
+      continue_url: url,
+      receipt: JSON.stringify(receipt),
+      updated_at: now,
+      audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify([
+        { step: 'consent_recorded', at: now.toISOString(), outcome: 'granted', detail: { statement: consent.statement ?? null, granted_at: consent.granted_at ?? null } },
+        { step: 'handed_off_to_merchant_site', at: now.toISOString(), outcome: 'handed_off', detail: { continue_url: url, rec_id: plan.rec_id, payment: 'none' } },
+      ])}::jsonb`,
+    })
     .where('checkout_id', '=', checkoutId)
     .where('status', 'in', ['awaiting_confirmation', 'confirming'])
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
+  return checkoutView(row ?? (await getCheckout(db, checkoutId)));
 }
 
+/** What the buyer's agent can do once the checkout failed, from the token and proposal as they are now. */
+function nextActionFor(token: { match_token_id: string; acceptance_state: string; expires_at: Date }, proposalUsable: boolean, merchantRefused: boolean): NextAction {
+  const now = new Date();
+  if (!proposalUsable || merchantRefused) {
+    return {
+      action: 'choose_another_proposal',
+      description: merchantRefused
+        ? 'The merchant refused this order; choose another proposal of the match session (accept it for a new match token) and plan a checkout for it.'
+        : 'This proposal can no longer be bought; choose another proposal of the match session (accept it for a new match token) and plan a checkout for it.',
+    };
+  }
+  if (token.acceptance_state === 'accepted' && token.expires_at > now) {
+    return {
+      action: 'plan_new_checkout',
+      description: `Match token ${token.match_token_id} is accepted again until ${token.expires_at.toISOString()}: plan a new checkout (POST /v1/agentic-checkout) with it to try again, or choose another proposal.`,
+      match_token_id: token.match_token_id,
+      until: token.expires_at.toISOString(),
+    };
+  }
+  return {
+    action: 'accept_match_again',
+    description: `Match token ${token.match_token_id} can no longer be used (${token.acceptance_state}); accept the match again (POST /v1/match/{match_session_id}/accept) for a new token, then plan a new checkout.`,
+    match_token_id: token.match_token_id,
+  };
+}
+
+/**
+ * A confirm that could not complete (payment refused, merchant handoff failed): the saga's
+ * compensation and the failure in one transaction. A payment authorization still standing is voided
+ * (audit `payment_voided`; token back to `accepted` while unexpired, proposal back to
+ * `pending_confirmation`), then the checkout is `failed` with the reason and the next action. So no
+ * token stays `payment_authorized` without a live checkout. Returns the rejection as stored.
+ */
+export async function failCheckout(db: Db, checkoutId: string, rejection: Rejection, opts: { merchantRefused?: boolean } = {}): Promise<Rejection> {
+  return db.transaction().execute(async (trx) => {
+    const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
+    if (!c) throw checkoutNotFound(checkoutId);
+    if (c.status === 'failed') return c.failure as unknown as Rejection;
+    if (c.status !== 'awaiting_confirmation' && c.status !== 'confirming') return rejection;
+    const audit: AuditEntry[] = [];
+    if (c.payment_authorization_id) {
+      const v = await voidAuthorization(trx, c.payment_authorization_id, `checkout ${checkoutId} failed: ${rejection.code}`);
+      if (v.voided) {
+        audit.push({
+          step: 'payment_voided',
+          at: new Date().toISOString(),
+          outcome: 'voided',
+          detail: { authorization_id: c.payment_authorization_id, reason: rejection.code, match_token_id: v.tokenId, acceptance_state: v.acceptanceState },
+        });
+      }
+    }
+    const token = await trx.selectFrom('match_tokens').select(['match_token_id', 'acceptance_state', 'expires_at']).where('match_token_id', '=', c.match_token_id).executeTakeFirstOrThrow();
+    const proposal = await trx.selectFrom('proposals').select(['proposal_state', 'status', 'valid_until']).where('proposal_id', '=', c.proposal_id).executeTakeFirst();
+    const proposalUsable = !!proposal && proposal.status === 'active' && ['pending_confirmation', 'accepted'].includes(proposal.proposal_state) && (!proposal.valid_until || proposal.valid_until > new Date());
+    const stored: Rejection = { ...rejection, next_action: rejection.next_action ?? nextActionFor(token, proposalUsable, opts.merchantRefused === true) };
+    audit.push({ step: 'failed', at: new Date().toISOString(), outcome: rejection.code, detail: { message: rejection.message, next_action: stored.next_action!.action } });
+    await trx
+      .updateTable('agentic_checkouts')
+      .set({ status: 'failed', failure: JSON.stringify(stored), updated_at: new Date(), audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify(audit)}::jsonb` })
+      .where('checkout_id', '=', checkoutId)
+      .execute();
+    return stored;
+  });
+}

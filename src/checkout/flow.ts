@@ -12,7 +12,7 @@ import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { agenticCheckout, confirmUpdate, getPlanUpdate } from '../../workflows/agentic-checkout';
 import { checkoutView, findCheckout, getCheckoutAs, type CheckoutView } from './checkouts';
-import { mayAct, type Caller } from '../tenancy';
+import { mayAct, ownerOf, type Caller } from '../tenancy';
 
 /**
  * The API side of the agentic checkout (DESIGN §5): start the workflow and wait for its plan
@@ -26,11 +26,15 @@ function requireTemporal(t: TemporalHandle | null): TemporalHandle {
   return t;
 }
 
-/** A workflow's business rejection (ApplicationFailure type = code, details[0] = status) as the API's error. */
+/**
+ * A workflow's business rejection (ApplicationFailure type = code, details[0] = status, details[1] =
+ * the next action, when the checkout failed) as the API's error.
+ */
 function mapTemporalError(err: unknown): unknown {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type) {
     const status = Number(err.cause.details?.[0]);
-    return new AppError(Number.isInteger(status) && status >= 400 ? status : 409, err.cause.type, err.cause.message);
+    const next = err.cause.details?.[1];
+    return new AppError(Number.isInteger(status) && status >= 400 ? status : 409, err.cause.type, err.cause.message, next && typeof next === 'object' ? { next_action: next } : undefined);
   }
   // gRPC UNAVAILABLE (14) / DEADLINE_EXCEEDED (4): the server does not answer.
   const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown })?.cause) ? (err as { cause: { code: number } }).cause : null;
@@ -76,6 +80,14 @@ export async function createCheckout(temporal: TemporalHandle | null, db: Db, bo
       { key: SA.FlowStage, value: 'planning' },
     ],
     staticSummary: `Agentic checkout ${checkoutId}: proposal ${body.proposal_id} for ${body.buyer_agent_id}`,
+    // Business keys known at start; the workflow adds merchant, amount, currency and mode with the plan.
+    memo: {
+      checkout_id: checkoutId,
+      intent_id: body.intent_id,
+      proposal_id: body.proposal_id,
+      buyer_agent_id: body.buyer_agent_id,
+      developer_id: ownerOf(caller),
+    },
   });
   try {
     return await t.client.workflow.executeUpdateWithStart(getPlanUpdate, { startWorkflowOperation: start, updateId: `plan-${checkoutId}` });
@@ -100,12 +112,16 @@ export async function verifyMatchTokenJws(keys: VerifyKeys, jws: string): Promis
   }
 }
 
+/**
+ * The outcome Postgres holds. The API reads outcomes here, never from the run's result: a failed
+ * checkout ends its workflow Failed (for operators), which is not an API error.
+ */
 const storedOutcome = (c: Awaited<ReturnType<typeof getCheckoutAs>>): CheckoutView | null => {
-  if (c.status === 'confirmed') return checkoutView(c);
+  if (c.status === 'confirmed' || c.status === 'handed_off') return checkoutView(c);
   if (c.status === 'expired') throw new AppError(409, 'checkout_expired', `The checkout plan expired at ${c.expires_at.toISOString()}.`);
   if (c.status === 'failed') {
-    const f = (c.failure ?? {}) as { code?: string; message?: string };
-    throw new AppError(409, 'checkout_failed', `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim());
+    const f = (c.failure ?? {}) as { code?: string; message?: string; next_action?: unknown };
+    throw new AppError(409, 'checkout_failed', `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim(), f.next_action ? { next_action: f.next_action } : undefined);
   }
   return null;
 };

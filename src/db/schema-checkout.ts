@@ -1,8 +1,11 @@
-import type { Json, NullableTimestamp, Timestamp } from './schema';
+import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
 
 /** Agentic checkout (spec 4.3, docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
 
-export type CheckoutStatus = 'awaiting_confirmation' | 'confirming' | 'confirmed' | 'expired' | 'failed';
+export type CheckoutStatus = 'awaiting_confirmation' | 'confirming' | 'confirmed' | 'handed_off' | 'expired' | 'failed';
+
+/** How a confirm completes (migration 0021, src/checkout/seller.ts). */
+export type CheckoutMode = 'agent_handoff' | 'merchant_redirect';
 
 export interface AuditEntry {
   step: string;
@@ -19,6 +22,9 @@ export interface AgenticCheckoutsTable {
   proposal_id: string;
   match_token_id: string;
   merchant_id: string;
+  checkout_mode: Defaulted<CheckoutMode>;
+  /** merchant_redirect: the attributable `/r/<rec_id>` link, once handed off. */
+  continue_url: string | null;
   /** Plan total in minor units. */
   amount_cents: number;
   currency: string;

@@ -125,6 +125,10 @@ export interface PaymentAuthorizationsTable {
   key_id: string | null;
   /** The owner: the developer of the token it authorizes. */
   developer_id: string | null;
+  /** `voided` once a checkout's handoff failed for good (migration 0021). */
+  status: Defaulted<'authorized' | 'voided'>;
+  voided_at: NullableTimestamp;
+  void_reason: string | null;
 }
 
 export interface MatchingTables {

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { Json, Timestamp } from './schema';
 
-export type CardSource = 'match' | 'product_card' | 'showcase' | 'recommend';
+export type CardSource = 'match' | 'product_card' | 'showcase' | 'recommend' | 'checkout';
 
 /** One issued Product Card Document, kept so its rec_id can be looked up and attributed. */
 export interface RecCardsTable {

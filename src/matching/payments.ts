@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
+import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
 import type { PaymentAuthorizationsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
@@ -21,7 +22,7 @@ const conflict = (code: string, message: string, details?: Record<string, unknow
 export function paymentAuthorizationView(a: PaymentAuthorizationRow, intentId: string) {
   return {
     authorization_id: a.authorization_id,
-    status: 'authorized' as const,
+    status: a.status,
     match_token_id: a.match_token_id,
     proposal_id: a.proposal_id,
     intent_id: intentId,
@@ -64,7 +65,12 @@ export async function authorizePayment(
     if (!token || !mayAct(caller, token.developer_id)) throw conflict('match_token_invalid', `No match token '${tokenId}'.`);
 
     if (token.acceptance_state === 'payment_authorized') {
-      const existing = await trx.selectFrom('payment_authorizations').selectAll().where('match_token_id', '=', tokenId).executeTakeFirstOrThrow();
+      const existing = await trx
+        .selectFrom('payment_authorizations')
+        .selectAll()
+        .where('match_token_id', '=', tokenId)
+        .where('status', '=', 'authorized')
+        .executeTakeFirstOrThrow();
       assertRequestMatches(req, { proposalId: existing.proposal_id, amountCents: existing.amount_cents, currency: existing.currency });
       return { authorization: existing, token };
     }
@@ -111,4 +117,30 @@ export async function authorizePayment(
     await transitionProposal(trx, proposal.proposal_id, 'accepted', `payment authorized (${authorization.authorization_id})`);
     return { authorization, token: updated };
   });
+}
+
+/**
+ * Compensation for an authorization whose order could not be handed off (a checkout saga): the
+ * authorization is voided, the token goes back to `accepted` (or `expired` past its lifetime) and
+ * the proposal back to `pending_confirmation`, so the buyer's agent may try again. Runs inside the
+ * caller's transaction; voiding twice changes nothing. Returns the token's state afterwards.
+ */
+export async function voidAuthorization(
+  trx: Transaction<Database>,
+  authorizationId: string,
+  reason: string,
+): Promise<{ voided: boolean; tokenId: string; acceptanceState: MatchTokenRow['acceptance_state']; tokenExpiresAt: Date }> {
+  const a = await trx.selectFrom('payment_authorizations').selectAll().where('authorization_id', '=', authorizationId).forUpdate().executeTakeFirstOrThrow();
+  const token = await trx.selectFrom('match_tokens').selectAll().where('match_token_id', '=', a.match_token_id).forUpdate().executeTakeFirstOrThrow();
+  if (a.status === 'voided') return { voided: false, tokenId: token.match_token_id, acceptanceState: token.acceptance_state, tokenExpiresAt: token.expires_at };
+  const now = new Date();
+  await trx.updateTable('payment_authorizations').set({ status: 'voided', voided_at: now, void_reason: reason }).where('authorization_id', '=', authorizationId).execute();
+  let state = token.acceptance_state;
+  if (state === 'payment_authorized') {
+    state = token.expires_at > now ? 'accepted' : 'expired';
+    await trx.updateTable('match_tokens').set({ acceptance_state: state, updated_at: now }).where('match_token_id', '=', token.match_token_id).execute();
+    const p = await trx.selectFrom('proposals').select('proposal_state').where('proposal_id', '=', a.proposal_id).executeTakeFirst();
+    if (p?.proposal_state === 'accepted') await transitionProposal(trx, a.proposal_id, 'pending_confirmation', `payment authorization ${authorizationId} voided: ${reason}`);
+  }
+  return { voided: true, tokenId: token.match_token_id, acceptanceState: state, tokenExpiresAt: token.expires_at };
 }

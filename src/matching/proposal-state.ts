@@ -4,7 +4,8 @@ import { AppError } from '../errors';
 /**
  * The proposal lifecycle of DESIGN §6: draft → quoted → pending_confirmation (a match token names
  * it) → accepted (payment authorized or checkout confirmed) → settled (merchant handoff receipt);
- * every state that is not final may expire when valid_until passes. Anything else is a 409.
+ * accepted → pending_confirmation when a checkout voids its payment authorization (the handoff failed
+ * for good), so the match token may back another checkout; every state that is not final may expire when valid_until passes. Anything else is a 409.
  */
 
 export const PROPOSAL_STATES: ProposalState[] = ['draft', 'quoted', 'pending_confirmation', 'accepted', 'settled', 'expired'];
@@ -13,7 +14,7 @@ export const PROPOSAL_TRANSITIONS: Record<ProposalState, ProposalState[]> = {
   draft: ['quoted', 'expired'],
   quoted: ['pending_confirmation', 'expired'],
   pending_confirmation: ['accepted', 'expired'],
-  accepted: ['settled', 'expired'],
+  accepted: ['pending_confirmation', 'settled', 'expired'],
   settled: [],
   expired: [],
 };

@@ -93,7 +93,7 @@ export const PaymentAuthorizationBody = z
 export const PaymentAuthorization = z
   .object({
     authorization_id: z.string(),
-    status: z.literal('authorized'),
+    status: z.enum(['authorized', 'voided']).meta({ description: '`voided` when a checkout whose merchant handoff failed for good released it.' }),
     match_token_id: z.string(),
     proposal_id: z.string(),
     intent_id: z.string(),

@@ -155,7 +155,7 @@ function funnelSourcesSql(w: Window, q: AttributionQuery, scope: ReportScope): R
       select i.source_channel, p.product_id, 0, 0, 0, count(*)
       from payment_authorizations a join match_tokens t on t.match_token_id = a.match_token_id
         join proposals p on p.proposal_id = t.proposal_id join intents i on i.intent_id = t.intent_id
-      where ${range('a.authorized_at')} ${ownTokens} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
+      where a.status = 'authorized' and ${range('a.authorized_at')} ${ownTokens} ${filtersSql(q, 'i.source_channel', 'p.product_id')}
       group by 1, 2
     )
     select grouping(channel) as gc, grouping(product_id) as gp, channel, product_id,

@@ -123,7 +123,7 @@ export async function reconcileAffiliateOrders(
           select t.match_token_id, 'match_token', t.match_token_id, t.amount_cents, t.currency,
                  coalesce(pa.authorized_at, t.accepted_at, t.updated_at), p.merchant_agent_id
           from match_tokens t
-          left join payment_authorizations pa on pa.match_token_id = t.match_token_id
+          left join payment_authorizations pa on pa.match_token_id = t.match_token_id and pa.status = 'authorized'
           left join proposals p on p.proposal_id = t.proposal_id
           where t.acceptance_state in ('payment_authorized', 'consumed') and t.updated_at >= ${start}
             and coalesce(pa.authorized_at, t.accepted_at, t.updated_at) >= ${start}

@@ -13,6 +13,7 @@ describe('proposal state machine (DESIGN §6)', () => {
     ['quoted', 'expired'],
     ['pending_confirmation', 'accepted'],
     ['pending_confirmation', 'expired'],
+    ['accepted', 'pending_confirmation'],
     ['accepted', 'settled'],
     ['accepted', 'expired'],
   ];

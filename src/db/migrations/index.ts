@@ -19,6 +19,7 @@ import * as m0017 from './0017_lz4_documents';
 import * as m0018 from './0018_recommendation_write';
 import * as m0019 from './0019_catalog_version';
 import * as m0020 from './0020_tenancy';
+import * as m0021 from './0021_checkout_modes';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_recommendation_write': m0018,
   '0019_catalog_version': m0019,
   '0020_tenancy': m0020,
+  '0021_checkout_modes': m0021,
 };

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/connect';
+import type { CheckoutMode } from '../db/schema-checkout';
+import type { ProposalRow } from '../matching/proposals';
+import { issueCards, matchRecId } from '../recommend/issued-cards';
+
+/**
+ * Who sells a proposal's product, and how a checkout of it completes (docs/CHECKOUT.md, "Modes").
+ * This is the only place that answers those two questions: a catalog whose products name their own
+ * merchant changes `checkoutSeller`, and nothing else in the checkout does.
+ */
+
+export interface CheckoutSeller {
+  merchant_id: string;
+  /** Where the order is handed to; null when the seller has no agent that takes orders. */
+  agent_endpoint: string | null;
+}
+
+/**
+ * `.invalid` is reserved (RFC 2606) and never resolves: an endpoint there (the catalog merchant's
+ * `https://gateway.invalid/catalog`) is a placeholder, not an agent.
+ */
+export function isAgentEndpoint(endpoint: string | null | undefined): endpoint is string {
+  if (!endpoint) return false;
+  try {
+    const host = new URL(endpoint).hostname.toLowerCase().replace(/\.$/, '');
+    return host !== 'invalid' && !host.endsWith('.invalid');
+  } catch {
+    return false;
+  }
+}
+
+/** The seller of a proposal: today the merchant the proposal is filed under (catalog proposals: the catalog merchant). */
+export async function checkoutSeller(db: Db, proposal: Pick<ProposalRow, 'merchant_agent_id' | 'product_id' | 'provenance'>): Promise<CheckoutSeller> {
+  const m = await db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint']).where('merchant_id', '=', proposal.merchant_agent_id).executeTakeFirst();
+  return { merchant_id: proposal.merchant_agent_id, agent_endpoint: isAgentEndpoint(m?.agent_endpoint) ? m!.agent_endpoint : null };
+}
+
+/** A seller with an agent takes the order (and the gateway authorizes payment); any other sells on its own page. */
+export const checkoutModeOf = (seller: CheckoutSeller): CheckoutMode => (seller.agent_endpoint ? 'agent_handoff' : 'merchant_redirect');
+
+/**
+ * The rec_id a merchant_redirect checkout sends the buyer through, so the merchant's order is
+ * attributed by the rules for rec ids: the card the proposal came with (GET /v1/recommend files its
+ * card's rec_id in the proposal's metadata), else the card the token's match session issued for the
+ * product, else a card issued now under an id derived from the checkout (a retried plan issues none twice).
+ */
+export async function redirectRecId(
+  db: Db,
+  args: { checkoutId: string; proposal: Pick<ProposalRow, 'product_id' | 'metadata'>; matchSessionId: string | null; publicBaseUrl: string },
+): Promise<string> {
+  const candidates: string[] = [];
+  const fromProposal = (args.proposal.metadata as Record<string, unknown> | null)?.rec_id;
+  if (typeof fromProposal === 'string' && fromProposal) candidates.push(fromProposal);
+  if (args.matchSessionId) candidates.push(matchRecId(args.matchSessionId)(args.proposal.product_id));
+  if (candidates.length) {
+    const rows = await db.selectFrom('rec_cards').select(['rec_id', 'product_id']).where('rec_id', 'in', candidates).execute();
+    for (const id of candidates) if (rows.some((r) => r.rec_id === id && r.product_id === args.proposal.product_id)) return id;
+  }
+  const recId = `rec_${createHash('sha256').update(`checkout:${args.checkoutId}`).digest('base64url').slice(0, 22)}`;
+  await issueCards(db, [args.proposal.product_id], { publicBaseUrl: args.publicBaseUrl, channel: 'agentic_checkout', source: 'checkout', recIdFor: () => recId });
+  return recId;
+}
+
+/** The link the buyer continues on: the click redirect (recorded, then on to the product page with the rec_id). */
+export const continueUrl = (publicBaseUrl: string, recId: string) => `${publicBaseUrl}/r/${encodeURIComponent(recId)}`;
