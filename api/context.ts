@@ -43,6 +43,8 @@ export interface AppState {
   portalDemo?: boolean;
   /** The id a registration token (X-Merchant-Token / X-Agent-Token) was verified for. */
   registrationPrincipal?: string;
+  /** The API-key lookup the rate limiter made for this request's bearer, reused by authentication. */
+  apiKeyLookup?: { token: string; principal: ApiKeyPrincipal | null };
 }
 
 declare module 'koa' {

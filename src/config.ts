@@ -68,6 +68,11 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_IP: positiveInt.default(600),
   RATE_LIMIT_WINDOW_S: positiveInt.default(60),
   PORTAL_DEMO_RATE_LIMIT_PER_IP: positiveInt.default(30),
+  /** Console credential endpoints: each has its own tight per-IP budget over CONSOLE_RATE_LIMIT_WINDOW_S. */
+  REGISTER_RATE_LIMIT_PER_IP: positiveInt.default(10),
+  LOGIN_RATE_LIMIT_PER_IP: positiveInt.default(20),
+  INVITE_VERIFY_RATE_LIMIT_PER_IP: positiveInt.default(10),
+  CONSOLE_RATE_LIMIT_WINDOW_S: positiveInt.default(600),
   REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Settlement preview fees (docs/REPORTS.md); a merchant's metadata.billing overrides them. */
