@@ -9,6 +9,8 @@ export const CONTRACT_VERSION = '0.1.0';
 const INFO_DESCRIPTION =
   'HTTP gateway between shopper-side (demand) agents and merchant-side (supply) agents: recommendations, intents, proposals, match sessions and tokens, checkout authorization, registries, experience commerce, supply operations and the developer console.';
 
+const BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
+
 function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'ApiKey', {
@@ -29,6 +31,15 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
     const errors = [
       ...(r.missingFields ? [[400, r.missingCode ?? 'missing_fields', 'A required field is missing; `fields` names it.'] as const] : []),
       ...(r.params || r.query || r.body ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const] : []),
+      // What the body parser answers for any body-carrying method, before the route sees the body.
+      ...(BODY_METHODS.has(r.method)
+        ? ([
+            [400, 'invalid_json', 'The body is not valid JSON, or nests deeper than 64 levels.'],
+            [400, 'invalid_content_encoding', 'The body does not match its Content-Encoding.'],
+            [413, 'payload_too_large', 'The body exceeds 1 MB.'],
+            ...(r.body ? [[415, 'unsupported_media_type', 'The body is not application/json.'] as const] : []),
+          ] as const)
+        : []),
       ...r.auth.errors,
       ...(r.errors ?? []),
       ...(RATE_LIMIT_EXEMPT_PATHS.has(r.path) ? [] : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
