@@ -47,6 +47,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'The body does not match its Content-Encoding.': '请求体与其 Content-Encoding 不符。',
     'The body exceeds 1 MB.': '请求体超过 1 MB。',
     'The body is not application/json.': '请求体不是 application/json。',
+    'A path parameter cannot name anything (wrong shape or length).': '路径参数无法指向任何资源（格式或长度不符）。',
     // service
     'Liveness of the gateway and its dependencies': '网关及其依赖的存活状态',
     '200 when Postgres and Temporal both answer, 503 otherwise.': 'Postgres 与 Temporal 均可响应时返回 200，否则返回 503。',
