@@ -191,3 +191,25 @@ describe('methods', () => {
     expect(queue.status).toBe(200);
   });
 });
+
+describe('a commerce runtime on a sentence with a huge number', () => {
+  it('finishes (never stays queued): the budget read from the text is capped before any column sees it', { timeout: 120_000 }, async () => {
+    const flows = await startTestApi({ db: api.db });
+    const { startTestWorker } = await import('./helpers/worker');
+    const worker = await startTestWorker(flows.config, flows.db);
+    try {
+      const res = await call(flows.url, 'POST', '/v1/commerce-runtime', {
+        token: dev.apiKey,
+        headers: { prefer: 'wait=60' },
+        body: { intent: { raw_query: 'shoes under $3000000000' }, commerce_budget: { max_agent_iterations: 2 } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.runtime.runtime_session.stage).not.toBe('queued');
+      expect(res.body.runtime.runtime_trace.audit_status).not.toMatch(/^failed/);
+      expect(res.body.runtime.intent.budget_range.max).toBeLessThanOrEqual(10_000_000);
+    } finally {
+      await worker.stop();
+      await flows.close();
+    }
+  });
+});
