@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +36,13 @@ let dev: Onboarded;
 beforeAll(async () => {
   api = await startTestApi({
     // Fuzzing is a burst from one IP and one key: the limits are not what is under test here.
-    env: { RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', PORTAL_DEMO_RATE_LIMIT_PER_IP: '1000000' },
+    env: {
+      RATE_LIMIT_PER_KEY: '1000000',
+      RATE_LIMIT_PER_IP: '1000000',
+      PORTAL_DEMO_RATE_LIMIT_PER_IP: '1000000',
+      // Mandate signing enabled, as in production (without a key it answers its documented 503).
+      MANDATE_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    },
   });
   worker = await startTestWorker(api.config, api.db);
   dev = await onboard(api.url);
@@ -64,13 +71,7 @@ describe('contract fuzzing (schemathesis)', () => {
   it('every operation answers only what /openapi.json describes, and never 5xx', { timeout: RUN_DEADLINE_MS + 30_000 }, async () => {
     expect(existsSync(SCHEMATHESIS), `${SCHEMATHESIS} is missing: build the venv from test/python/requirements.txt (.ci/run does)`).toBe(true);
     await mkdir(REPORT_DIR, { recursive: true });
-    const { code, output } = await runSchemathesis([
-      '--config-file', CONFIG,
-      'run', `${api.url}/openapi.json`,
-      '--header', `Authorization: Bearer ${dev.apiKey}`,
-      '--header', `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
-      // Flows that wait for a workflow answer 202 after 2 s instead of holding the run for 20 s.
-      '--header', 'Prefer: wait=2',
+    const common = [
       '--checks', 'all',
       // Why: test/fuzz/README.md (business rules beyond what a schema can say answer 400 to schema-valid input).
       '--exclude-checks', 'positive_data_acceptance',
@@ -82,9 +83,29 @@ describe('contract fuzzing (schemathesis)', () => {
       '--request-timeout', '30',
       '--report', 'ndjson',
       '--report-dir', REPORT_DIR,
+    ];
+    // Every operation with an API key and the supply key (routes taking either use the supply key).
+    const withKeys = await runSchemathesis([
+      '--config-file', CONFIG,
+      'run', `${api.url}/openapi.json`,
+      '--header', `Authorization: Bearer ${dev.apiKey}`,
+      '--header', `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
+      // Flows that wait for a workflow answer 202 after 2 s instead of holding the run for 20 s.
+      '--header', 'Prefer: wait=2',
+      ...common,
     ]);
-    await writeFile(`${REPORT_DIR}/last-run.txt`, output);
+    await writeFile(`${REPORT_DIR}/last-run.txt`, withKeys.output);
     // The summary (and every failure with a curl line to reproduce it) is in the assertion message.
-    expect(code, output.slice(-20_000)).toBe(0);
+    expect(withKeys.code, withKeys.output.slice(-20_000)).toBe(0);
+    // The console operations that take a developer session token instead.
+    const withSession = await runSchemathesis([
+      '--config-file', CONFIG,
+      'run', `${api.url}/openapi.json`,
+      '--header', `Authorization: Bearer ${dev.developerToken}`,
+      '--include-path-regex', '^/v1/developers/(me|keys|logs|invite)',
+      ...common,
+    ]);
+    await writeFile(`${REPORT_DIR}/last-run-console.txt`, withSession.output);
+    expect(withSession.code, withSession.output.slice(-20_000)).toBe(0);
   });
 });
