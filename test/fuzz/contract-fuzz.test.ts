@@ -21,7 +21,7 @@ const SCHEMATHESIS = `${ROOT}.venv/bin/schemathesis`;
 const CONFIG = fileURLToPath(new URL('./schemathesis.toml', import.meta.url));
 const REPORT_DIR = `${ROOT}.data/fuzz`;
 /** Test cases per operation; with one worker the whole run stays within a few minutes. */
-const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 10);
+const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 15);
 /**
  * The coverage phase (boundary values of every field, hundreds of requests per operation) takes
  * well over ten minutes on a 2-core machine, so CI runs the generated phases; FUZZ_PHASES widens it.
