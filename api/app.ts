@@ -1,6 +1,5 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
 import type { AppDeps, AppState } from './context';
 import { errorEnvelope } from './middleware/errors';
 import { requestId } from './middleware/request-id';
@@ -9,7 +8,8 @@ import { rateLimit } from './middleware/rate-limit';
 import { metrics } from './middleware/metrics';
 import { observeDbPool } from '../src/metrics/api';
 import { dbPool } from '../src/db/connect';
-import { RouteRegistry } from './routes/registry';
+import { jsonBody } from './middleware/body';
+import { methodNotAllowed, RouteRegistry } from './routes/registry';
 import { systemRoutes } from './routes/system';
 import { developerRoutes } from './routes/developers';
 import { merchantRoutes } from './routes/merchants';
@@ -73,14 +73,31 @@ export function createApp(deps: AppDeps, opts: { extraRoutes?: (r: Router<AppSta
   app.use(rateLimit);
   // A2A JSON-RPC (docs/A2A.md): its own middleware, which parses its own body so JSON errors answer as JSON-RPC.
   app.use(a2aEndpoint);
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  app.use(jsonBody());
   // MCP (Streamable HTTP, docs/MCP.md): its own middleware, not an OpenAPI route of the registry.
   app.use(mcpEndpoint);
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: false,
-    }),
-  );
+  // Reached only when no route took the request: an unknown path is 404; a known path with another
+  // method is 405 with the path's `Allow` (any method, declared or not: TRACE, QUERY, PROPFIND …);
+  // OPTIONS answers 204 with that `Allow`.
+  app.use(async (ctx) => {
+    let allow = registry.allowedMethods(ctx.path);
+    if (!allow.length) {
+      // Routes mounted outside the registry (tests' extra routes) answer by the router's own layers.
+      const methods = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
+      if (methods.size) allow = [...methods, 'OPTIONS'].sort();
+    }
+    if (!allow.length) {
+      ctx.status = 404;
+      ctx.body = { error: 'not_found', message: `No route for ${ctx.method} ${ctx.path}.` };
+      return;
+    }
+    ctx.set('Allow', allow.join(', '));
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    throw methodNotAllowed(ctx.method, ctx.path, allow);
+  });
   return { app, router, registry };
 }

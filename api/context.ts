@@ -45,6 +45,8 @@ export interface AppState {
   registrationPrincipal?: string;
   /** The merchant whose X-Merchant-Token the request proved (it acts and reads as that merchant). */
   merchantId?: string;
+  /** The API-key lookup the rate limiter made for this request's bearer, reused by authentication. */
+  apiKeyLookup?: { token: string; principal: ApiKeyPrincipal | null };
 }
 
 declare module 'koa' {

@@ -43,6 +43,11 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     'Invalid or missing supply key.': '供给密钥无效或缺失。',
     'Invalid or missing supply key or API key.': '供给密钥或 API 密钥无效或缺失。',
     'Too many requests; retry after the Retry-After header (seconds).': '请求过多；请在 Retry-After 头（秒）之后重试。',
+    'The body is not valid JSON, or nests deeper than 64 levels.': '请求体不是合法的 JSON，或嵌套超过 64 层。',
+    'The body does not match its Content-Encoding.': '请求体与其 Content-Encoding 不符。',
+    'The body exceeds 1 MB.': '请求体超过 1 MB。',
+    'The body is not application/json.': '请求体不是 application/json。',
+    'A path parameter cannot name anything (wrong shape or length).': '路径参数无法指向任何资源（格式或长度不符）。',
     // service
     'Liveness of the gateway and its dependencies': '网关及其依赖的存活状态',
     '200 when Postgres and Temporal both answer, 503 otherwise.': 'Postgres 与 Temporal 均可响应时返回 200，否则返回 503。',

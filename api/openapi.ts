@@ -9,6 +9,8 @@ export const CONTRACT_VERSION = '0.1.0';
 const INFO_DESCRIPTION =
   'HTTP gateway between shopper-side (demand) agents and merchant-side (supply) agents: recommendations, intents, proposals, match sessions and tokens, checkout authorization, registries, experience commerce, supply operations and the developer console.';
 
+const BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
+
 function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'ApiKey', {
@@ -29,6 +31,19 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
     const errors = [
       ...(r.missingFields ? [[400, r.missingCode ?? 'missing_fields', 'A required field is missing; `fields` names it.'] as const] : []),
       ...(r.params || r.query || r.body ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const] : []),
+      // The registry answers a path parameter that cannot name anything (too long, wrong shape) with 404.
+      ...(r.params && !(r.errors ?? []).some(([status, code]) => status === 404 && code === (r.notFoundCode ?? 'not_found'))
+        ? [[404, r.notFoundCode ?? 'not_found', 'A path parameter cannot name anything (wrong shape or length).'] as const]
+        : []),
+      // What the body parser answers for any body-carrying method, before the route sees the body.
+      ...(BODY_METHODS.has(r.method)
+        ? ([
+            [400, 'invalid_json', 'The body is not valid JSON, or nests deeper than 64 levels.'],
+            [400, 'invalid_content_encoding', 'The body does not match its Content-Encoding.'],
+            [413, 'payload_too_large', 'The body exceeds 1 MB.'],
+            ...(r.body ? [[415, 'unsupported_media_type', 'The body is not application/json.'] as const] : []),
+          ] as const)
+        : []),
       ...r.auth.errors,
       ...(r.errors ?? []),
       ...(RATE_LIMIT_EXEMPT_PATHS.has(r.path) ? [] : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
@@ -74,6 +89,29 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
   return registry;
 }
 
+/**
+ * `Schema.nullable()` of a named schema comes out as `allOf: [$ref, {nullable: true}]`, which no
+ * validator lets null through (the `$ref` branch is an object). OpenAPI 3.0 says it as
+ * `{allOf: [$ref], nullable: true}`: rewritten in place, iteratively, over the whole document.
+ */
+function nullableRefs(doc: unknown): void {
+  const stack: unknown[] = [doc];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    const obj = node as Record<string, unknown>;
+    const allOf = obj.allOf;
+    if (Array.isArray(allOf)) {
+      const marker = allOf.findIndex((x) => x && typeof x === 'object' && Object.keys(x).length === 1 && (x as { nullable?: unknown }).nullable === true);
+      if (marker >= 0) {
+        allOf.splice(marker, 1);
+        obj.nullable = true;
+      }
+    }
+    for (const v of Object.values(obj)) if (v && typeof v === 'object') stack.push(v);
+  }
+}
+
 /** The OpenAPI 3.0.3 document, in one locale; paths, methods and field names never change with it. */
 export function buildOpenApiDocument(routes: AnyRouteSpec[], opts: { locale: Locale; serverUrl: string }) {
   const doc = new OpenApiGeneratorV3(buildRegistry(routes).definitions).generateDocument({
@@ -85,6 +123,7 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], opts: { locale: Loc
     },
     servers: [{ url: opts.serverUrl }],
   });
+  nullableRefs(doc);
   return opts.locale === 'en' ? doc : translate(doc, opts.locale);
 }
 

@@ -137,6 +137,8 @@ export async function startBenchStack(
     SUPPLY_KEY: BENCH_SUPPLY_KEY,
     RATE_LIMIT_PER_KEY: '100000000',
     RATE_LIMIT_PER_IP: '100000000',
+    REGISTER_RATE_LIMIT_PER_IP: '100000000',
+    LOGIN_RATE_LIMIT_PER_IP: '100000000',
     LOG_LEVEL: 'warn',
     // The worker's metrics listener on a free port, not the fixed default another run may hold.
     WORKER_METRICS_PORT: String(await freePort()),

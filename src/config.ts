@@ -68,6 +68,11 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_IP: positiveInt.default(600),
   RATE_LIMIT_WINDOW_S: positiveInt.default(60),
   PORTAL_DEMO_RATE_LIMIT_PER_IP: positiveInt.default(30),
+  /** Console credential endpoints: each has its own tight per-IP budget over CONSOLE_RATE_LIMIT_WINDOW_S. */
+  REGISTER_RATE_LIMIT_PER_IP: positiveInt.default(10),
+  LOGIN_RATE_LIMIT_PER_IP: positiveInt.default(20),
+  INVITE_VERIFY_RATE_LIMIT_PER_IP: positiveInt.default(10),
+  CONSOLE_RATE_LIMIT_WINDOW_S: positiveInt.default(600),
   REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
   /** When set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -4,7 +4,7 @@ import { AppError } from '../src/errors';
 import { sha256Hex } from '../src/crypto/tokens';
 import { requireApiKey, requireRegistrationToken, requireSupplyKey, requireSupplyKeyOrApiKey } from '../api/middleware/auth';
 import { idempotency } from '../api/middleware/idempotency';
-import { call } from './helpers/http';
+import { call, uniqueEmail } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 
@@ -345,5 +345,45 @@ describe('rate limiting', () => {
       for (let i = 0; i < 5; i++) statuses.push((await call(url, 'GET', '/v1/whoami', { token: `cig_sk_guess${i}` })).status);
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
     });
+  });
+
+  it('made-up cig_sk_ tokens buy no bucket of their own: on a keyless route they spend the IP bucket too', async () => {
+    await withLimits({ RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '4' }, async (url) => {
+      const dev = await onboard(url); // register + create key: 2 of the IP's 4
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const fresh = `cig_sk_${Math.random().toString(36).slice(2)}${Date.now()}`;
+        statuses.push((await call(url, 'GET', '/.well-known/jwks.json', { token: fresh })).status);
+      }
+      expect(statuses).toEqual([200, 200, 429, 429, 429, 429]);
+      // A live key still spends only its own bucket.
+      expect((await call(url, 'GET', '/.well-known/jwks.json', { token: dev.apiKey })).status).toBe(200);
+      expect((await call(url, 'GET', '/v1/whoami', { token: dev.apiKey })).status).toBe(200);
+    });
+  });
+
+  it('register, login and invite verification have their own tight per-IP budgets', async () => {
+    await withLimits(
+      { RATE_LIMIT_PER_IP: '1000', REGISTER_RATE_LIMIT_PER_IP: '2', LOGIN_RATE_LIMIT_PER_IP: '3', INVITE_VERIFY_RATE_LIMIT_PER_IP: '2' },
+      async (url) => {
+        const register = () =>
+          call(url, 'POST', '/v1/developers/register', { body: { display_name: 'X', contact_email: uniqueEmail('budget'), password: 'a long password' } });
+        const first = await register();
+        expect(first.status).toBe(201);
+        expect((await register()).status).toBe(201);
+        const third = await register();
+        expect(third.status).toBe(429);
+        expect(third.body.error).toBe('rate_limited');
+        expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+
+        const login = () => call(url, 'POST', '/v1/developers/login', { body: { contact_email: 'nobody@example.com', password: 'wrong password' } });
+        expect([(await login()).status, (await login()).status, (await login()).status, (await login()).status]).toEqual([401, 401, 401, 429]);
+
+        const verify = () => call(url, 'POST', '/v1/developers/invite/verify', { token: first.body.developer_token, body: { invite_code: 'guess-guess' } });
+        expect([(await verify()).status, (await verify()).status, (await verify()).status]).toEqual([403, 403, 429]);
+        // Other routes still answer: the general bucket is not spent.
+        expect((await call(url, 'GET', '/v1/developers/keys', { token: first.body.developer_token })).status).toBe(200);
+      },
+    );
   });
 });

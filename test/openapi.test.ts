@@ -57,6 +57,39 @@ describe('/openapi.json', () => {
     expect(doc.paths['/v1/developers/register'].post.requestBody.content['application/json'].schema).toBeDefined();
   });
 
+  it('a nullable named schema really admits null (a runtime stopped before ranking has match_session: null)', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    const markers: string[] = [];
+    const walk = (node: unknown, path: string) => {
+      if (!node || typeof node !== 'object') return;
+      const allOf = (node as { allOf?: unknown[] }).allOf;
+      if (allOf?.some((x: any) => x && Object.keys(x).length === 1 && x.nullable === true)) markers.push(path);
+      for (const [k, v] of Object.entries(node)) walk(v, `${path}/${k}`);
+    };
+    walk(doc, '#');
+    expect(markers).toEqual([]);
+    const runtime = doc.components.schemas.CommerceRuntime.properties;
+    for (const member of ['intent', 'proposal', 'match_session', 'match_token']) {
+      expect(runtime[member], member).toMatchObject({ nullable: true, allOf: [{ $ref: expect.any(String) }] });
+    }
+  });
+
+  it('a path parameter that cannot name anything is a documented 404 (payment authorization with a 101-character id)', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    const op = doc.paths['/v1/match-tokens/{matchTokenId}/payment-authorization'].post;
+    expect(op.responses['404'].description).toContain('`not_found`');
+    const { onboard } = await import('./helpers/console');
+    const dev = await onboard(api.url);
+    const res = await call(api.url, 'POST', `/v1/match-tokens/${'m'.repeat(101)}/payment-authorization`, { token: dev.apiKey, body: {} });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('not_found');
+    // Every operation with path parameters documents its 404.
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      if (!path.includes('{')) continue;
+      for (const [method, o] of Object.entries<any>(ops)) expect(o.responses['404'], `${method} ${path}`).toBeDefined();
+    }
+  });
+
   it('zh-CN: the same paths, methods and field names, with translated descriptions', async () => {
     const en = (await call(api.url, 'GET', '/openapi.json')).body;
     const zhRes = await call(api.url, 'GET', '/openapi.json?locale=zh-CN');

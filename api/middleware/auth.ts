@@ -24,7 +24,8 @@ const invalidApiKey = () =>
 
 async function resolveApiKey(ctx: AppContext, scope?: ApiKeyScope): Promise<void> {
   const token = bearerToken(ctx);
-  const principal = token ? await authenticateApiKey(ctx.deps.db, token) : null;
+  const looked = ctx.state.apiKeyLookup;
+  const principal = !token ? null : looked?.token === token ? looked.principal : await authenticateApiKey(ctx.deps.db, token);
   if (!principal) throw invalidApiKey();
   if (scope && !hasScope(principal, scope)) {
     // Authenticated (so the request is logged) but not allowed.

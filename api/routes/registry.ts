@@ -13,6 +13,7 @@ import {
   requireSupplyKeyOrApiKeyAnd,
 } from '../middleware/auth';
 import { idempotency } from '../middleware/idempotency';
+import { describeBadInput, findBadInput } from '../../src/input-guard';
 
 /**
  * One registry of routes: each definition mounts a Koa route (auth → idempotency → zod validation →
@@ -150,12 +151,60 @@ function assertPresent(fields: string[], body: unknown, code = 'missing_fields')
   if (missing.length) throw new AppError(400, code, `Missing required field(s): ${missing.join(', ')}.`, { fields: missing });
 }
 
+export function methodNotAllowed(method: string, path: string, allow: string[]): AppError {
+  return new AppError(405, 'method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`, undefined, { Allow: allow.join(', ') });
+}
+
 function hasBody(ctx: AppContext): boolean {
   return Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
 }
 
+/** A path template as a matcher (case-insensitive, optional trailing slash, as the router matches). */
+function templateMatcher(openApiPath: string): { re: RegExp; params: number } {
+  const escaped = openApiPath.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
+  return { re: new RegExp(`^${escaped.join('[^/]+')}/?$`, 'i'), params: escaped.length - 1 };
+}
+
 export class RouteRegistry {
   readonly routes: AnyRouteSpec[] = [];
+  private matchers = new Map<AnyRouteSpec, { re: RegExp; params: number }>();
+
+  /**
+   * The routes that own `path`, resolved as OpenAPI resolves paths: a concrete path wins over a
+   * template (`/v1/merchant/register` is not `/v1/merchant/{merchantId}`), so among the templates
+   * that match, only those with the fewest parameters own it.
+   */
+  owners(path: string): AnyRouteSpec[] {
+    let best = Infinity;
+    let found: AnyRouteSpec[] = [];
+    for (const spec of this.routes) {
+      const m = this.matcherOf(spec);
+      if (!m.re.test(path)) continue;
+      if (m.params < best) {
+        best = m.params;
+        found = [spec];
+      } else if (m.params === best) found.push(spec);
+    }
+    return found;
+  }
+
+  /** The `Allow` header of `path` (empty when no route owns it). */
+  allowedMethods(path: string): string[] {
+    const methods = new Set(this.owners(path).map((s) => s.method.toUpperCase()));
+    if (!methods.size) return [];
+    if (methods.has('GET')) methods.add('HEAD');
+    methods.add('OPTIONS');
+    return [...methods].sort();
+  }
+
+  private matcherOf(spec: AnyRouteSpec) {
+    let m = this.matchers.get(spec);
+    if (!m) {
+      m = templateMatcher(spec.path);
+      this.matchers.set(spec, m);
+    }
+    return m;
+  }
 
   add<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(spec: RouteSpec<P, Q, B>): this {
     this.routes.push(spec as AnyRouteSpec);
@@ -165,6 +214,20 @@ export class RouteRegistry {
   mount(router: Router<AppState>): void {
     for (const spec of this.routes) {
       const code = spec.invalidCode ?? 'invalid_payload';
+      // First of all (before credentials and idempotency touch Postgres): text no column can hold,
+      // in what this route reads (path, query, body), is the route's 400 naming the field.
+      const guard: Middleware<AppState> = async (c, next) => {
+        const ctx = c as AppContext;
+        // A template route never answers a concrete path another route owns (GET on the POST-only
+        // `/v1/merchant/register` is a 405, not a lookup of the merchant "register").
+        if (!this.owners(ctx.path).includes(spec)) throw methodNotAllowed(ctx.method, ctx.path, this.allowedMethods(ctx.path));
+        const bad =
+          (spec.params && findBadInput(ctx.params, 'path')) ||
+          (spec.query && findBadInput(ctx.query, 'query')) ||
+          (spec.body && hasBody(ctx) && findBadInput((ctx.request as { body?: unknown }).body, ''));
+        if (bad) throw new AppError(400, code, describeBadInput(bad), { fields: [bad.field] });
+        await next();
+      };
       const run: Middleware<AppState> = async (c) => {
         const ctx = c as AppContext;
         const rawBody = (ctx.request as { body?: unknown }).body;
@@ -190,7 +253,7 @@ export class RouteRegistry {
           ctx.body = reply.body;
         }
       };
-      router.register(koaPath(spec.path), [spec.method.toUpperCase()], [...spec.auth.middleware, idempotency, run]);
+      router.register(koaPath(spec.path), [spec.method.toUpperCase()], [guard, ...spec.auth.middleware, idempotency, run]);
     }
   }
 }

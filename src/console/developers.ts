@@ -3,7 +3,7 @@ import type { Developer } from '../db/schema';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { constantTimeEqual } from '../crypto/tokens';
-import { hashPassword, verifyPassword } from '../crypto/passwords';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../crypto/passwords';
 import { createSession } from './sessions';
 
 export interface ConsoleDeps {
@@ -75,8 +75,10 @@ export async function loginDeveloper(deps: ConsoleDeps, email: string, password:
     .selectAll()
     .where('email_normalized', '=', email.toLowerCase())
     .executeTakeFirst();
-  // Same answer whether the email or the password is wrong, so accounts cannot be enumerated.
-  const ok = developer ? await verifyPassword(password, developer.password_hash) : false;
+  // Same answer, and the same scrypt, whether the email or the password is wrong, so accounts cannot
+  // be enumerated by the answer or by its timing.
+  const verified = await verifyPassword(password, developer?.password_hash ?? DUMMY_PASSWORD_HASH);
+  const ok = developer !== undefined && verified;
   if (!developer || !ok || developer.status !== 'active') {
     throw new AppError(401, 'invalid_credentials', 'Invalid email or password.');
   }

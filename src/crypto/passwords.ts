@@ -16,6 +16,13 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
+/**
+ * A hash with the current parameters that no password matches (its key is not derived from any
+ * password). Login verifies against it when the account does not exist, so a missing account costs
+ * the same scrypt as a wrong password and accounts cannot be enumerated by response time.
+ */
+export const DUMMY_PASSWORD_HASH = `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${Buffer.alloc(16, 0x5a).toString('base64')}$${Buffer.alloc(KEYLEN, 0xa5).toString('base64')}`;
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return false;

@@ -42,6 +42,14 @@ const BUDGET_PATTERNS: Array<[RegExp, (a: number, b?: number) => Omit<ParsedBudg
 
 const amount = (s: string) => Number(s.replace(',', '.'));
 
+/**
+ * The largest amount a budget read from text may carry, in dollars: the bound of an explicit
+ * `budget_range`. "under $3000000000" means no effective cap, so it is read as this cap; budgets
+ * become cents in integer columns, and an unbounded number read from free text must never reach one.
+ */
+export const MAX_TEXT_BUDGET_USD = 10_000_000;
+const bounded = (v: number | undefined) => (v === undefined ? undefined : Math.min(v, MAX_TEXT_BUDGET_USD));
+
 export function parseBudget(text: string): ParsedBudget | null {
   for (const [re, build] of BUDGET_PATTERNS) {
     const m = re.exec(text);
@@ -49,7 +57,10 @@ export function parseBudget(text: string): ParsedBudget | null {
     // A bare number without a currency sign or word is too ambiguous ("2 pack", "size 10") except after budget words.
     const values = m.slice(1).filter((v) => v !== undefined).map(amount);
     if (values.some((v) => !Number.isFinite(v) || v <= 0)) continue;
-    const range = build(values[0]!, values[1]);
+    const built = build(values[0]!, values[1]);
+    const range = { min: bounded(built.min), max: bounded(built.max) };
+    if (range.min === undefined) delete range.min;
+    if (range.max === undefined) delete range.max;
     const isRange = re.source.startsWith(String.raw`\$`);
     if (isRange && !/\$|dollar|usd|bucks/i.test(m[0])) continue;
     return { ...range, phrase: m[0].trim() };

@@ -17,14 +17,47 @@ export class UnsafeEndpointError extends Error {
   }
 }
 
-/** True only for globally routable unicast addresses. */
+/** Native IPv6 global unicast (RFC 4291): everything else (ULA, link-local, multicast, ::/8 …) is refused. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
+const v4FromWords = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, for every form that reaches an IPv4 host through it:
+ * IPv4-compatible `::a.b.c.d` (::/96, deprecated but still routed to the IPv4 host by some stacks),
+ * IPv4-mapped `::ffff:a.b.c.d`, SIIT `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::/96` (and the local-use
+ * `64:ff9b:1::/48`), 6to4 `2002:AABB:CCDD::/16` and Teredo `2001:0::/32` (server in bits 32–63, the
+ * client's address inverted in the last 32 bits). null: the address embeds none.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const w = address.parts;
+  const zero = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
+  if (zero(0, 6)) return [v4FromWords(w[6]!, w[7]!)]; // ::/96 (also :: and ::1, judged as 0.0.0.x)
+  if (zero(0, 5) && w[5] === 0xffff) return [v4FromWords(w[6]!, w[7]!)]; // ::ffff:0:0/96
+  if (zero(0, 4) && w[4] === 0xffff && w[5] === 0) return [v4FromWords(w[6]!, w[7]!)]; // ::ffff:0:0:0/96
+  if (w[0] === 0x64 && w[1] === 0xff9b) return [v4FromWords(w[6]!, w[7]!)]; // 64:ff9b::/96 and 64:ff9b:1::/48
+  if (w[0] === 0x2002) return [v4FromWords(w[1]!, w[2]!)]; // 6to4
+  if (w[0] === 0x2001 && w[1] === 0) return [v4FromWords(w[2]!, w[3]!), v4FromWords(w[6]! ^ 0xffff, w[7]! ^ 0xffff)]; // Teredo
+  return null;
+}
+
+/**
+ * True only for globally routable unicast addresses, decided by an allow-list: IPv4 whose ipaddr.js
+ * range is `unicast` (every private, loopback, link-local, CGNAT, reserved, documentation, multicast
+ * and broadcast range is named otherwise), native IPv6 inside 2000::/3 whose range is `unicast`, and
+ * IPv6 forms that embed IPv4 only when every embedded IPv4 address is itself public.
+ */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() === 'unicast';
+  // Only the canonical dotted-quad and IPv6 text forms: DNS answers are canonical, and a literal in
+  // another notation (decimal, octal, hex, short) is not an address this check should interpret.
+  if (!ipaddr.IPv4.isValidFourPartDecimal(address) && !(ipaddr.IPv6.isValid(address) && address.includes(':'))) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.zoneId) return false;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.every((v4) => v4.range() === 'unicast');
+  return v6.match(GLOBAL_UNICAST_V6) && v6.range() === 'unicast';
 }
 
 /** What an outbound call may reach: the schemes, and which resolved addresses. */

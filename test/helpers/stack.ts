@@ -24,6 +24,10 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
     KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     LOG_LEVEL: 'silent',
     REQUEST_LOG_FLUSH_MS: '50',
+    // Test files onboard many developers from one loopback IP; the console budgets get their own tests.
+    REGISTER_RATE_LIMIT_PER_IP: '100000',
+    LOGIN_RATE_LIMIT_PER_IP: '100000',
+    INVITE_VERIFY_RATE_LIMIT_PER_IP: '100000',
     ...overrides,
   });
 }

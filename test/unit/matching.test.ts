@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { assertTransition, canTransition, PROPOSAL_STATES } from '../../src/matching/proposal-state';
-import { keywordTags, normalizeQuery, parseBudget, parseRegion } from '../../src/matching/intent-text';
+import { keywordTags, MAX_TEXT_BUDGET_USD, normalizeQuery, parseBudget, parseRegion } from '../../src/matching/intent-text';
 import { priceSanity } from '../../src/matching/trust-score';
 import type { ProposalState } from '../../src/db/schema-matching';
 
@@ -52,6 +52,13 @@ describe('reading intents from text', () => {
   it('does not read sizes or pack counts as budgets', () => {
     expect(parseBudget('size 10 running shoes 2-pack')).toBeNull();
     expect(parseBudget('socks 3-6 pairs')).toBeNull();
+  });
+
+  it('caps a budget read from text at MAX_TEXT_BUDGET_USD, so no sentence reaches an integer column unbounded', () => {
+    expect(parseBudget('shoes under $3000000000')).toMatchObject({ max: MAX_TEXT_BUDGET_USD });
+    expect(parseBudget('between $5 and $99999999999999999999')).toMatchObject({ min: 5, max: MAX_TEXT_BUDGET_USD });
+    expect(parseBudget('around $9000000000')).toMatchObject({ min: MAX_TEXT_BUDGET_USD, max: MAX_TEXT_BUDGET_USD });
+    expect(Math.round(MAX_TEXT_BUDGET_USD * 100)).toBeLessThan(2 ** 31);
   });
 
   it('regions by name or code after a place word', () => {
