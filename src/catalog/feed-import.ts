@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connect';
 import { PRODUCT_COLUMNS, bulkUpsert, lockCatalog } from './bulk';
 import { FeedFileError, readFeed } from './feed-format';
-import { minorUnitDigits } from './money';
+import { minorUnitDigits } from '../money';
 import { SEED_CATEGORY_ID_LIMIT, categorySlug, searchTags, slugify } from './taxonomy';
 
 /**

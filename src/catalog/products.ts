@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect';
 import type { ProductRow } from '../db/schema-catalog';
 import { AppError } from '../errors';
+import { fromMinorUnits } from '../money';
 
 export type { ProductRow };
 
@@ -49,6 +50,7 @@ export function productView(row: ProductRow): ProductView {
   };
 }
 
+/** USD minor units (prices shown as price_usd, GMV) to the number the API shows. */
 export function centsToNumber(cents: number | string): number {
-  return Number(cents) / 100;
+  return fromMinorUnits(cents, 'USD');
 }

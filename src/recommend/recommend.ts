@@ -13,6 +13,7 @@ import type { RecommendationRecorder } from './record';
 import { retrieve, type Hit, type MatchTier, type Retrieval } from './retrieval';
 import { shopperGuide } from './shopper-guide';
 import { understandShoppingIntent, type ShoppingIntent } from './understand';
+import { fromMinorUnits } from '../money';
 
 export interface RecommendDeps {
   db: Db;
@@ -139,7 +140,7 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
   };
 }
 
-const centsOrUndefined = (cents: number | null) => (cents === null ? undefined : cents / 100);
+const centsOrUndefined = (cents: number | null) => (cents === null ? undefined : fromMinorUnits(cents, 'USD'));
 
 /**
  * The catalog's own offer for a product: catalog price, committed until the session ends, with the
@@ -175,6 +176,7 @@ function catalogProposal(
     evidence,
     priceCents: p.price_cents,
     catalogPriceCents: p.price_cents,
+    catalogCurrency: p.currency,
     sameCurrency: true,
   });
   return {
