@@ -38,7 +38,7 @@ export function htmlToText(html: string): string {
     .split('\n')
     .map((l) => l.replace(/[ \t\u00a0]+/g, ' ').trim())
     .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
+    .replace(/\n{2,}/g, '\n')
     .trim();
 }
 

@@ -181,7 +181,8 @@ function catalogProposal(
   });
   return {
     proposal_id: newId('prop'),
-    merchant_agent_id: CATALOG_MERCHANT_ID,
+    // The real seller: the merchant whose catalog the product is in (the seed catalog's is the catalog merchant).
+    merchant_agent_id: p.merchant_id ?? CATALOG_MERCHANT_ID,
     intent_id: intentId,
     product_id: p.product_id,
     offer_title: p.title,
