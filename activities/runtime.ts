@@ -260,7 +260,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
         const stored = hit
           ? [
               await submitProposal(db, {
-                merchant_agent_id: CATALOG_MERCHANT_ID,
+                merchant_agent_id: hit.product.merchant_id ?? CATALOG_MERCHANT_ID,
                 intent_id: intent.intent_id,
                 product_id: hit.product.product_id,
                 offer_title: hit.product.title,

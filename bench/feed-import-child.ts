@@ -15,4 +15,4 @@ const r = await importFeed(db, process.argv[2]!, {
   },
 });
 await db.destroy();
-console.log(JSON.stringify({ rows_read: r.rows_read, imported: r.imported, rejected: r.rejected, maxRssKb: process.resourceUsage().maxRSS }));
+console.log(JSON.stringify({ rows_read: r.rows_read, imported: r.imported, rejected: r.rejected, timings_ms: r.timings_ms, maxRssKb: process.resourceUsage().maxRSS }));

@@ -110,6 +110,7 @@ try {
   const r = JSON.parse(stdout.trim().split('\n').pop()!);
   const products = await db.selectFrom('products').select((eb) => eb.fn.countAll<string>().as('n')).where('merchant_id', '=', 'bench-feeds').executeTakeFirstOrThrow();
   console.log(`import: ${(importMs / 1000).toFixed(1)} s (${Math.round(ROWS / (importMs / 1000)).toLocaleString('en-US')} rows/s), ${r.rows_read} rows read, ${r.imported} products (${products.n} in the catalog), ${r.rejected} rejected`);
+  console.log(`importer phases (ms): ${JSON.stringify(r.timings_ms)}`);
   const ratio = importMs / floorMs;
   const rssMb = r.maxRssKb / 1024;
   console.log(`\n| rows | floor (COPY, bare table) | import | ratio | importer peak RSS | machine |`);

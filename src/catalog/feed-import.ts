@@ -42,6 +42,8 @@ export interface FeedReport {
   rejected: number;
   /** The rejected rows (the first MAX_REPORTED_REJECTIONS of them). */
   skipped: Array<{ line: number; reason: string }>;
+  /** Milliseconds per phase (parse+COPY, dedupe, group, update, insert, remove, commit): where an import spends its time. */
+  timings_ms: Record<string, number>;
 }
 
 export interface ImportOptions {
@@ -126,7 +128,7 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
   if (!merchant) throw new FeedFileError(`no registered merchant ${JSON.stringify(merchantId)}: register it first (POST /v1/merchant/register)`);
   const pool = poolOf(db);
   if (!pool) throw new Error('importFeed needs a Db made by createDb (it streams rows with COPY)');
-  const report: FeedReport = { run_id: newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [] };
+  const report: FeedReport = { run_id: newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [], timings_ms: {} };
   await db
     .insertInto('feed_runs')
     .values({ run_id: report.run_id, merchant_id: merchantId, feed_id: opts.feedId ?? null, trigger: opts.trigger ?? 'cli', status: 'running', full_snapshot: opts.fullSnapshot ?? false })
@@ -136,7 +138,9 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('catalog-writer'))`);
     await runImport(client, new CountingSource(source), merchantId, opts, report);
+    const t = Date.now();
     await client.query('commit');
+    report.timings_ms.commit = Date.now() - t;
   } catch (err) {
     await client.query('rollback').catch(() => {});
     await finishRun(db, report, 'failed', (err as Error).message);
@@ -233,9 +237,11 @@ async function runImport(client: pg.PoolClient, source: CountingSource, merchant
     }
     if (buffer) yield buffer;
   }
+  let t = Date.now();
   const copy = client.query(copyFrom(`copy feed_stage (${STAGE_COLUMNS.join(', ')}) from stdin`));
   await pipeline(Readable.from(copyLines()), copy);
   opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes });
+  report.timings_ms.parse_copy = Date.now() - t;
   await categories.insertNew(client);
   await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject);
 }
@@ -260,6 +266,11 @@ function escapeCopy(s: string): string {
 
 /** The staged rows into products, as set operations (docs/CATALOG.md, "How an import is applied"). */
 async function merge(client: pg.PoolClient, merchantId: string, full: boolean, report: FeedReport, reject: (line: number, reason: string) => void): Promise<void> {
+  let t = Date.now();
+  const lap = (name: string) => {
+    report.timings_ms[name] = Date.now() - t;
+    t = Date.now();
+  };
   // The same variant id twice: the first row wins, the others are rejected with their lines.
   const dups = await client.query<{ line: number; variant_key: string; first_line: number }>(`
     with d as (select seq, line, variant_key, first_value(line) over w as first_line, row_number() over w as n
@@ -269,6 +280,7 @@ async function merge(client: pg.PoolClient, merchantId: string, full: boolean, r
   for (const d of dups.rows.sort((a, b) => a.line - b.line)) reject(d.line, `duplicate id ${JSON.stringify(d.variant_key)} (first on line ${d.first_line})`);
   if (report.skipped.length > 1) report.skipped.sort((a, b) => a.line - b.line);
 
+  lap('dedupe');
   await client.query('analyze feed_stage');
   // One row per product: the fields of its first row, its variants in file order, stock summed.
   await client.query(`create temp table feed_products on commit drop as
@@ -283,6 +295,7 @@ async function merge(client: pg.PoolClient, merchantId: string, full: boolean, r
           from feed_stage group by product_key) g using (product_key)`);
   await client.query(`create index on feed_products (product_key)`);
   await client.query('analyze feed_products');
+  lap('group');
 
   const fields = `title = x.title, description = x.description, brand = x.brand, price_cents = x.price_cents,
     original_price_cents = x.original_price_cents, currency = x.currency, discount_label = x.discount_label, main_image = x.main_image,
@@ -309,6 +322,7 @@ async function merge(client: pg.PoolClient, merchantId: string, full: boolean, r
   report.updated = matched.rows[0]!.n;
   report.changed = changed.rowCount ?? 0;
   report.unchanged = report.updated - report.changed;
+  lap('update');
 
   const inserted = await client.query(
     `insert into products (product_id, merchant_id, source, external_id, title, description, brand, price_cents, original_price_cents, currency,
@@ -323,6 +337,7 @@ async function merge(client: pg.PoolClient, merchantId: string, full: boolean, r
     [merchantId],
   );
   report.imported = inserted.rowCount ?? 0;
+  lap('insert');
 
   if (full) {
     const removed = await client.query(
@@ -332,6 +347,7 @@ async function merge(client: pg.PoolClient, merchantId: string, full: boolean, r
       [merchantId],
     );
     report.removed = removed.rowCount ?? 0;
+    lap('remove');
   }
 }
 
