@@ -24,6 +24,7 @@ import { openWebhookSecret } from '../src/registry/secrets';
 import { IntentCreateBody } from '../src/schemas/intents';
 import { MerchantQueryAnswer } from '../src/schemas/runtime';
 import { finishRuntime, getRuntimeRow, recordStep, setStage } from '../src/runtime/store';
+import { fromMinorUnits } from '../src/money';
 
 /**
  * Activities of the commerce runtime (docs/RUNTIME.md): every I/O of the loop. Each one that is an
@@ -233,7 +234,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       }
       const described = stored.map((p) => {
         const t = trustOf(p);
-        return `${p.proposal_id} (${p.price_cents / 100} ${p.currency}, trust ${t.score} ${t.risk} risk: ${t.basis?.price_sanity?.reason ?? 'n/a'})`;
+        return `${p.proposal_id} (${fromMinorUnits(p.price_cents, p.currency)} ${p.currency}, trust ${t.score} ${t.risk} risk: ${t.basis?.price_sanity?.reason ?? 'n/a'})`;
       });
       const dropped = offered.length - kept.length;
       await record(
@@ -260,11 +261,11 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
         const stored = hit
           ? [
               await submitProposal(db, {
-                merchant_agent_id: CATALOG_MERCHANT_ID,
+                merchant_agent_id: hit.product.merchant_id ?? CATALOG_MERCHANT_ID,
                 intent_id: intent.intent_id,
                 product_id: hit.product.product_id,
                 offer_title: hit.product.title,
-                price: hit.product.price_cents / 100,
+                price: fromMinorUnits(hit.product.price_cents, hit.product.currency),
                 currency: hit.product.currency,
                 proposal_state: 'quoted',
                 provenance: 'catalog',
@@ -281,7 +282,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
           status: stored.length ? 'succeeded' : 'failed',
           inputSummary: `no merchant proposal for intent ${intent.intent_id}: ask the gateway catalog`,
           outputSummary: stored.length
-            ? `catalog offer ${stored[0]!.proposal_id}: product ${hit!.product.product_id} "${hit!.product.title}" at ${hit!.product.price_cents / 100} ${hit!.product.currency} (tier ${hit!.source})`
+            ? `catalog offer ${stored[0]!.proposal_id}: product ${hit!.product.product_id} "${hit!.product.title}" at ${fromMinorUnits(hit!.product.price_cents, hit!.product.currency)} ${hit!.product.currency} (tier ${hit!.source})`
             : 'the catalog has nothing for this intent',
           consumed: consumedOf(1, 0, stored.length),
           startedAt,
@@ -359,7 +360,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
             kind: 'mint_token',
             status: 'succeeded',
             inputSummary: `accept ${s.proposalId} in match session ${s.matchSessionId}`,
-            outputSummary: `match token ${token.match_token_id} (${token.acceptance_state}) for ${token.amount_cents / 100} ${token.currency}, expires ${token.expires_at.toISOString()}`,
+            outputSummary: `match token ${token.match_token_id} (${token.acceptance_state}) for ${fromMinorUnits(token.amount_cents, token.currency)} ${token.currency}, expires ${token.expires_at.toISOString()}`,
             consumed: consumedOf(1),
             startedAt,
           },
@@ -381,7 +382,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
           kind: 'authorize_payment',
           status: 'succeeded',
           inputSummary: `match token ${s.matchTokenId}; commerce_budget.require_user_confirmation_before_payment is false`,
-          outputSummary: `payment authorization ${authorization.authorization_id} for ${authorization.amount_cents / 100} ${authorization.currency}`,
+          outputSummary: `payment authorization ${authorization.authorization_id} for ${fromMinorUnits(authorization.amount_cents, authorization.currency)} ${authorization.currency}`,
           consumed: consumedOf(1),
           startedAt,
         });

@@ -25,6 +25,7 @@ import { checkoutRoutes } from './routes/checkout';
 import { runtimeRoutes } from './routes/runtime';
 import { experienceRoutes } from './routes/experience';
 import { merchantOpsRoutes } from './routes/merchant-ops';
+import { feedRoutes } from './routes/feeds';
 import { reportRoutes } from './routes/reports';
 import { reconciliationRoutes } from './routes/reconciliation';
 import { mcpEndpoint } from './mcp';
@@ -48,6 +49,7 @@ export function buildRoutes(): RouteRegistry {
   runtimeRoutes(routes);
   experienceRoutes(routes);
   merchantOpsRoutes(routes);
+  feedRoutes(routes);
   reportRoutes(routes);
   reconciliationRoutes(routes);
   return routes;

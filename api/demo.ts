@@ -3,6 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/connect';
 import { startMerchantAgent, type MerchantAgent, type SurgeIntent } from '../examples/merchant-agent/agent';
+import { fromMinorUnits } from '../src/money';
 
 /**
  * `npm start -- --demo`: a merchant that answers every Intent.Surge, so a new intent turns into
@@ -59,7 +60,7 @@ function catalogOffer(db: Db) {
       .orderBy('gmv_cents', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return p ? { product_id: p.product_id, offer_title: `${p.title}, ships in 3 days`, price: p.price_cents / 100, shipping_commitment: { max_days: 3, free: true } } : null;
+    return p ? { product_id: p.product_id, offer_title: `${p.title}, ships in 3 days`, price: fromMinorUnits(p.price_cents, 'USD'), shipping_commitment: { max_days: 3, free: true } } : null;
   };
 }
 

@@ -14,6 +14,7 @@ import { experienceZhCN } from './routes/experience.zh-CN';
 import { merchantOpsZhCN } from './routes/merchant-ops.zh-CN';
 import { reportsZhCN } from './routes/reports.zh-CN';
 import { reconciliationZhCN } from './routes/reconciliation.zh-CN';
+import { feedsZhCN } from './routes/feeds.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -257,6 +258,7 @@ export const translations: Record<Exclude<Locale, 'en'>, Record<string, string>>
     ...merchantOpsZhCN,
     ...reportsZhCN,
     ...reconciliationZhCN,
+    ...feedsZhCN,
   },
 };
 

@@ -234,9 +234,9 @@ describe('products and cards', () => {
     expect([...map.keys()].sort()).toEqual([1, 3]);
     const view = productView(map.get(1)!);
     expect(Object.keys(view).sort()).toEqual(
-      ['brand', 'category_l1', 'category_l2', 'discount_label', 'gallery', 'id', 'main_image', 'original_price_usd', 'price_usd', 'title'].sort(),
+      ['brand', 'category_l1', 'category_l2', 'discount_label', 'gallery', 'id', 'main_image', 'original_price_usd', 'price_usd', 'title', 'price', 'availability', 'seller', 'variants'].sort(),
     );
-    expect(view).toMatchObject({ id: '1', price_usd: map.get(1)!.price_cents / 100 });
+    expect(view).toMatchObject({ id: '1', price_usd: map.get(1)!.price_cents / 100, price: { amount: map.get(1)!.price_cents / 100, currency: 'USD' }, seller: { merchant_id: 'gateway-catalog' }, variants: [] });
   });
 
   it('caches of catalog facts refresh ahead against the catalog version: past the TTL they are served while checked in the background, read again only when the catalog changed, and before use once expired', async () => {

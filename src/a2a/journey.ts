@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect';
 import { AppError } from '../errors';
-import { toCents } from '../matching/money';
+import { fromMinorUnits, toMinorUnits } from '../money';
 import { understandShoppingIntent } from '../recommend/understand';
 import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
@@ -77,14 +77,14 @@ async function checkoutForToken(db: Db, matchTokenId: string) {
 /** Plans the checkout of the run's chosen proposal (amount = price + shipping, as POST /v1/agentic-checkout expects). */
 async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutView> {
   const p = runtime.proposal!;
-  const amountMinor = toCents(p.price ?? 0) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>);
+  const amountMinor = toMinorUnits(p.price ?? 0, p.currency) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>, p.currency);
   try {
     return await createCheckout(deps.temporal, deps.db, {
       buyer_agent_id: A2A_BUYER_AGENT,
       intent_id: runtime.intent!.intent_id,
       proposal_id: p.proposal_id,
       match_token_id: runtime.match_token!.match_token_id,
-      amount: amountMinor / 100,
+      amount: fromMinorUnits(amountMinor, p.currency),
       currency: p.currency,
       metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
     }, deps.caller);

@@ -56,6 +56,7 @@ export const PRODUCT_COLUMNS: ColumnSpec = [
   ['risk_level', 'text'],
   ['tags', 'text[]'],
   ['inventory_qty', 'integer'],
+  ['availability', 'text'],
   ['link', 'text'],
   ['gmv_cents', 'bigint'],
   ['orders', 'integer'],

@@ -4,7 +4,7 @@ import type { Db } from '../db/connect';
 import type { ProductRow, VideosTable } from '../db/schema-catalog';
 import type { ProductCardDocumentT, VideoT } from '../schemas/catalog';
 import { CDN } from './generator';
-import { minorUnitDigits } from './money';
+import { formatMajorUnits, fromMinorUnits } from '../money';
 import { centsToNumber, productView } from './products';
 import { TAXONOMY } from './taxonomy';
 import { freshness } from '../refresh-ahead';
@@ -268,12 +268,11 @@ function videoView(v: VideoWithCreator): VideoT {
 
 export function formatPrice(cents: number, currency: string): string {
   if (currency === 'USD') return formatUsd(cents);
-  const amount = minorUnitDigits(currency) === 0 ? String(cents) : (cents / 100).toFixed(2);
-  return `${currency} ${amount}`;
+  return `${currency} ${formatMajorUnits(cents, currency)}`;
 }
 
 function formatUsd(cents: number): string {
-  const usd = cents / 100;
+  const usd = fromMinorUnits(cents, 'USD');
   return usd >= 10_000 ? `$${compact(usd)}` : `$${usd.toFixed(2)}`;
 }
 

@@ -1,52 +1,99 @@
-import { sql } from 'kysely';
-import type { Db } from '../db/connect';
-import { PRODUCT_COLUMNS, bulkUpsert, lockCatalog } from './bulk';
-import { FeedFileError, readFeed } from './feed-format';
-import { minorUnitDigits } from './money';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { poolOf, type Db } from '../db/connect';
+import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
+import type { Availability, ProductVariant } from '../db/schema-catalog';
+import { newId } from '../ids';
+import { minorUnitDigits, parseMajorUnits } from '../money';
+import { CountingSource, FeedFileError, fileSource, openFeed, type FeedFormat } from './feed-format';
+import { canonicalRecords } from './feed-mappings';
 import { SEED_CATEGORY_ID_LIMIT, categorySlug, searchTags, slugify } from './taxonomy';
 
 /**
- * Loads a merchant product feed (CSV or JSONL) into the catalog. Bad rows are reported by line and
- * skipped; everything else is written in ONE transaction, so a file that fails as a whole (unreadable,
- * wrong header, unterminated quote, database error) leaves the catalog exactly as it was.
- * Rows are keyed by the feed's id: a known id updates its product, a new id gets the next product id.
+ * Loads a merchant's product feed into the catalog (docs/CATALOG.md). The format is detected from
+ * the content and mapped to one flat record per purchasable row; bad rows are reported by line and
+ * skipped. Rows stream through COPY into a scratch table of the import's transaction, and one set
+ * of statements folds them into products: rows sharing a product key (Shopify Handle,
+ * item_group_id, ACP product id) become one product with its variants, a product the merchant
+ * already has is updated only when something changed, a new one gets the next product id. With
+ * `fullSnapshot`, the merchant's feed products missing from the file become unavailable
+ * (discontinued, stock 0) and are never deleted, so old cards and clicks still resolve.
+ * Everything happens in ONE transaction: a file that fails as a whole leaves the catalog as it was.
+ * Memory stays bounded whatever the file size: rows are parsed, written and forgotten.
  */
 
 export { FeedFileError };
 
 export interface FeedReport {
+  run_id: string;
+  merchant_id: string;
+  format: FeedFormat | null;
+  rows_read: number;
+  /** New products. */
   imported: number;
+  /** Products the merchant already had (changed + unchanged). */
   updated: number;
+  changed: number;
+  unchanged: number;
+  /** Products of a full snapshot missing from it, now unavailable. */
+  removed: number;
+  rejected: number;
+  /** The rejected rows (the first MAX_REPORTED_REJECTIONS of them). */
   skipped: Array<{ line: number; reason: string }>;
+  /** Milliseconds per phase (parse+COPY, dedupe, group, update, insert, remove, commit): where an import spends its time. */
+  timings_ms: Record<string, number>;
 }
 
-/** Header aliases, lower-case (Google Merchant Center names are accepted too). */
+export interface ImportOptions {
+  /** The registered merchant whose catalog this is; default the gateway's catalog merchant. */
+  merchantId?: string;
+  fullSnapshot?: boolean;
+  defaultCurrency?: string;
+  storeUrl?: string | null;
+  trigger?: 'cli' | 'api' | 'schedule';
+  feedId?: string | null;
+  /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far. */
+  onProgress?: (p: { rows: number; bytes: number }) => void;
+}
+
+/** Header aliases, lower-case (Google Merchant Center and ACP names are accepted too). */
 const FIELDS = {
-  id: ['id', 'external_id', 'sku', 'item_id'],
+  id: ['id', 'external_id', 'sku', 'item_id', 'offer_id'],
+  group: ['item_group_id', 'group_id'],
   title: ['title', 'name'],
   description: ['description'],
   brand: ['brand'],
   price: ['price'],
   sale_price: ['sale_price'],
+  compare_at: ['compare_at_price', 'list_price'],
   currency: ['currency'],
-  category: ['category', 'category_path', 'product_type'],
+  category: ['category', 'category_path', 'product_category', 'product_type', 'google_product_category'],
   image: ['image', 'image_link', 'image_url', 'main_image'],
   gallery: ['additional_image_link', 'additional_images', 'gallery'],
   link: ['link', 'url', 'product_url'],
   region: ['region', 'regions', 'region_allow', 'country', 'countries'],
-  inventory: ['inventory', 'inventory_qty', 'quantity', 'availability'],
+  quantity: ['inventory', 'inventory_qty', 'quantity', 'inventory_quantity'],
+  availability: ['availability'],
 } as const;
 
-const REQUIRED = { id: FIELDS.id, title: FIELDS.title, price: FIELDS.price };
+const REQUIRED: Record<string, readonly string[]> = { id: FIELDS.id, title: FIELDS.title, price: FIELDS.price };
+/** Attributes kept on the product as they are (feed_attributes). */
+const KEPT_ATTRIBUTES = ['gtin', 'mpn', 'condition', 'shipping', 'shipping_weight', 'google_product_category', 'product_type', 'seller_name', 'seller_url', 'age_group', 'gender', 'material', 'pattern', 'color', 'size', 'availability_date', 'expiration_date'] as const;
+/** Merchant Center attributes that tell an item_group_id's variants apart. */
+const VARIANT_ATTRIBUTES = ['color', 'size', 'material', 'pattern', 'age_group', 'gender', 'size_type'] as const;
 
-const BATCH_ROWS = 500;
 /** Stock a feed does not state: treated as available. */
 const DEFAULT_INVENTORY = 100;
 const MAX_MINOR_UNITS = 1_000_000_000;
+const MAX_REPORTED_REJECTIONS = 10_000;
+const PROGRESS_ROWS = 10_000;
 
-export interface FeedProduct {
+export interface FeedItem {
   line: number;
-  external_id: string;
+  product_key: string;
+  variant_key: string;
   title: string;
   description: string;
   brand: string | null;
@@ -59,52 +106,255 @@ export interface FeedProduct {
   category_path: string[];
   region_allow: string[];
   inventory_qty: number;
+  availability: Availability;
   link: string | null;
+  keywords: string[];
+  attributes: Record<string, unknown>;
+  variant: ProductVariant;
+  has_options: boolean;
 }
 
 class RowError extends Error {}
 
-export async function importFeed(db: Db, filePath: string): Promise<FeedReport> {
-  const report: FeedReport = { imported: 0, updated: 0, skipped: [] };
-  await db.transaction().execute(async (trx) => {
-    await lockCatalog(trx);
-    const writer = await FeedWriter.open(trx);
-    const firstLineOf = new Map<string, number>();
-    let batch: FeedProduct[] = [];
-    for await (const record of readFeed(filePath, REQUIRED)) {
-      if ('error' in record) {
-        report.skipped.push({ line: record.line, reason: record.error });
-        continue;
-      }
-      let product: FeedProduct;
-      try {
-        product = parseFeedRow(record.values, record.line);
-      } catch (err) {
-        if (!(err instanceof RowError)) throw err;
-        report.skipped.push({ line: record.line, reason: err.message });
-        continue;
-      }
-      const seen = firstLineOf.get(product.external_id);
-      if (seen !== undefined) {
-        report.skipped.push({ line: record.line, reason: `duplicate id ${JSON.stringify(product.external_id)} (first on line ${seen})` });
-        continue;
-      }
-      firstLineOf.set(product.external_id, record.line);
-      batch.push(product);
-      if (batch.length >= BATCH_ROWS) {
-        await writer.write(batch, report);
-        batch = [];
-      }
-    }
-    await writer.write(batch, report);
-  });
+/** `npm run import-feed`, tests and the bench: a feed file. */
+export async function importFeed(db: Db, filePath: string, opts: ImportOptions = {}): Promise<FeedReport> {
+  return importFeedSource(db, fileSource(filePath), opts);
+}
+
+/** A feed from any byte source (a file, an HTTP body, a string). */
+export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, opts: ImportOptions = {}): Promise<FeedReport> {
+  const merchantId = opts.merchantId ?? CATALOG_MERCHANT_ID;
+  const merchant = await db.selectFrom('merchants').select(['merchant_id', 'status']).where('merchant_id', '=', merchantId).executeTakeFirst();
+  if (!merchant) throw new FeedFileError(`no registered merchant ${JSON.stringify(merchantId)}: register it first (POST /v1/merchant/register)`);
+  const pool = poolOf(db);
+  if (!pool) throw new Error('importFeed needs a Db made by createDb (it streams rows with COPY)');
+  const report: FeedReport = { run_id: newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [], timings_ms: {} };
+  await db
+    .insertInto('feed_runs')
+    .values({ run_id: report.run_id, merchant_id: merchantId, feed_id: opts.feedId ?? null, trigger: opts.trigger ?? 'cli', status: 'running', full_snapshot: opts.fullSnapshot ?? false })
+    .execute();
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query(`select pg_advisory_xact_lock(hashtext('catalog-writer'))`);
+    await runImport(client, new CountingSource(source), merchantId, opts, report);
+    const t = Date.now();
+    await client.query('commit');
+    report.timings_ms.commit = Date.now() - t;
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    await finishRun(db, report, 'failed', (err as Error).message);
+    throw err;
+  } finally {
+    client.release();
+  }
+  await finishRun(db, report, 'succeeded', null);
   return report;
 }
 
-/** Validates one record; throws RowError with a reason naming the field. */
-export function parseFeedRow(values: Record<string, unknown>, line: number): FeedProduct {
+async function finishRun(db: Db, r: FeedReport, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+  await db
+    .updateTable('feed_runs')
+    .set({
+      status,
+      format: r.format,
+      rows_read: r.rows_read,
+      added: r.imported,
+      changed: r.changed,
+      unchanged: r.unchanged,
+      removed: r.removed,
+      rejected: r.rejected,
+      rejections: JSON.stringify(r.skipped.slice(0, 1000)),
+      error,
+      finished_at: new Date(),
+    })
+    .where('run_id', '=', r.run_id)
+    .execute();
+}
+
+const STAGE_COLUMNS = [
+  'seq', 'line', 'product_key', 'variant_key', 'title', 'description', 'brand', 'price_cents', 'original_price_cents', 'currency', 'discount_label',
+  'main_image', 'gallery', 'category_l1', 'category_l2', 'category_id', 'region_allow', 'tags', 'inventory_qty', 'availability', 'link',
+  'feed_attributes', 'variant', 'has_options',
+] as const;
+
+async function runImport(client: pg.PoolClient, source: CountingSource, merchantId: string, opts: ImportOptions, report: FeedReport): Promise<void> {
+  const feed = await openFeed(source);
+  report.format = feed.format;
+  if (feed.header && feed.format !== 'shopify_csv') {
+    const missing = Object.entries(REQUIRED)
+      .filter(([, aliases]) => !aliases.some((a) => feed.header!.includes(a)))
+      .map(([name]) => name);
+    if (missing.length) throw new FeedFileError(`the header row (line 1) lacks required column(s): ${missing.join(', ')}`);
+  }
+  const categories = await Categories.load(client);
+  await client.query(`create temp table feed_stage (
+    seq integer, line integer, product_key text, variant_key text, title text, description text, brand text, price_cents integer,
+    original_price_cents integer, currency text, discount_label text, main_image text, gallery jsonb, category_l1 text, category_l2 text,
+    category_id integer, region_allow jsonb, tags jsonb, inventory_qty integer, availability text, link text, feed_attributes jsonb,
+    variant jsonb, has_options boolean) on commit drop`);
+
+  const reject = (line: number, reason: string) => {
+    report.rejected++;
+    if (report.skipped.length < MAX_REPORTED_REJECTIONS) report.skipped.push({ line, reason });
+  };
+  const mapping = { defaultCurrency: (opts.defaultCurrency ?? 'USD').toUpperCase(), storeUrl: opts.storeUrl ?? null };
+  let seq = 0;
+  let lastProgress = 0;
+  async function* copyLines(): AsyncGenerator<string> {
+    let buffer = '';
+    for await (const record of canonicalRecords(feed.format, feed.records, mapping)) {
+      report.rows_read++;
+      if (opts.onProgress && report.rows_read - lastProgress >= PROGRESS_ROWS) {
+        lastProgress = report.rows_read;
+        opts.onProgress({ rows: report.rows_read, bytes: source.bytes });
+      }
+      if ('error' in record) {
+        reject(record.line, record.error);
+        continue;
+      }
+      let item: FeedItem;
+      try {
+        item = parseFeedRow(record.values, record.line);
+      } catch (err) {
+        if (!(err instanceof RowError)) throw err;
+        reject(record.line, err.message);
+        continue;
+      }
+      const [l1, l2] = item.category_path;
+      const c1 = l1 ? categories.resolve(l1, null) : null;
+      const c2 = l1 && l2 ? categories.resolve(l2, c1!) : null;
+      const tags = [...new Set([...searchTags(item.title, item.brand, c1?.name, c2?.name), ...searchTags(...item.keywords)])];
+      buffer += copyRow([
+        ++seq, item.line, item.product_key, item.variant_key, item.title, item.description, item.brand, item.price_cents, item.original_price_cents,
+        item.currency, item.discount_label, item.main_image, item.gallery, c1?.name ?? null, c2?.name ?? null, (c2 ?? c1)?.id ?? null,
+        item.region_allow, tags, item.inventory_qty, item.availability, item.link, item.attributes, item.variant, item.has_options,
+      ]);
+      if (buffer.length >= 256 * 1024) {
+        yield buffer;
+        buffer = '';
+      }
+    }
+    if (buffer) yield buffer;
+  }
+  let t = Date.now();
+  const copy = client.query(copyFrom(`copy feed_stage (${STAGE_COLUMNS.join(', ')}) from stdin`));
+  await pipeline(Readable.from(copyLines()), copy);
+  opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes });
+  report.timings_ms.parse_copy = Date.now() - t;
+  await categories.insertNew(client);
+  await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject);
+}
+
+/** COPY text format: tab-separated, \N for null, backslash escapes; arrays and objects as JSON. */
+function copyRow(values: unknown[]): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i) line += '\t';
+    if (v === null || v === undefined) line += '\\N';
+    else if (typeof v === 'number') line += String(v);
+    else if (typeof v === 'boolean') line += v ? 't' : 'f';
+    else line += escapeCopy(typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  return `${line}\n`;
+}
+
+function escapeCopy(s: string): string {
+  return /[\\\t\n\r]/.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
+}
+
+/** The staged rows into products, as set operations (docs/CATALOG.md, "How an import is applied"). */
+async function merge(client: pg.PoolClient, merchantId: string, full: boolean, report: FeedReport, reject: (line: number, reason: string) => void): Promise<void> {
+  let t = Date.now();
+  const lap = (name: string) => {
+    report.timings_ms[name] = Date.now() - t;
+    t = Date.now();
+  };
+  // The same variant id twice: the first row wins, the others are rejected with their lines.
+  const dups = await client.query<{ line: number; variant_key: string; first_line: number }>(`
+    with d as (select seq, line, variant_key, first_value(line) over w as first_line, row_number() over w as n
+               from feed_stage window w as (partition by variant_key order by seq))
+    delete from feed_stage s using d where s.seq = d.seq and d.n > 1
+    returning d.line, d.variant_key, d.first_line`);
+  for (const d of dups.rows.sort((a, b) => a.line - b.line)) reject(d.line, `duplicate id ${JSON.stringify(d.variant_key)} (first on line ${d.first_line})`);
+  if (report.skipped.length > 1) report.skipped.sort((a, b) => a.line - b.line);
+
+  lap('dedupe');
+  await client.query('analyze feed_stage');
+  // One row per product: the fields of its first row, its variants in file order, stock summed.
+  await client.query(`create temp table feed_products on commit drop as
+    select f.*, g.variants, g.stock, g.avail
+    from (select distinct on (product_key) * from feed_stage order by product_key, seq) f
+    join (select product_key,
+                 case when count(*) > 1 or bool_or(has_options) then jsonb_agg(variant order by seq) else '[]'::jsonb end as variants,
+                 least(sum(inventory_qty), 2147483647)::integer as stock,
+                 case when bool_or(availability = 'in_stock') then 'in_stock' when bool_or(availability = 'preorder') then 'preorder'
+                      when bool_or(availability = 'backorder') then 'backorder' when bool_or(availability = 'out_of_stock') then 'out_of_stock'
+                      else 'discontinued' end as avail
+          from feed_stage group by product_key) g using (product_key)`);
+  await client.query(`create index on feed_products (product_key)`);
+  await client.query('analyze feed_products');
+  lap('group');
+
+  const fields = `title = x.title, description = x.description, brand = x.brand, price_cents = x.price_cents,
+    original_price_cents = x.original_price_cents, currency = x.currency, discount_label = x.discount_label, main_image = x.main_image,
+    gallery = x.gallery, category_l1 = x.category_l1, category_l2 = x.category_l2, category_id = x.category_id,
+    region_allow = array(select jsonb_array_elements_text(x.region_allow)), tags = array(select jsonb_array_elements_text(x.tags)),
+    inventory_qty = x.stock, availability = x.avail, link = x.link, variants = x.variants, feed_attributes = x.feed_attributes`;
+  const matched = await client.query<{ n: number }>(
+    `select count(*)::int as n from feed_products x join products p on p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key`,
+    [merchantId],
+  );
+  // Only what differs is written: an unchanged refresh costs reads, not index maintenance.
+  const changed = await client.query(
+    `update products p set ${fields}
+     from feed_products x
+     where p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key
+       and (p.title, p.description, p.brand, p.price_cents, p.original_price_cents, p.currency, p.discount_label, p.main_image, p.gallery,
+            p.category_id, p.region_allow, p.tags, p.inventory_qty, p.availability, p.link, p.variants, p.feed_attributes)
+           is distinct from
+           (x.title, x.description, x.brand, x.price_cents, x.original_price_cents, x.currency, x.discount_label, x.main_image, x.gallery,
+            x.category_id, array(select jsonb_array_elements_text(x.region_allow)), array(select jsonb_array_elements_text(x.tags)),
+            x.stock, x.avail, x.link, x.variants, x.feed_attributes)`,
+    [merchantId],
+  );
+  report.updated = matched.rows[0]!.n;
+  report.changed = changed.rowCount ?? 0;
+  report.unchanged = report.updated - report.changed;
+  lap('update');
+
+  const inserted = await client.query(
+    `insert into products (product_id, merchant_id, source, external_id, title, description, brand, price_cents, original_price_cents, currency,
+       discount_label, main_image, gallery, category_l1, category_l2, category_id, region_allow, tags, inventory_qty, availability, link,
+       variants, feed_attributes, risk_level, gmv_cents, orders, views, created_at)
+     select (select coalesce(max(product_id), 0) from products) + row_number() over (order by x.seq), $1, 'feed', x.product_key, x.title,
+       x.description, x.brand, x.price_cents, x.original_price_cents, x.currency, x.discount_label, x.main_image, x.gallery, x.category_l1,
+       x.category_l2, x.category_id, array(select jsonb_array_elements_text(x.region_allow)), array(select jsonb_array_elements_text(x.tags)),
+       x.stock, x.avail, x.link, x.variants, x.feed_attributes, 'low', 0, 0, 0, now()
+     from feed_products x
+     where not exists (select 1 from products p where p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key)`,
+    [merchantId],
+  );
+  report.imported = inserted.rowCount ?? 0;
+  lap('insert');
+
+  if (full) {
+    const removed = await client.query(
+      `update products p set availability = 'discontinued', inventory_qty = 0
+       where p.merchant_id = $1 and p.source = 'feed' and p.availability <> 'discontinued'
+         and not exists (select 1 from feed_products x where x.product_key = p.external_id)`,
+      [merchantId],
+    );
+    report.removed = removed.rowCount ?? 0;
+    lap('remove');
+  }
+}
+
+/** Validates one flat record; throws RowError with a reason naming the field. */
+export function parseFeedRow(values: Record<string, unknown>, line: number): FeedItem {
   const get = (field: keyof typeof FIELDS): unknown => {
-    for (const alias of FIELDS[field]) if (values[alias] !== undefined && values[alias] !== null) return values[alias];
+    for (const alias of FIELDS[field]) if (values[alias] !== undefined && values[alias] !== null && values[alias] !== '') return values[alias];
     return undefined;
   };
   const text = (field: keyof typeof FIELDS, max: number, required = false): string | null => {
@@ -118,8 +368,21 @@ export function parseFeedRow(values: Record<string, unknown>, line: number): Fee
     if (s.length > max) throw new RowError(`${field} is longer than ${max} characters`);
     return s;
   };
+  const plain = (key: string, max = 500): string | null => {
+    const v = values[key];
+    if (v === undefined || v === null || v === '') return null;
+    if (typeof v !== 'string' && typeof v !== 'number') return null;
+    const s = String(v).trim();
+    return s ? s.slice(0, max) : null;
+  };
+
+  const enableSearch = values.enable_search;
+  if (enableSearch === false || (typeof enableSearch === 'string' && enableSearch.trim().toLowerCase() === 'false')) {
+    throw new RowError('enable_search is false: not listed');
+  }
 
   const externalId = text('id', 128, true)!;
+  const group = text('group', 128);
   const title = text('title', 500, true)!;
   const description = text('description', 10_000) ?? '';
   const brand = text('brand', 200);
@@ -129,17 +392,19 @@ export function parseFeedRow(values: Record<string, unknown>, line: number): Fee
   const price = parseMoney('price', get('price'), currencyColumn, true)!;
   const sale = parseMoney('sale_price', get('sale_price'), price.currency, false);
   if (sale && sale.currency !== price.currency) throw new RowError('sale_price and price have different currencies');
+  const compareAt = parseMoney('compare_at_price', get('compare_at'), price.currency, false);
+  if (compareAt && compareAt.currency !== price.currency) throw new RowError('compare_at_price and price have different currencies');
   let priceCents = price.minor;
   let original: number | null = null;
-  let label: string | null = null;
   if (sale && sale.minor < price.minor) {
     priceCents = sale.minor;
     original = price.minor;
-    label = `-${Math.round((1 - sale.minor / price.minor) * 100)}%`;
-  }
+  } else if (compareAt && compareAt.minor > price.minor) original = compareAt.minor;
+  const label = original !== null ? `-${Math.round((1 - priceCents / original) * 100)}%` : null;
 
   const categoryRaw = get('category');
-  const categoryPath = (Array.isArray(categoryRaw) ? categoryRaw.map(String) : typeof categoryRaw === 'string' ? categoryRaw.split('>') : [])
+  const categoryText = typeof categoryRaw === 'string' && /^\s*\d+\s*$/.test(categoryRaw) ? undefined : categoryRaw; // a bare Google category id names no path
+  const categoryPath = (Array.isArray(categoryText) ? categoryText.map(String) : typeof categoryText === 'string' ? categoryText.split('>') : [])
     .map((s) => s.trim())
     .filter(Boolean);
   if (categoryPath.some((c) => c.length > 120)) throw new RowError('category: a level is longer than 120 characters');
@@ -149,14 +414,33 @@ export function parseFeedRow(values: Record<string, unknown>, line: number): Fee
   const extra = list(get('gallery'), /[|,]/).map((u) => url('additional_image_link', u)!);
   const gallery = [...new Set([...(image ? [image] : []), ...extra])];
   const link = url('link', text('link', 2048));
+  const variantImage = url('variant_image', plain('variant_image', 2048));
 
   const regions = list(get('region'), /[\s,;|]+/).map((r) => r.toUpperCase());
   const badRegion = regions.find((r) => !/^[A-Z]{2}$/.test(r));
   if (badRegion) throw new RowError(`region ${JSON.stringify(badRegion)} is not an ISO 3166-1 alpha-2 code`);
 
+  const stock = stockOf(get('quantity'), get('availability'));
+
+  const attributes: Record<string, unknown> = {};
+  for (const k of KEPT_ATTRIBUTES) {
+    const v = values[k];
+    if (v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && !v.length)) attributes[k] = v;
+  }
+  let options = Array.isArray(values.options)
+    ? (values.options as Array<{ name?: unknown; value?: unknown }>).filter((o) => o && typeof o.name === 'string' && typeof o.value === 'string').map((o) => ({ name: String(o.name), value: String(o.value) }))
+    : [];
+  if (!options.length && group) {
+    options = VARIANT_ATTRIBUTES.filter((k) => plain(k)).map((k) => ({ name: k, value: plain(k)! }));
+  }
+  const keywords = Array.isArray(values.keywords) ? (values.keywords as unknown[]).map(String) : [];
+  const gtin = plain('gtin', 50);
+  const mpn = plain('mpn', 70);
+
   return {
     line,
-    external_id: externalId,
+    product_key: group ?? externalId,
+    variant_key: externalId,
     title,
     description,
     brand,
@@ -168,8 +452,26 @@ export function parseFeedRow(values: Record<string, unknown>, line: number): Fee
     gallery,
     category_path: categoryPath.slice(0, 2),
     region_allow: [...new Set(regions)].sort(),
-    inventory_qty: inventory(get('inventory')),
+    inventory_qty: stock.qty,
+    availability: stock.availability,
     link,
+    keywords,
+    attributes,
+    has_options: options.length > 0,
+    variant: {
+      id: externalId,
+      sku: plain('sku', 128) ?? null,
+      title: plain('variant_title') ?? null,
+      options,
+      price_cents: priceCents,
+      compare_at_price_cents: original,
+      availability: stock.availability,
+      inventory_qty: stock.qty,
+      image: variantImage ?? gallery[0] ?? null,
+      link,
+      gtin,
+      mpn,
+    },
   };
 }
 
@@ -178,26 +480,33 @@ function parseMoney(field: string, raw: unknown, currency: string | null, requir
     if (required) throw new RowError(`${field} is missing`);
     return null;
   }
-  let amount: string;
+  let minor: number | null;
   let cur = currency;
-  if (typeof raw === 'number') amount = String(raw);
-  else if (typeof raw === 'string') {
-    // "19.99", "19.99 USD", "USD 19.99", "$19.99"
-    const m = /^\s*(?:([A-Za-z]{3})\s+)?\$?\s*(\d+(?:\.\d+)?)\s*(?:([A-Za-z]{3}))?\s*$/.exec(raw);
-    if (!m) throw new RowError(`${field} ${JSON.stringify(raw)} is not a price`);
-    amount = m[2]!;
-    const named = (m[1] ?? m[3])?.toUpperCase();
-    if (named && cur && named !== cur) throw new RowError(`${field} is in ${named} but currency says ${cur}`);
-    cur = named ?? cur;
-  } else throw new RowError(`${field} is not a price`);
-  cur ??= 'USD';
-  const digits = minorUnitDigits(cur);
-  const [whole, frac = ''] = amount.split('.');
-  if (frac.length > digits) throw new RowError(`${field} ${amount} has more than ${digits} decimals for ${cur}`);
-  const minor = Number(whole) * 10 ** digits + Number(frac.padEnd(digits, '0') || 0);
+  if (typeof raw === 'object' && !Array.isArray(raw)) {
+    // ACP: {amount: integer minor units, currency}.
+    const o = raw as { amount?: unknown; currency?: unknown };
+    if (!Number.isSafeInteger(o.amount) || typeof o.currency !== 'string' || !/^[A-Za-z]{3}$/.test(o.currency)) throw new RowError(`${field} must be {amount: integer minor units, currency}`);
+    cur = o.currency.toUpperCase();
+    minor = o.amount as number;
+  } else {
+    let amount: string;
+    if (typeof raw === 'number') amount = String(raw);
+    else if (typeof raw === 'string') {
+      // "19.99", "19.99 USD", "USD 19.99", "$19.99", "1,299.00 USD"
+      const m = /^\s*(?:([A-Za-z]{3})\s+)?\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:([A-Za-z]{3}))?\s*$/.exec(raw);
+      if (!m) throw new RowError(`${field} ${JSON.stringify(raw)} is not a price`);
+      amount = m[2]!.replace(/,/g, '');
+      const named = (m[1] ?? m[3])?.toUpperCase();
+      if (named && cur && named !== cur) throw new RowError(`${field} is in ${named} but currency says ${cur}`);
+      cur = named ?? cur;
+    } else throw new RowError(`${field} is not a price`);
+    cur ??= 'USD';
+    minor = parseMajorUnits(amount, cur);
+    if (minor === null) throw new RowError(`${field} ${amount} has more than ${minorUnitDigits(cur)} decimals for ${cur}`);
+  }
   if (!Number.isSafeInteger(minor) || minor <= 0) throw new RowError(`${field} must be greater than 0`);
   if (minor > MAX_MINOR_UNITS) throw new RowError(`${field} is implausibly large`);
-  return { minor, currency: cur };
+  return { minor, currency: cur! };
 }
 
 function url(field: string, value: string | null): string | null {
@@ -217,108 +526,74 @@ function list(raw: unknown, separator: RegExp): string[] {
   return items.map((s) => s.trim()).filter(Boolean);
 }
 
-function inventory(raw: unknown): number {
-  if (raw === undefined || raw === null || raw === '') return DEFAULT_INVENTORY;
-  if (typeof raw === 'number' || /^\s*\d+\s*$/.test(String(raw))) {
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 0 || n > 2_147_483_647) throw new RowError('inventory must be a whole number ≥ 0');
-    return n;
+const AVAILABILITY: Record<string, Availability> = {
+  in_stock: 'in_stock',
+  limited_stock: 'in_stock',
+  available: 'in_stock',
+  out_of_stock: 'out_of_stock',
+  sold_out: 'out_of_stock',
+  preorder: 'preorder',
+  pre_order: 'preorder',
+  backorder: 'backorder',
+  discontinued: 'discontinued',
+};
+
+/** Stock from a quantity and/or an availability word; a quantity alone implies in or out of stock. */
+function stockOf(quantity: unknown, availability: unknown): { qty: number; availability: Availability } {
+  let word: Availability | null = null;
+  let qtyFromWord: unknown;
+  if (availability !== undefined) {
+    // Older feeds put a quantity in the availability column.
+    if (typeof availability === 'number' || /^\s*\d+\s*$/.test(String(availability))) qtyFromWord = availability;
+    else {
+      const s = String(availability).trim().toLowerCase().replace(/[\s-]+/g, '_');
+      word = AVAILABILITY[s] ?? null;
+      if (!word) throw new RowError(`inventory ${JSON.stringify(availability)} is neither a quantity nor in stock/out of stock`);
+    }
   }
-  const s = String(raw).trim().toLowerCase().replace(/[\s-]+/g, '_');
-  if (s === 'in_stock' || s === 'preorder' || s === 'backorder') return DEFAULT_INVENTORY;
-  if (s === 'out_of_stock') return 0;
-  throw new RowError(`inventory ${JSON.stringify(raw)} is neither a quantity nor in stock/out of stock`);
+  const q = quantity ?? qtyFromWord;
+  if (q !== undefined && q !== null && q !== '') {
+    const n = typeof q === 'number' ? q : /^\s*-?\d+\s*$/.test(String(q)) ? Number(q) : NaN;
+    if (!Number.isSafeInteger(n) || n > 2_147_483_647) throw new RowError('inventory must be a whole number ≥ 0');
+    const qty = Math.max(0, n);
+    if (n < 0 && word !== 'backorder') throw new RowError('inventory must be a whole number ≥ 0');
+    return { qty, availability: word ?? (qty > 0 ? 'in_stock' : 'out_of_stock') };
+  }
+  if (!word) return { qty: DEFAULT_INVENTORY, availability: 'in_stock' };
+  return { qty: word === 'out_of_stock' || word === 'discontinued' ? 0 : DEFAULT_INVENTORY, availability: word };
 }
 
-/** Category resolution and id allocation for one import, inside its transaction. */
-class FeedWriter {
+/** Category resolution for one import: known slugs reused, new ones numbered and inserted after the COPY. */
+class Categories {
+  private readonly created: Array<{ category_id: number; parent_id: number | null; level: number; name: string; slug: string }> = [];
   private constructor(
-    private readonly trx: Db,
-    private readonly categories: Map<string, { id: number; name: string }>,
-    private nextProductId: number,
-    private nextCategoryId: number,
+    private readonly bySlug: Map<string, { id: number; name: string }>,
+    private nextId: number,
   ) {}
 
-  static async open(trx: Db): Promise<FeedWriter> {
-    const cats = await trx.selectFrom('categories').select(['category_id', 'slug', 'name']).execute();
-    const max = await trx.selectFrom('products').select((eb) => eb.fn.max('product_id').as('max')).executeTakeFirst();
-    const maxCategory = Math.max(SEED_CATEGORY_ID_LIMIT, ...cats.map((c) => c.category_id));
-    return new FeedWriter(trx, new Map(cats.map((c) => [c.slug, { id: c.category_id, name: c.name }])), (max?.max ?? 0) + 1, maxCategory + 1);
-  }
-
-  async write(batch: FeedProduct[], report: FeedReport): Promise<void> {
-    if (!batch.length) return;
-    const existing = await this.trx
-      .selectFrom('products')
-      .select(['product_id', 'external_id'])
-      .where('source', '=', 'feed')
-      .where('external_id', 'in', batch.map((p) => p.external_id))
-      .execute();
-    const idOf = new Map(existing.map((e) => [e.external_id!, e.product_id]));
-    const rows = [];
-    for (const p of batch) rows.push(await this.row(p, idOf.get(p.external_id)));
-    const inserts = rows.filter((r) => !idOf.has(r.external_id));
-    const updates = rows.filter((r) => idOf.has(r.external_id));
-    await bulkUpsert(this.trx, 'products', PRODUCT_COLUMNS, inserts, null);
-    if (updates.length) {
-      const kept = new Set(['product_id', 'source', 'external_id', 'created_at', 'gmv_cents', 'orders', 'views', 'risk_level']);
-      const cols = PRODUCT_COLUMNS.filter(([n]) => !kept.has(n) || n === 'product_id');
-      const defs = cols.map(([n, t]) => `${n} ${t}`).join(', ');
-      const sets = cols
-        .filter(([n]) => n !== 'product_id')
-        .map(([n]) => `${n} = x.${n}`)
-        .join(', ');
-      await sql`update products p set ${sql.raw(sets)}
-        from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as x(${sql.raw(defs)})
-        where p.product_id = x.product_id`.execute(this.trx);
-    }
-    report.imported += inserts.length;
-    report.updated += updates.length;
-  }
-
-  private async row(p: FeedProduct, existingId: number | undefined) {
-    const [l1, l2] = p.category_path;
-    const c1 = l1 ? await this.category(l1, null) : null;
-    const c2 = l1 && l2 ? await this.category(l2, c1!) : null;
-    return {
-      product_id: existingId ?? this.nextProductId++,
-      title: p.title,
-      description: p.description,
-      brand: p.brand,
-      price_cents: p.price_cents,
-      original_price_cents: p.original_price_cents,
-      currency: p.currency,
-      discount_label: p.discount_label,
-      main_image: p.main_image,
-      gallery: p.gallery,
-      category_l1: c1?.name ?? null,
-      category_l2: c2?.name ?? null,
-      category_id: (c2 ?? c1)?.id ?? null,
-      region_allow: p.region_allow,
-      risk_level: 'low',
-      tags: searchTags(p.title, p.brand, c1?.name, c2?.name),
-      inventory_qty: p.inventory_qty,
-      link: p.link,
-      gmv_cents: 0,
-      orders: 0,
-      views: 0,
-      source: 'feed',
-      external_id: p.external_id,
-      created_at: new Date().toISOString(),
-    };
+  static async load(client: pg.PoolClient): Promise<Categories> {
+    const { rows } = await client.query<{ category_id: number; slug: string; name: string }>('select category_id, slug, name from categories');
+    const max = Math.max(SEED_CATEGORY_ID_LIMIT, ...rows.map((c) => c.category_id));
+    return new Categories(new Map(rows.map((c) => [c.slug, { id: c.category_id, name: c.name }])), max + 1);
   }
 
   /** Finds a category by slug (so "Footwear > Running Shoes" lands in the seed taxonomy) or creates it. */
-  private async category(name: string, parent: { id: number; name: string } | null): Promise<{ id: number; name: string }> {
+  resolve(name: string, parent: { id: number; name: string } | null): { id: number; name: string } {
     const slug = parent ? categorySlug(parent.name, name) : categorySlug(name);
-    const known = this.categories.get(slug);
+    const known = this.bySlug.get(slug);
     if (known) return known;
-    const created = { id: this.nextCategoryId++, name };
-    await this.trx
-      .insertInto('categories')
-      .values({ category_id: created.id, parent_id: parent?.id ?? null, level: parent ? 2 : 1, name, slug })
-      .execute();
-    this.categories.set(slug, created);
+    const created = { id: this.nextId++, name };
+    this.created.push({ category_id: created.id, parent_id: parent?.id ?? null, level: parent ? 2 : 1, name, slug });
+    this.bySlug.set(slug, created);
     return created;
+  }
+
+  async insertNew(client: pg.PoolClient): Promise<void> {
+    if (!this.created.length) return;
+    await client.query(
+      `insert into categories (category_id, parent_id, level, name, slug)
+       select category_id, parent_id, level, name, slug from jsonb_to_recordset($1::jsonb) as x(category_id integer, parent_id integer, level smallint, name text, slug text)`,
+      [JSON.stringify(this.created)],
+    );
   }
 }

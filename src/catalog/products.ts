@@ -1,6 +1,8 @@
 import type { Db } from '../db/connect';
-import type { ProductRow } from '../db/schema-catalog';
+import type { Availability, ProductRow } from '../db/schema-catalog';
 import { AppError } from '../errors';
+import { fromMinorUnits } from '../money';
+import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
 
 export type { ProductRow };
 
@@ -16,6 +18,24 @@ export interface ProductView {
   gallery: string[];
   category_l1: string | null;
   category_l2: string | null;
+  /** The price in the product's own currency (any ISO 4217 code). */
+  price: { amount: number; currency: string; compare_at: number | null };
+  availability: Availability;
+  /** Who sells it: the merchant whose catalog the product is in. */
+  seller: { merchant_id: string; name: string | null };
+  variants: VariantView[];
+}
+
+export interface VariantView {
+  id: string;
+  sku: string | null;
+  title: string | null;
+  options: Array<{ name: string; value: string }>;
+  price: number;
+  compare_at_price: number | null;
+  availability: string;
+  inventory_qty: number;
+  image: string | null;
 }
 
 /** 404 for a product id a request names (`fields` points at the body member). */
@@ -46,9 +66,67 @@ export function productView(row: ProductRow): ProductView {
     gallery: Array.isArray(row.gallery) ? row.gallery : [],
     category_l1: row.category_l1,
     category_l2: row.category_l2,
+    price: {
+      amount: fromMinorUnits(row.price_cents, row.currency),
+      currency: row.currency,
+      compare_at: row.original_price_cents != null ? fromMinorUnits(row.original_price_cents, row.currency) : null,
+    },
+    availability: row.availability ?? (row.inventory_qty > 0 ? 'in_stock' : 'out_of_stock'),
+    seller: { merchant_id: row.merchant_id ?? CATALOG_MERCHANT_ID, name: sellerName(row) },
+    variants: (Array.isArray(row.variants) ? row.variants : []).map((v) => ({
+      id: v.id,
+      sku: v.sku,
+      title: v.title,
+      options: v.options,
+      price: fromMinorUnits(v.price_cents, row.currency),
+      compare_at_price: v.compare_at_price_cents != null ? fromMinorUnits(v.compare_at_price_cents, row.currency) : null,
+      availability: v.availability,
+      inventory_qty: v.inventory_qty,
+      image: v.image,
+    })),
   };
 }
 
+function sellerName(row: ProductRow): string | null {
+  const name = (row.feed_attributes as Record<string, unknown> | null)?.seller_name;
+  return typeof name === 'string' && name ? name : null;
+}
+
+/** Who sells a product: its merchant and that merchant's agent endpoint (null: no agent to hand a checkout to). */
+export interface ProductSeller {
+  merchant_id: string;
+  agent_endpoint: string | null;
+  product_link: string | null;
+}
+
+/**
+ * The seller of a product, for checkout and attribution: the merchant whose catalog holds it. The
+ * gateway's own catalog merchant has no agent of its own (its endpoint is a reserved .invalid
+ * name), and a deactivated merchant's endpoint is not offered either: both answer null, so the
+ * caller sends the shopper to the product link instead. undefined: no such product.
+ */
+export async function productSeller(db: Db, productId: number): Promise<ProductSeller | undefined> {
+  if (!Number.isSafeInteger(productId) || productId < 1 || productId > 2_147_483_647) return undefined;
+  const row = await db
+    .selectFrom('products as p')
+    .innerJoin('merchants as m', 'm.merchant_id', 'p.merchant_id')
+    .select(['p.merchant_id', 'p.link', 'm.agent_endpoint', 'm.status'])
+    .where('p.product_id', '=', productId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const endpoint = row.merchant_id === CATALOG_MERCHANT_ID || row.status !== 'active' || /\.invalid(?::\d+)?(?:\/|$)/i.test(hostOf(row.agent_endpoint)) ? null : row.agent_endpoint;
+  return { merchant_id: row.merchant_id, agent_endpoint: endpoint, product_link: row.link };
+}
+
+function hostOf(endpoint: string): string {
+  try {
+    return `${new URL(endpoint).host}/`;
+  } catch {
+    return '';
+  }
+}
+
+/** USD minor units (prices shown as price_usd, GMV) to the number the API shows. */
 export function centsToNumber(cents: number | string): number {
-  return Number(cents) / 100;
+  return fromMinorUnits(cents, 'USD');
 }

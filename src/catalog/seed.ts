@@ -34,7 +34,9 @@ export async function seedCatalog(db: Db, opts: GeneratorOptions = {}): Promise<
 
     await bulkUpsert(trx, 'regions', [['code', 'text'], ['name', 'text']], catalog.regions, { target: 'code' });
     await upsertCategories(trx, catalog.categories);
-    await bulkUpsert(trx, 'products', PRODUCT_COLUMNS, catalog.products, { target: 'product_id' });
+    // Seed stock is a quantity; its availability follows it.
+    const products = catalog.products.map((p) => ({ ...p, availability: p.inventory_qty > 0 ? 'in_stock' : 'out_of_stock' }));
+    await bulkUpsert(trx, 'products', PRODUCT_COLUMNS, products, { target: 'product_id' });
     await bulkUpsert(
       trx,
       'creators',

@@ -4,7 +4,7 @@ import type { Db } from '../db/connect';
 import type { AgenticCheckoutsTable, AuditEntry, CheckoutMode, CheckoutStatus } from '../db/schema-checkout';
 import { AppError } from '../errors';
 import { authorizePayment, voidAuthorization } from '../matching/payments';
-import { toCents } from '../matching/money';
+import { fromMinorUnits, toMinorUnits } from '../money';
 import { transitionProposal } from '../matching/proposals';
 import { endpointPolicy } from '../registry/endpoint-safety';
 import { boundedRequest, OutboundError } from '../registry/outbound-http';
@@ -86,7 +86,7 @@ export function checkoutView(c: CheckoutRow) {
     merchant_id: c.merchant_id,
     checkout_mode: c.checkout_mode,
     continue_url: c.continue_url,
-    amount: c.amount_cents / 100,
+    amount: fromMinorUnits(c.amount_cents, c.currency),
     currency: c.currency,
     // Plans stored before checkout modes existed have none: the column (default agent_handoff) is the truth.
     plan: { ...(c.plan as unknown as CheckoutPlan), checkout_mode: c.checkout_mode },
@@ -139,11 +139,11 @@ function settleAudit(step: string, outcome: string, detail: Record<string, unkno
 }
 
 /** Shipping cost from the proposal's shipping_commitment: `free: true` → 0, else a numeric cost/price/amount/fee. */
-export function shippingMinor(commitment: Record<string, unknown>): number {
+export function shippingMinor(commitment: Record<string, unknown>, currency = 'USD'): number {
   if (commitment.free === true) return 0;
   for (const k of ['cost', 'price', 'amount', 'fee']) {
     const v = commitment[k];
-    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return toCents(v);
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return toMinorUnits(v, currency);
   }
   return 0;
 }
@@ -191,13 +191,14 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   }
 
   const commitment = (proposal.shipping_commitment ?? {}) as Record<string, unknown>;
-  const shipping = shippingMinor(commitment);
+  const shipping = shippingMinor(commitment, proposal.currency);
   const total = proposal.price_cents + shipping;
   if (req.currency.toUpperCase() !== proposal.currency) {
     return reject(409, 'currency_mismatch', `currency ${req.currency} does not match the proposal currency ${proposal.currency}.`);
   }
-  if (toCents(req.amount) !== total) {
-    return reject(409, 'amount_mismatch', `amount ${req.amount} does not match the checkout total ${total / 100} (price ${proposal.price_cents / 100} + shipping ${shipping / 100}).`);
+  if (toMinorUnits(req.amount, proposal.currency) !== total) {
+    const m = (minor: number) => fromMinorUnits(minor, proposal.currency);
+    return reject(409, 'amount_mismatch', `amount ${req.amount} does not match the checkout total ${m(total)} (price ${m(proposal.price_cents)} + shipping ${m(shipping)}).`);
   }
 
   // The mode is fixed with the plan: the buyer consents to what the plan says will happen.
@@ -219,7 +220,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     line_items: [{ product_id: proposal.product_id, title: proposal.offer_title, quantity: 1, unit_amount_minor: proposal.price_cents, amount_minor: proposal.price_cents }],
     shipping: { amount_minor: shipping, commitment },
     totals: { subtotal_minor: proposal.price_cents, shipping_minor: shipping, total_minor: total },
-    amount: total / 100,
+    amount: fromMinorUnits(total, proposal.currency),
     currency: proposal.currency,
     shipping_address: req.shipping_address ?? null,
     expires_at: expiresAt.toISOString(),
@@ -334,7 +335,7 @@ export function handoffPayload(c: CheckoutRow) {
     buyer: { buyer_agent_id: c.buyer_agent_id },
     shipping: { address: c.shipping_address, ...(c.plan as unknown as CheckoutPlan).shipping },
     plan: c.plan,
-    amount: c.amount_cents / 100,
+    amount: fromMinorUnits(c.amount_cents, c.currency),
     currency: c.currency,
   });
 }
@@ -429,7 +430,7 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
       merchant_id: c.merchant_id,
       merchant_response: { status_code: handoff.status_code, order_id: handoff.order_id, body: handoff.response },
       payment_authorization_id: c.payment_authorization_id,
-      amount: c.amount_cents / 100,
+      amount: fromMinorUnits(c.amount_cents, c.currency),
       currency: c.currency,
       handed_off_at: handoff.handed_off_at,
     };

@@ -6,7 +6,7 @@ import type { Db } from '../db/connect';
 import type { SigningKey } from '../crypto/signing-keys';
 import { AppError, temporalUnavailable } from '../errors';
 import { newId } from '../ids';
-import { toCents } from '../matching/money';
+import { toMinorUnits } from '../money';
 import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkout';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
@@ -137,7 +137,7 @@ export async function confirmCheckout(deps: { db: Db; temporal: TemporalHandle |
   const done = storedOutcome(c);
   if (done) return done;
   const t = requireTemporal(deps.temporal);
-  const input = { consent: body.consent, proposal_id: body.proposal_id, amount_minor: toCents(body.amount), currency: body.currency };
+  const input = { consent: body.consent, proposal_id: body.proposal_id, amount_minor: toMinorUnits(body.amount, body.currency), currency: body.currency };
   try {
     return await t.client.workflow.getHandle(c.workflow_id).executeUpdate(confirmUpdate, { args: [input] });
   } catch (err) {

@@ -93,3 +93,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   // Node reports a refused dual-stack connect as an AggregateError of the per-address errors.
   return Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable);
 }
+
+/** The pg pool behind a Db made by createDb, for what Kysely cannot say (COPY ... FROM STDIN). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return mainPools.get(db);
+}

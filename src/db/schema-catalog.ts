@@ -45,6 +45,66 @@ export interface ProductsTable {
   source: ProductSource;
   external_id: string | null;
   created_at: Timestamp;
+  /** The merchant selling the product (the seed catalog: the gateway's catalog merchant). */
+  merchant_id: Defaulted<string>;
+  /** The purchasable variants a feed lists (empty: the product is the only offer). */
+  variants: Json<ProductVariant[]>;
+  availability: Defaulted<Availability>;
+  /** Feed attributes without a column of their own: gtin, mpn, condition, shipping, google_product_category, ... */
+  feed_attributes: Json<Record<string, unknown>>;
+}
+
+export type Availability = 'in_stock' | 'out_of_stock' | 'preorder' | 'backorder' | 'discontinued';
+
+/** One purchasable variant of a feed product; money in minor units of the product currency. */
+export interface ProductVariant {
+  /** The feed's variant id (SKU, Merchant Center id, ACP variant id). */
+  id: string;
+  sku: string | null;
+  title: string | null;
+  options: Array<{ name: string; value: string }>;
+  price_cents: number;
+  /** The compare-at (list) price when the variant is discounted. */
+  compare_at_price_cents: number | null;
+  availability: Availability;
+  inventory_qty: number;
+  image: string | null;
+  link: string | null;
+  gtin: string | null;
+  mpn: string | null;
+}
+
+export interface MerchantFeedsTable {
+  feed_id: string;
+  merchant_id: string;
+  url: string;
+  refresh_interval_s: number;
+  full_snapshot: Defaulted<boolean>;
+  etag: string | null;
+  last_modified: string | null;
+  status: Defaulted<'active' | 'paused'>;
+  created_at: Defaulted<Timestamp>;
+  updated_at: Defaulted<Timestamp>;
+}
+
+export interface FeedRunsTable {
+  run_id: string;
+  merchant_id: string;
+  feed_id: string | null;
+  trigger: 'cli' | 'api' | 'schedule';
+  format: string | null;
+  status: 'running' | 'succeeded' | 'failed' | 'not_modified';
+  full_snapshot: Defaulted<boolean>;
+  rows_read: Defaulted<number>;
+  added: Defaulted<number>;
+  changed: Defaulted<number>;
+  unchanged: Defaulted<number>;
+  removed: Defaulted<number>;
+  rejected: Defaulted<number>;
+  rejections: Json<Array<{ line: number; reason: string }>>;
+  error: string | null;
+  started_at: Defaulted<Timestamp>;
+  finished_at: Timestamp | null;
 }
 
 export interface CreatorsTable {
@@ -84,6 +144,8 @@ export interface CatalogTables {
   creators: CreatorsTable;
   videos: VideosTable;
   regions: RegionsTable;
+  merchant_feeds: MerchantFeedsTable;
+  feed_runs: FeedRunsTable;
 }
 
 export type CategoryRow = Selectable<CategoriesTable>;

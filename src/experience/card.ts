@@ -1,5 +1,6 @@
 import type { ProductRow } from '../db/schema-catalog';
 import { REMIX_DIMENSIONS, type CreatorEvidenceT, type ExperienceCardT, type ExperiencePreviewT, type FitStatementT } from '../schemas/experience';
+import { fromMinorUnits } from '../money';
 import { contentId } from './content-id';
 import { budgetFit, evidenceFit, regionFit, wordFit, type BudgetFacts, type Fit } from './fit';
 import { buildPreview, type ExperienceContextFacts } from './preview';
@@ -81,7 +82,7 @@ export function buildExperienceCard(input: CardInput): ExperienceCardT {
         brand: product.brand,
         category_l1: product.category_l1,
         category_l2: product.category_l2,
-        price: priceCents / 100,
+        price: fromMinorUnits(priceCents, currency),
         currency,
         image: product.main_image,
         region_allow: product.region_allow,

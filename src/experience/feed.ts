@@ -3,6 +3,7 @@ import type { Db } from '../db/connect';
 import { formatPrice } from '../catalog/cards';
 import type { ProductRow } from '../db/schema-catalog';
 import { getProducts } from '../catalog/products';
+import { fromMinorUnits, toMinorUnits } from '../money';
 import { keywordTags, normalizeQuery } from '../matching/intent-text';
 import type { ExperienceFeedInput, ExperienceFeedT, FitStatementT, InspirationRefT } from '../schemas/experience';
 import { buildExperienceCard, type CardProduct } from './card';
@@ -116,7 +117,8 @@ async function candidates(db: Db, seeds: Seeds, taste: EffectiveTaste, excluded:
 
 function inBand(priceCents: number, band: EffectiveTaste['price_band']): boolean | null {
   if (!band || (band.min === null && band.max === null)) return null;
-  const price = priceCents / 100;
+  // Price bands are USD (the caller compares only USD products).
+  const price = fromMinorUnits(priceCents, 'USD');
   return (band.min === null || price >= band.min) && (band.max === null || price <= band.max);
 }
 
@@ -173,10 +175,10 @@ function tasteFit(p: Candidate, seeds: Seeds, taste: EffectiveTaste, derived: De
   const band = taste.price_band;
   const within = inBand(p.price_cents, band);
   if (band && within !== null && p.currency === 'USD') {
-    const range = `${band.min === null ? 'any' : formatPrice(Math.round(band.min * 100), 'USD')}–${band.max === null ? 'any' : formatPrice(Math.round(band.max * 100), 'USD')}`;
+    const range = `${band.min === null ? 'any' : formatPrice(toMinorUnits(band.min, 'USD'), 'USD')}–${band.max === null ? 'any' : formatPrice(toMinorUnits(band.max, 'USD'), 'USD')}`;
     const whose = explicit.price_band ? 'your' : 'the';
     const tail = explicit.price_band ? 'price band' : 'band of the prices you liked';
-    const data = { price: p.price_cents / 100, band_min: band.min, band_max: band.max, source: explicit.price_band ? 'explicit' : 'decision_events' };
+    const data = { price: fromMinorUnits(p.price_cents, 'USD'), band_min: band.min, band_max: band.max, source: explicit.price_band ? 'explicit' : 'decision_events' };
     (within ? fits : caveats).push({ basis: 'price_band', statement: `At ${formatPrice(p.price_cents, 'USD')} it is ${within ? 'within' : 'outside'} ${whose} ${range} ${tail}.`, data });
   }
   return { fits, caveats };

@@ -1,4 +1,5 @@
 import { formatPrice } from '../catalog/cards';
+import { fromMinorUnits } from '../money';
 import type { ProductRow } from '../db/schema-catalog';
 import { keywordTags, normalizeQuery } from '../matching/intent-text';
 import type { CreatorEvidenceT, FitStatementT } from '../schemas/experience';
@@ -22,13 +23,13 @@ export interface BudgetFacts {
 }
 
 const money = (cents: number, currency: string) => formatPrice(cents, currency);
-const major = (cents: number) => cents / 100;
 const count = (n: number) => n.toLocaleString('en-US');
 
 export function budgetFit(priceCents: number, currency: string, b: BudgetFacts, out: Fit): void {
   const { budget_min_cents: min, budget_max_cents: max } = b;
   // A budget in another currency cannot be compared without a rate the gateway does not have.
   if ((min === null && max === null) || (b.budget_currency ?? 'USD') !== currency) return;
+  const major = (minor: number) => fromMinorUnits(minor, currency);
   const data = { price: major(priceCents), budget_min: min === null ? null : major(min), budget_max: max === null ? null : major(max), currency };
   if (max !== null && priceCents > max) {
     out.caveats.push({ basis: 'budget', statement: `At ${money(priceCents, currency)} it is ${money(priceCents - max, currency)} over your ${money(max, currency)} budget.`, data: { ...data, over_by: major(priceCents - max) } });

@@ -5,7 +5,7 @@ import { AppError } from '../errors';
 import { newId } from '../ids';
 import type { IntentCreateInput } from '../schemas/intents';
 import { keywordTags, normalizeQuery, parseBudget, parseRegion } from './intent-text';
-import { fromCents, toCents } from './money';
+import { fromMinorUnitsOrNull, toMinorUnits } from '../money';
 import { iso } from '../time';
 import { mayAct, mayRead, type Caller } from '../tenancy';
 
@@ -22,7 +22,7 @@ export function intentView(i: IntentRow) {
     normalized_query: i.normalized_query,
     intent_tags: i.intent_tags,
     target_audience: i.target_audience,
-    budget_range: hasBudget ? { min: fromCents(i.budget_min_cents), max: fromCents(i.budget_max_cents), currency: i.budget_currency ?? 'USD' } : null,
+    budget_range: hasBudget ? { min: fromMinorUnitsOrNull(i.budget_min_cents, i.budget_currency ?? 'USD'), max: fromMinorUnitsOrNull(i.budget_max_cents, i.budget_currency ?? 'USD'), currency: i.budget_currency ?? 'USD' } : null,
     region: i.region,
     constraints: i.constraints,
     source_channel: i.source_channel,
@@ -96,8 +96,8 @@ export function newIntentRow(input: IntentCreateInput, caller: { developerId?: s
     normalized_query: r.normalized,
     intent_tags: r.tags,
     target_audience: input.target_audience ?? null,
-    budget_min_cents: r.budget?.min !== undefined ? toCents(r.budget.min) : null,
-    budget_max_cents: r.budget?.max !== undefined ? toCents(r.budget.max) : null,
+    budget_min_cents: r.budget?.min !== undefined ? toMinorUnits(r.budget.min, r.budget.currency) : null,
+    budget_max_cents: r.budget?.max !== undefined ? toMinorUnits(r.budget.max, r.budget.currency) : null,
     budget_currency: r.budget ? r.budget.currency : null,
     region: r.region ?? null,
     constraints: input.constraints ?? [],

@@ -1,3 +1,4 @@
+import { fromMinorUnitsOrNull } from '../money';
 import type { Selectable, Transaction } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
@@ -128,7 +129,7 @@ export function rankSession(
     best_score: ranked[0]?.score ?? null,
     weights: RANKING_WEIGHTS,
     budget: intent.budget_max_cents !== null || intent.budget_min_cents !== null
-      ? { min: intent.budget_min_cents === null ? null : intent.budget_min_cents / 100, max: intent.budget_max_cents === null ? null : intent.budget_max_cents / 100, currency: intent.budget_currency }
+      ? { min: fromMinorUnitsOrNull(intent.budget_min_cents, intent.budget_currency ?? 'USD'), max: fromMinorUnitsOrNull(intent.budget_max_cents, intent.budget_currency ?? 'USD'), currency: intent.budget_currency }
       : null,
     deadline: deadline ?? null,
     ordered_by: order.by,

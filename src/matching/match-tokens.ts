@@ -1,3 +1,4 @@
+import { fromMinorUnits } from '../money';
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { SignJWT } from 'jose';
 import type { Db } from '../db/connect';
@@ -30,7 +31,7 @@ export function matchTokenView(t: MatchTokenRow, viewer: Caller) {
     intent_id: t.intent_id,
     proposal_id: t.proposal_id,
     acceptance_state: t.acceptance_state,
-    amount: t.amount_cents / 100,
+    amount: fromMinorUnits(t.amount_cents, t.currency),
     currency: t.currency,
     intent_snapshot: t.intent_snapshot,
     proposal_snapshot: t.proposal_snapshot,
@@ -85,7 +86,7 @@ async function signMatchToken(deps: AcceptDeps, t: { id: string; sessionId: stri
     intent_id: t.intentId,
     proposal_id: t.proposalId,
     merchant_id: t.merchantId,
-    amount: t.amountCents / 100,
+    amount: fromMinorUnits(t.amountCents, t.currency),
     currency: t.currency,
   })
     .setProtectedHeader({ alg: deps.signingKey.alg, kid: deps.signingKey.kid, typ: 'match-token+jwt' })

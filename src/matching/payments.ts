@@ -5,7 +5,7 @@ import type { PaymentAuthorizationsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { expireDueTokens, type MatchTokenRow } from './match-tokens';
-import { toCents } from './money';
+import { fromMinorUnits, toMinorUnits } from '../money';
 import { transitionProposal } from './proposals';
 import { mayAct, type Caller } from '../tenancy';
 
@@ -26,7 +26,7 @@ export function paymentAuthorizationView(a: PaymentAuthorizationRow, intentId: s
     match_token_id: a.match_token_id,
     proposal_id: a.proposal_id,
     intent_id: intentId,
-    amount: a.amount_cents / 100,
+    amount: fromMinorUnits(a.amount_cents, a.currency),
     currency: a.currency,
     authorized_at: a.authorized_at.toISOString(),
   };
@@ -42,8 +42,9 @@ function assertRequestMatches(req: PaymentRequest, t: { proposalId: string; amou
   if (req.proposal_id !== undefined && req.proposal_id !== t.proposalId) {
     throw conflict('proposal_mismatch', `The match token names proposal ${t.proposalId}, not ${req.proposal_id}.`, { expected_proposal_id: t.proposalId });
   }
-  if (req.expected_amount !== undefined && toCents(req.expected_amount) !== t.amountCents) {
-    throw conflict('amount_mismatch', `expected_amount ${req.expected_amount} does not match the proposal price ${t.amountCents / 100}.`, { amount: t.amountCents / 100 });
+  if (req.expected_amount !== undefined && toMinorUnits(req.expected_amount, t.currency) !== t.amountCents) {
+    const amount = fromMinorUnits(t.amountCents, t.currency);
+    throw conflict('amount_mismatch', `expected_amount ${req.expected_amount} does not match the proposal price ${amount}.`, { amount });
   }
   if (req.currency !== undefined && req.currency.toUpperCase() !== t.currency) {
     throw conflict('currency_mismatch', `currency ${req.currency} does not match the proposal currency ${t.currency}.`, { currency: t.currency });
@@ -89,7 +90,7 @@ export async function authorizePayment(
       throw conflict('proposal_state_invalid', `Proposal ${proposal.proposal_id} is ${proposal.proposal_state}; payment needs pending_confirmation.`, { proposal_state: proposal.proposal_state });
     }
     if (proposal.price_cents !== token.amount_cents || proposal.currency !== token.currency) {
-      throw conflict('amount_mismatch', 'The proposal price no longer matches the match token.', { amount: proposal.price_cents / 100 });
+      throw conflict('amount_mismatch', 'The proposal price no longer matches the match token.', { amount: fromMinorUnits(proposal.price_cents, proposal.currency) });
     }
     assertRequestMatches(req, { proposalId: proposal.proposal_id, amountCents: proposal.price_cents, currency: proposal.currency });
 

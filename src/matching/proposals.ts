@@ -13,7 +13,7 @@ import { getIntent, merchantWasSent, type IntentRow } from './intents';
 import { intentCategoryTags } from '../dispatch/category-terms';
 import type { MerchantRow } from '../db/schema';
 import { mayRead, SYSTEM, type Caller } from '../tenancy';
-import { fromCents, toCents } from './money';
+import { fromMinorUnits, toMinorUnits } from '../money';
 import { assertTransition } from './proposal-state';
 import { computeTrustScore, recentHealth } from './trust-score';
 import { iso } from '../time';
@@ -30,7 +30,7 @@ export function proposalView(p: ProposalRow) {
     intent_id: p.intent_id,
     product_id: p.product_id,
     offer_title: p.offer_title,
-    price: fromCents(p.price_cents),
+    price: fromMinorUnits(p.price_cents, p.currency),
     currency: p.currency,
     inventory_status: p.inventory_status,
     shipping_commitment: p.shipping_commitment,
@@ -63,7 +63,7 @@ export function inventoryFromStock(qty: number): ProposalRow['inventory_status']
 
 /** The product as the shopper was shown it, frozen into the proposal. */
 export function productSnapshot(product: ProductRow, now: Date) {
-  return { ...productView(product), catalog_price: product.price_cents / 100, catalog_currency: product.currency, captured_at: now.toISOString() };
+  return { ...productView(product), catalog_price: fromMinorUnits(product.price_cents, product.currency), catalog_currency: product.currency, captured_at: now.toISOString() };
 }
 
 /**
@@ -84,7 +84,7 @@ export async function submitProposal(db: Db, input: ProposalCreateInput, caller:
   if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
     throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
   }
-  const priceCents = toCents(input.price);
+  const priceCents = toMinorUnits(input.price, input.currency);
   const proposalId = newId('prop');
   const [healthProbes, experience] = await Promise.all([
     recentHealth(db, merchant.merchant_id),
@@ -102,6 +102,7 @@ export async function submitProposal(db: Db, input: ProposalCreateInput, caller:
     evidence: input.evidence ?? [],
     priceCents,
     catalogPriceCents: product.price_cents,
+    catalogCurrency: product.currency,
     sameCurrency: product.currency === input.currency,
   });
   const now = new Date();

@@ -1,3 +1,4 @@
+import { fromMinorUnits } from '../money';
 import type { ProposalRow } from './proposals';
 
 /**
@@ -49,14 +50,15 @@ const round = (x: number) => Math.round(x * 10_000) / 10_000;
 type Part = { value: number; reason: string };
 
 function priceFit(p: RankableProposal, ctx: RankingContext, cheapestCents: number): Part {
+  const m = (minor: number) => fromMinorUnits(minor, p.currency);
   const price = p.price_cents;
   if (ctx.budgetMaxCents !== null && (ctx.budgetCurrency ?? 'USD') === p.currency) {
     const max = ctx.budgetMaxCents;
-    if (price > max) return { value: round(Math.max(0, 1 - ((price - max) / max) * 2)), reason: `${price / 100} is over the budget of ${max / 100}` };
-    if (ctx.budgetMinCents !== null && price < ctx.budgetMinCents) return { value: 0.6, reason: `${price / 100} is under the stated minimum of ${ctx.budgetMinCents / 100}` };
-    return { value: round(1 - 0.3 * (price / max)), reason: `${price / 100} is within the budget of ${max / 100}` };
+    if (price > max) return { value: round(Math.max(0, 1 - ((price - max) / max) * 2)), reason: `${m(price)} is over the budget of ${m(max)}` };
+    if (ctx.budgetMinCents !== null && price < ctx.budgetMinCents) return { value: 0.6, reason: `${m(price)} is under the stated minimum of ${m(ctx.budgetMinCents)}` };
+    return { value: round(1 - 0.3 * (price / max)), reason: `${m(price)} is within the budget of ${m(max)}` };
   }
-  return { value: round(cheapestCents / price), reason: `no budget in ${p.currency}: compared with the cheapest offer (${cheapestCents / 100})` };
+  return { value: round(cheapestCents / price), reason: `no budget in ${p.currency}: compared with the cheapest offer (${m(cheapestCents)})` };
 }
 
 function shipping(p: RankableProposal, ctx: RankingContext): Part {
@@ -80,7 +82,7 @@ function evidence(p: RankableProposal): Part {
 function commission(p: RankableProposal): Part {
   const c = p.commission_plan as { rate?: number; flat?: number };
   if (c.rate !== undefined) return { value: round(Math.min(c.rate / 0.2, 1)), reason: `commission rate ${c.rate}` };
-  if (c.flat !== undefined) return { value: round(Math.min(c.flat / Math.max(p.price_cents / 100, 1) / 0.2, 1)), reason: `flat commission ${c.flat}` };
+  if (c.flat !== undefined) return { value: round(Math.min(c.flat / Math.max(fromMinorUnits(p.price_cents, p.currency), 1) / 0.2, 1)), reason: `flat commission ${c.flat}` };
   return { value: 0, reason: 'no commission plan' };
 }
 
@@ -131,7 +133,7 @@ export function rankProposals(proposals: RankableProposal[], ctx: RankingContext
     merchant_agent_id: p.merchant_agent_id,
     product_id: p.product_id,
     offer_title: p.offer_title,
-    price: p.price_cents / 100,
+    price: fromMinorUnits(p.price_cents, p.currency),
     currency: p.currency,
     proposal_state: p.proposal_state,
     score,

@@ -1,3 +1,4 @@
+import { fromMinorUnits } from '../money';
 import type { Db } from '../db/connect';
 
 /**
@@ -15,6 +16,8 @@ export interface TrustInputs {
   evidence: Array<{ score?: number }>;
   priceCents: number;
   catalogPriceCents: number;
+  /** The catalog product's currency (its price shown in its own units). */
+  catalogCurrency: string;
   sameCurrency: boolean;
 }
 
@@ -47,7 +50,7 @@ export function computeTrustScore(i: TrustInputs) {
         health_probes: i.healthProbes.total,
       },
       evidence: { value: round(evidenceStrength), count: i.evidence.length },
-      price_sanity: { value: price.value, ratio_to_catalog: round(ratio), catalog_price: i.catalogPriceCents / 100, reason: price.reason },
+      price_sanity: { value: price.value, ratio_to_catalog: round(ratio), catalog_price: fromMinorUnits(i.catalogPriceCents, i.catalogCurrency), reason: price.reason },
     },
   };
 }

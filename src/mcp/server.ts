@@ -24,6 +24,7 @@ import { acceptMatch, getMatchToken, matchTokenView } from '../matching/match-to
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { getProposal, listProposals, proposalView } from '../matching/proposals';
 import { checkoutView, getCheckoutAs, shippingMinor } from '../checkout/checkouts';
+import { fromMinorUnits } from '../money';
 import { confirmCheckout, createCheckout } from '../checkout/flow';
 import { loadRuntime } from '../runtime/store';
 import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../runtime/start';
@@ -386,7 +387,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
         let total = amount;
         if (total === undefined) {
           const proposal = await getProposal(deps.db, token.proposal_id, me);
-          total = (proposal.price_cents + shippingMinor(proposal.shipping_commitment)) / 100;
+          total = fromMinorUnits(proposal.price_cents + shippingMinor(proposal.shipping_commitment, proposal.currency), proposal.currency);
         }
         const shipping = Object.fromEntries(Object.entries(address).filter(([, v]) => v !== undefined).map(([k, v]) => [k.replace(/^ship_to_/, ''), v]));
         const view = await createCheckout(deps.temporal, deps.db, {

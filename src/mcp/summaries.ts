@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fromMinorUnits } from '../money';
 import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { CheckoutView } from '../checkout/checkouts';
 import type { IntentView } from '../matching/intents';
@@ -311,7 +312,7 @@ export function checkoutSummary(c: CheckoutView, detail: Detail) {
       checkout_mode: extras.checkout_mode ?? null,
       proposal_id: c.proposal_id,
       merchant_id: c.merchant_id,
-      line_items: c.plan.line_items.map((l) => ({ title: l.title, quantity: l.quantity, amount: l.amount_minor / 100 })),
+      line_items: c.plan.line_items.map((l) => ({ title: l.title, quantity: l.quantity, amount: fromMinorUnits(l.amount_minor, c.currency) })),
       total,
       currency: c.currency,
       expires_at: c.expires_at,

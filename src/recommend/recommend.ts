@@ -13,6 +13,7 @@ import type { RecommendationRecorder } from './record';
 import { retrieve, type Hit, type MatchTier, type Retrieval } from './retrieval';
 import { shopperGuide } from './shopper-guide';
 import { understandShoppingIntent, type ShoppingIntent } from './understand';
+import { fromMinorUnits } from '../money';
 
 export interface RecommendDeps {
   db: Db;
@@ -140,7 +141,7 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
   };
 }
 
-const centsOrUndefined = (cents: number | null) => (cents === null ? undefined : cents / 100);
+const centsOrUndefined = (cents: number | null) => (cents === null ? undefined : fromMinorUnits(cents, 'USD'));
 
 /**
  * The catalog's own offer for a product: catalog price, committed until the session ends, with the
@@ -176,11 +177,13 @@ function catalogProposal(
     evidence,
     priceCents: p.price_cents,
     catalogPriceCents: p.price_cents,
+    catalogCurrency: p.currency,
     sameCurrency: true,
   });
   return {
     proposal_id: newId('prop'),
-    merchant_agent_id: CATALOG_MERCHANT_ID,
+    // The real seller: the merchant whose catalog the product is in (the seed catalog's is the catalog merchant).
+    merchant_agent_id: p.merchant_id ?? CATALOG_MERCHANT_ID,
     intent_id: intentId,
     product_id: p.product_id,
     offer_title: p.title,

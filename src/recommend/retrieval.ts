@@ -30,7 +30,7 @@ export interface Retrieval {
 
 /** Product columns a hit carries (everything but the search document). */
 const PRODUCT_COLUMNS = sql.raw(
-  ['product_id', 'title', 'description', 'brand', 'price_cents', 'original_price_cents', 'currency', 'discount_label', 'main_image', 'gallery', 'category_l1', 'category_l2', 'category_id', 'region_allow', 'risk_level', 'tags', 'inventory_qty', 'link', 'gmv_cents', 'orders', 'views', 'source', 'external_id', 'created_at']
+  ['product_id', 'title', 'description', 'brand', 'price_cents', 'original_price_cents', 'currency', 'discount_label', 'main_image', 'gallery', 'category_l1', 'category_l2', 'category_id', 'region_allow', 'risk_level', 'tags', 'inventory_qty', 'link', 'gmv_cents', 'orders', 'views', 'source', 'external_id', 'created_at', 'merchant_id', 'variants', 'availability', 'feed_attributes']
     .map((c) => `p.${c}`)
     .join(', '),
 );

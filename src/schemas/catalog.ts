@@ -6,6 +6,20 @@ import { isoDateTime } from './common';
 const optionalText = z.string().nullable().optional();
 const optionalNumber = z.number().nullable().optional();
 
+export const ProductVariant = z
+  .object({
+    id: z.string().meta({ description: "The feed's variant id (SKU, Merchant Center id or ACP variant id)." }),
+    sku: z.string().nullable(),
+    title: z.string().nullable(),
+    options: z.array(z.object({ name: z.string(), value: z.string() })),
+    price: z.number(),
+    compare_at_price: z.number().nullable(),
+    availability: z.string(),
+    inventory_qty: z.number().int(),
+    image: z.string().nullable(),
+  })
+  .meta({ id: 'ProductVariant' });
+
 export const Product = z
   .object({
     id: z.string().meta({ description: 'Catalog product id (integer as a string).' }),
@@ -18,6 +32,16 @@ export const Product = z
     gallery: z.array(z.string()),
     category_l1: optionalText,
     category_l2: optionalText,
+    price: z
+      .object({ amount: z.number(), currency: z.string(), compare_at: z.number().nullable() })
+      .optional()
+      .meta({ description: "The price in the product's own currency (major units; 2400 JPY is 2400, 12.345 KWD is 12.345); compare_at when discounted." }),
+    availability: z.enum(['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued']).optional().meta({ description: 'discontinued: no longer in its merchant’s feed.' }),
+    seller: z
+      .object({ merchant_id: z.string(), name: z.string().nullable() })
+      .optional()
+      .meta({ description: 'The merchant selling the product (whose catalog it is in); name as its feed states it.' }),
+    variants: z.array(ProductVariant).optional().meta({ description: 'The purchasable variants its feed lists; empty when the product itself is the only offer.' }),
   })
   .meta({ id: 'Product' });
 

@@ -4,7 +4,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/connect';
 import type { AffiliateOrderStatus, AffiliateOrdersTable } from '../db/schema-supply';
 import { FeedFileError, readFeed } from '../catalog/feed-format';
-import { toCents } from '../matching/money';
+import { minorUnitDigits, parseMajorUnits } from '../money';
 
 /**
  * The platform-affiliate order report (docs/RECONCILIATION.md): JSON Lines or CSV with a header row,
@@ -33,7 +33,7 @@ export interface AffiliateImportReport {
 
 const STATUSES: Record<string, AffiliateOrderStatus> = { completed: 'completed', refunded: 'refunded', cancelled: 'cancelled', canceled: 'cancelled' };
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-const DECIMAL = /^\d+(?:\.\d{1,2})?$/;
+const DECIMAL = /^\d+(?:\.\d{1,3})?$/;
 
 class RecordError extends Error {}
 
@@ -48,13 +48,14 @@ function text(values: Record<string, unknown>, key: string, max = 200): string |
   return s;
 }
 
-/** Major units (`12.5`, `"12.50"`) to minor units, the same ×100 the gateway's match tokens use. */
-function majorToCents(values: Record<string, unknown>, key: string): number | null {
+/** Major units (`12.5`, `"12.50"`) to the currency's minor units (the same conversion the gateway's match tokens use). */
+function majorToCents(values: Record<string, unknown>, key: string, currency: string): number | null {
   const v = values[key];
   if (!present(v)) return null;
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
-  if (!DECIMAL.test(s)) throw new RecordError(`${key} must be a non-negative decimal with at most 2 decimals, got ${JSON.stringify(v)}`);
-  return toCents(Number(s));
+  const minor = DECIMAL.test(s) ? parseMajorUnits(s, currency) : null;
+  if (minor === null) throw new RecordError(`${key} must be a non-negative decimal with at most ${minorUnitDigits(currency)} decimals, got ${JSON.stringify(v)}`);
+  return minor;
 }
 
 function wholeCents(values: Record<string, unknown>, key: string): number | null {
@@ -66,8 +67,8 @@ function wholeCents(values: Record<string, unknown>, key: string): number | null
 }
 
 /** One amount from either column; both given must agree. */
-function money(values: Record<string, unknown>, major: string, minor: string): number | null {
-  const a = majorToCents(values, major);
+function money(values: Record<string, unknown>, major: string, minor: string, currency: string): number | null {
+  const a = majorToCents(values, major, currency);
   const b = wholeCents(values, minor);
   if (a !== null && b !== null && a !== b) throw new RecordError(`${major} ${values[major]} and ${minor} ${values[minor]} disagree`);
   return a ?? b;
@@ -76,10 +77,10 @@ function money(values: Record<string, unknown>, major: string, minor: string): n
 export function parseAffiliateOrder(values: Record<string, unknown>): AffiliateOrderRecord {
   const order_id = text(values, 'order_id');
   if (!order_id) throw new RecordError('order_id is required');
-  const amount_cents = money(values, 'amount', 'amount_cents');
-  if (amount_cents === null) throw new RecordError('amount (major units) or amount_cents is required');
   const currency = text(values, 'currency', 3)?.toUpperCase();
   if (!currency || !/^[A-Z]{3}$/.test(currency)) throw new RecordError('currency must be a 3-letter ISO 4217 code');
+  const amount_cents = money(values, 'amount', 'amount_cents', currency);
+  if (amount_cents === null) throw new RecordError('amount (major units) or amount_cents is required');
   const statusText = (text(values, 'status') ?? 'completed').toLowerCase();
   const status = STATUSES[statusText];
   if (!status) throw new RecordError(`status must be completed, refunded or cancelled, got ${JSON.stringify(statusText)}`);
@@ -99,7 +100,7 @@ export function parseAffiliateOrder(values: Record<string, unknown>): AffiliateO
     merchant_id: text(values, 'merchant_id'),
     amount_cents,
     currency,
-    commission_cents: money(values, 'commission', 'commission_cents'),
+    commission_cents: money(values, 'commission', 'commission_cents', currency),
     status,
     ordered_at,
   };

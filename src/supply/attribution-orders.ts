@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { ZERO_DECIMAL_CURRENCIES } from '../catalog/money';
+import { THREE_DECIMAL_CURRENCIES, ZERO_DECIMAL_CURRENCIES } from '../money';
 
 /**
  * Orders as the attribution report and the settlement preview see them (docs/REPORTS.md, join rules):
@@ -30,13 +30,15 @@ export const JOIN_RULES = [
   'currency: amounts are reported per currency, never converted; products rank by USD GMV',
 ];
 
-const zeroDecimal = sql.raw(`(${[...ZERO_DECIMAL_CURRENCIES].map((c) => `'${c}'`).join(',')})`);
+const sqlList = (codes: ReadonlySet<string>) => sql.raw(`(${[...codes].map((c) => `'${c}'`).join(',')})`);
+const zeroDecimal = sqlList(ZERO_DECIMAL_CURRENCIES);
+const threeDecimal = sqlList(THREE_DECIMAL_CURRENCIES);
 
 /** A commission_plan (`{rate}` share of the sale, or `{flat}` in major units) applied to an amount in minor units; null without a usable plan. */
 export const planCommissionSql = (plan: RawBuilder<unknown>, amountCents: RawBuilder<unknown>, currency: RawBuilder<unknown>) => sql<number | null>`
   case
     when jsonb_typeof(${plan}->'rate') = 'number' then round((${plan}->>'rate')::numeric * ${amountCents})::bigint
-    when jsonb_typeof(${plan}->'flat') = 'number' then round((${plan}->>'flat')::numeric * (case when ${currency} in ${zeroDecimal} then 1 else 100 end))::bigint
+    when jsonb_typeof(${plan}->'flat') = 'number' then round((${plan}->>'flat')::numeric * (case when ${currency} in ${zeroDecimal} then 1 when ${currency} in ${threeDecimal} then 1000 else 100 end))::bigint
   end`;
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/connect';
-import { fromMinorUnits } from '../catalog/money';
+import { fromMinorUnits } from '../money';
 import { JOIN_RULES, resolvedOrdersSql, type Window } from './attribution-orders';
 
 /**

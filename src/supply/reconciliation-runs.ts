@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect';
 import type { DiscrepancyKind, ReconciliationTrigger } from '../db/schema-supply';
 import { AppError } from '../errors';
-import { fromCents } from '../matching/money';
+import { fromMinorUnits } from '../money';
 import { newId } from '../ids';
 import { iso } from '../time';
 import { DISCREPANCY_KINDS, type ReconciliationSummary } from './reconciliation';
@@ -53,14 +53,15 @@ export async function recordRunFinished(
     .execute();
 }
 
-const major = (cents: number) => fromCents(cents)!;
 
 /** The stored summary as the API shows it: money in major units. */
 function summaryView(s: ReconciliationSummary | Record<string, never>) {
   if (!('orders' in s)) return null;
   return {
     ...s,
-    amounts: s.amounts.map((a) => ({
+    amounts: s.amounts.map((a) => {
+      const major = (minor: number) => fromMinorUnits(minor, a.currency);
+      return {
       currency: a.currency,
       platform_orders: major(a.platform_order_cents),
       matched: major(a.matched_cents),
@@ -70,7 +71,8 @@ function summaryView(s: ReconciliationSummary | Record<string, never>) {
       mismatch_actual: major(a.mismatch_actual_cents),
       unmatched_platform_orders: major(a.unmatched_platform_cents),
       unmatched_gateway_records: major(a.unmatched_gateway_cents),
-    })),
+      };
+    }),
   };
 }
 
@@ -102,8 +104,8 @@ export async function loadReconciliationRun(db: Db, runId: string, perKind: numb
       order_id: d.order_id,
       ref_type: d.ref_type,
       ref_id: d.ref_id,
-      expected_amount: d.expected_amount_cents === null ? null : major(d.expected_amount_cents),
-      actual_amount: d.actual_amount_cents === null ? null : major(d.actual_amount_cents),
+      expected_amount: d.expected_amount_cents === null ? null : fromMinorUnits(d.expected_amount_cents, d.currency ?? 'USD'),
+      actual_amount: d.actual_amount_cents === null ? null : fromMinorUnits(d.actual_amount_cents, d.currency ?? 'USD'),
       currency: d.currency,
       detail: d.detail,
     });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from '../config';
 import type { Db } from '../db/connect';
-import { fromMinorUnits, toMinorUnits } from '../catalog/money';
+import { fromMinorUnits, toMinorUnits } from '../money';
 import { merchantNotFound } from '../registry/merchants';
 import { resolvedOrdersSql, type Window } from './attribution-orders';
 import { reportWindow } from './attribution';
