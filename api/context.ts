@@ -43,6 +43,8 @@ export interface AppState {
   portalDemo?: boolean;
   /** The id a registration token (X-Merchant-Token / X-Agent-Token) was verified for. */
   registrationPrincipal?: string;
+  /** The Idempotency-Key claim this request holds: `seed` names what it creates (`requestResourceId`). */
+  idempotency?: { seed: string; takeover: boolean };
 }
 
 declare module 'koa' {

@@ -5,6 +5,7 @@ import { getProposal, listProposals, proposalView, submitProposal } from '../../
 import { createIntentAndStartSurge } from '../../src/dispatch/surge-start';
 import { bodyMember, merchantToken } from './merchants';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
+import { requestResourceId } from '../middleware/idempotency';
 
 const TAG = 'Intents and proposals';
 const intentNotFound: ErrorRow = [404, 'intent_not_found', 'No intent with this id.'];
@@ -23,7 +24,7 @@ export function intentRoutes(r: RouteRegistry): void {
     missingFields: ['raw_query'],
     responses: { 201: { description: 'The intent.', schema: I.IntentEnvelope } },
     handler: async (ctx, { body }) => {
-      const intent = await createIntentAndStartSurge(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId });
+      const intent = await createIntentAndStartSurge(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId }, { intentId: requestResourceId(ctx, 'int') });
       return { status: 201, body: { intent: intentView(intent) } };
     },
   });

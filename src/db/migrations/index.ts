@@ -18,6 +18,7 @@ import * as m0016 from './0016_reconciliation';
 import * as m0017 from './0017_lz4_documents';
 import * as m0018 from './0018_recommendation_write';
 import * as m0019 from './0019_catalog_version';
+import * as m0022 from './0022_exactly_once';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_lz4_documents': m0017,
   '0018_recommendation_write': m0018,
   '0019_catalog_version': m0019,
+  '0022_exactly_once': m0022,
 };
