@@ -24,6 +24,8 @@ import { IntentCreateBody } from '../src/schemas/intents';
 import { MerchantQueryAnswer } from '../src/schemas/runtime';
 import { finishRuntime, getRuntimeRow, recordStep, setStage } from '../src/runtime/store';
 import { seededId } from '../src/idempotency/store';
+import { Client, Connection } from '@temporalio/client';
+import { reconcileRuntimes } from '../src/runtime/reconcile';
 
 /**
  * Activities of the commerce runtime (docs/RUNTIME.md): every I/O of the loop. Each one that is an
@@ -430,6 +432,18 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
         });
         return { authorizationId: authorization.authorization_id };
       });
+    },
+
+    /** The runtime reconciler's pass (src/runtime/reconcile.ts). */
+    async reconcileOpenRuntimes() {
+      // It asks Temporal about other runs: a connection per pass (once a minute), closed after it,
+      // so nothing outlives the worker's shutdown.
+      const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS!, connectTimeout: 5000 });
+      try {
+        return await reconcileRuntimes(db, new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }));
+      } finally {
+        await connection.close();
+      }
     },
 
     /** Ends the run: its stage, the audit status and (when no token was minted) the best proposal so far. */

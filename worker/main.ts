@@ -4,6 +4,7 @@ import { createLogger } from '../src/logger';
 import { connectTemporal } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
 import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
+import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import { createWorker } from './run';
 
 /** `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
@@ -24,6 +25,7 @@ async function main() {
   });
   const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
   logger.info(schedule, 'reconciliation schedule in place');
+  logger.info(await ensureRuntimeReconcileSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE), 'runtime reconcile schedule in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
   await worker.run();
