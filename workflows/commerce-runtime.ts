@@ -186,25 +186,32 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
       await wf.CancellationScope.nonCancellable(() => finish('failed', 'failed:cancelled'));
       throw err;
     }
-    if (!(err instanceof wf.ActivityFailure)) throw err;
+    // A local activity's failure arrives unwrapped: the ApplicationFailure (or the TimeoutFailure of
+    // its deadline) itself.
+    const activityFailed = err instanceof wf.ActivityFailure;
+    if (!activityFailed && !(err instanceof wf.ApplicationFailure) && !(err instanceof wf.TimeoutFailure)) throw err;
     const visible = wf.patched(RUNTIME_VISIBILITY_PATCH);
+    if (!activityFailed && !visible) throw err;
+    const failure = err instanceof wf.ActivityFailure ? err.cause : (err as wf.ApplicationFailure | wf.TimeoutFailure);
+    const activityType = err instanceof wf.ActivityFailure ? err.activityType : undefined;
     const code = !visible
       ? null
-      : err.cause instanceof wf.ApplicationFailure
-        ? (err.cause.type ?? 'error')
-        : err.cause instanceof wf.TimeoutFailure
+      : failure instanceof wf.ApplicationFailure
+        ? (failure.type ?? 'error')
+        : failure instanceof wf.TimeoutFailure
           ? 'runtime_deadline_exceeded'
           : 'runtime_step_failed';
-    const cause = err.cause instanceof wf.ApplicationFailure ? (err.cause.type ?? 'error') : (err.cause?.message ?? err.message);
+    const cause = failure instanceof wf.ApplicationFailure ? (failure.type ?? 'error') : (failure?.message ?? (err as Error).message);
+    const reason = failure?.message ?? (err as Error).message;
     const failedAt = current;
-    await finish('failed', `failed:${code ?? cause}`, `${err.activityType ?? 'step'} failed: ${err.cause?.message ?? err.message}`);
+    await finish('failed', `failed:${code ?? cause}`, `${activityType ?? 'step'} failed: ${reason}`);
     if (!code) return out;
     // The API still answers the run as stored (stage failed); Temporal shows it as the failure it is.
     throw wf.ApplicationFailure.create({
       type: code,
-      message: `Commerce runtime ${runtimeId} failed in ${err.activityType ?? 'a step'}: ${err.cause?.message ?? err.message}`,
+      message: `Commerce runtime ${runtimeId} failed${activityType ? ` in ${activityType}` : ''} at ${failedAt}: ${reason}`,
       nonRetryable: true,
-      details: [{ runtime_id: runtimeId, intent_id: out.intentId, step: err.activityType ?? null, stage_before: failedAt, reason: err.cause?.message ?? err.message, next_action: nextAction(code) }],
+      details: [{ runtime_id: runtimeId, intent_id: out.intentId, step: activityType ?? null, stage: failedAt, reason, next_action: nextAction(code) }],
     });
   }
 }
