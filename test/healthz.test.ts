@@ -10,6 +10,7 @@ import { freePort } from '../src/net';
 import { call, waitForHealth } from './helpers/http';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
+import { onboard } from './helpers/console';
 
 /** /healthz against dependencies this file owns, so it can stop and restart them for real. */
 let tmp: string;
@@ -66,6 +67,14 @@ describe('GET /healthz', () => {
       const t0 = Date.now();
       expect((await call(api.url, 'GET', '/healthz')).status).toBe(503);
       expect(Date.now() - t0).toBeLessThan(2000);
+      // An intent is answered at once while Temporal is away; the sweep starts its fan-out later.
+      const dev = await onboard(api.url);
+      const t1 = Date.now();
+      const intent = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: 'a tent for two while temporal is down' } });
+      expect(intent.status, intent.text).toBe(201);
+      expect(Date.now() - t1).toBeLessThan(2500);
+      const row = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.body.intent.intent_id).executeTakeFirstOrThrow();
+      expect(row.surge_started_at).toBeNull();
       server = await startDevServer({ port, dbFile, install: true });
       await waitForHealth(api.url, 200, 30_000);
     } finally {

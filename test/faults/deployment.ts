@@ -55,6 +55,9 @@ export async function startDeployment(opts: { databaseUrl: string; temporalAddre
     async startWorker() {
       const w = startWorkerProcess({ url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as TestApi, shared);
       d.workers.push(w);
+      void w.exited.then((how) => {
+        if (how !== 'SIGKILL' && how !== 'SIGTERM' && how !== 0) console.error(`[faults] worker exited (${String(how)}):\n${w.stderrTail()}`);
+      });
       await w.ready;
       return w;
     },
