@@ -25,6 +25,9 @@ import { IntentCreateBody } from '../src/schemas/intents';
 import { MerchantQueryAnswer } from '../src/schemas/runtime';
 import { finishRuntime, getRuntimeRow, recordStep, setStage } from '../src/runtime/store';
 import { fromMinorUnits } from '../src/money';
+import { seededId } from '../src/idempotency/store';
+import { Client, Connection } from '@temporalio/client';
+import { reconcileRuntimes } from '../src/runtime/reconcile';
 
 /**
  * Activities of the commerce runtime (docs/RUNTIME.md): every I/O of the loop. Each one that is an
@@ -77,9 +80,31 @@ export interface RankResult {
 const trustOf = (p: Pick<ProposalRow, 'trust_score'>) => p.trust_score as { score?: number; risk?: string; basis?: { price_sanity?: { reason?: string } } };
 
 /** Proposals a step already stored (a retried activity returns them instead of asking again). */
-async function proposalsOfStep(db: Db, stepId: string): Promise<ProposalRow[]> {
-  return db.selectFrom('proposals').selectAll().where(sql<boolean>`metadata->>'runtime_step' = ${stepId}`).orderBy('created_at').execute();
+async function proposalsOfStep(db: Db, intentId: string, stepId: string): Promise<ProposalRow[]> {
+  return db
+    .selectFrom('proposals')
+    .selectAll()
+    .where('intent_id', '=', intentId)
+    .where(sql<boolean>`metadata->>'runtime_step' = ${stepId}`)
+    .orderBy('created_at')
+    .execute();
 }
+
+/** The step row of (runtime, index) when an earlier attempt recorded it. */
+async function recordedStep(db: Db, s: StepRef) {
+  return db
+    .selectFrom('commerce_runtime_steps')
+    .select(['status', 'output_summary'])
+    .where('runtime_id', '=', s.runtimeId)
+    .where('index', '=', s.index)
+    .executeTakeFirst();
+}
+
+/** `N dropped by max_proposal_versions` as the merchant-query step recorded it. */
+const droppedOf = (summary: string) => Number(/(\d+) dropped by max_proposal_versions/.exec(summary)?.[1] ?? 0);
+
+/** The intent a run creates: named after the run, so a retried resolve step finds it instead of creating another. */
+export const runtimeIntentId = (runtimeId: string) => seededId(runtimeId, 'int');
 
 export function createRuntimeActivities({ db, config }: ActivityDeps) {
   let keys: Promise<SigningKeys> | undefined;
@@ -105,7 +130,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
             { ...body, source_channel: body.source_channel ?? 'commerce_runtime', workflow: { ...body.workflow, runtime_id: s.runtimeId } },
             { developerId: run.developer_id ?? undefined },
             // The runtime asks the merchants itself: Intent.Surge does not also fan the intent out.
-            { answeredBy: 'commerce_runtime' },
+            { answeredBy: 'commerce_runtime', intentId: runtimeIntentId(s.runtimeId) },
           );
         }
         const categories = intentCategoryTags(intent.intent_tags);
@@ -147,12 +172,18 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
     async queryMerchantAgent(s: StepRef & { intentId: string; merchantId: string; maxProposals: number; deadlineMs: number }): Promise<QueryResult> {
       const startedAt = new Date();
       const id = stepId(s);
-      const already = await proposalsOfStep(db, id);
-      if (already.length) return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
-      const [m, intent] = await Promise.all([
+      const [m, intent, recorded, already] = await Promise.all([
         db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed']).where('merchant_id', '=', s.merchantId).executeTakeFirstOrThrow(),
         getIntent(db, s.intentId, SYSTEM),
+        recordedStep(db, s),
+        proposalsOfStep(db, s.intentId, id),
       ]);
+      // The step and its effects are one unit keyed by (runtime, index): an attempt that recorded the
+      // step answered; one that died after storing proposals but before recording the step has the
+      // step recorded now from what it stored. Either way the merchant is not asked again.
+      if (recorded) {
+        return { status: recorded.status as QueryResult['status'], proposalIds: already.map((p) => p.proposal_id), dropped: droppedOf(recorded.output_summary) };
+      }
       const respondBy = new Date(startedAt.getTime() + s.deadlineMs);
       const payload = JSON.stringify({
         type: 'runtime.query',
@@ -178,6 +209,10 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
           startedAt,
           error,
         });
+      if (already.length) {
+        await record('succeeded', `${already.length} proposal(s) kept (stored by an earlier attempt of this step): ${already.map((p) => p.proposal_id).join(', ')}`, already, null);
+        return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
+      }
 
       let answer;
       try {
@@ -251,14 +286,17 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       return businessErrors(async () => {
         const startedAt = new Date();
         const id = stepId(s);
-        const already = await proposalsOfStep(db, id);
-        if (already.length) return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
+        const [already, recorded] = await Promise.all([proposalsOfStep(db, s.intentId, id), recordedStep(db, s)]);
+        if (already.length && recorded) return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
         const intent = await getIntent(db, s.intentId, SYSTEM);
         const snapshot = await snapshots.get(db);
         const si = understandShoppingIntent(intent.raw_query, { region: intent.region, categories: snapshot.categories, priceQuartiles: snapshot.priceQuartiles });
         const found = await retrieve(db, si, 1, snapshot);
         const hit = found.hits[0];
-        const stored = hit
+        // An earlier attempt stored the offer but died before recording the step: record it now.
+        const stored = already.length
+          ? already
+          : hit
           ? [
               await submitProposal(db, {
                 merchant_agent_id: hit.product.merchant_id ?? CATALOG_MERCHANT_ID,
@@ -282,7 +320,7 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
           status: stored.length ? 'succeeded' : 'failed',
           inputSummary: `no merchant proposal for intent ${intent.intent_id}: ask the gateway catalog`,
           outputSummary: stored.length
-            ? `catalog offer ${stored[0]!.proposal_id}: product ${hit!.product.product_id} "${hit!.product.title}" at ${fromMinorUnits(hit!.product.price_cents, hit!.product.currency)} ${hit!.product.currency} (tier ${hit!.source})`
+            ? `catalog offer ${stored[0]!.proposal_id}: product ${stored[0]!.product_id} "${stored[0]!.offer_title}" at ${fromMinorUnits(stored[0]!.price_cents, stored[0]!.currency)} ${stored[0]!.currency}${hit ? ` (tier ${hit.source})` : ''}`
             : 'the catalog has nothing for this intent',
           consumed: consumedOf(1, 0, stored.length),
           startedAt,
@@ -300,8 +338,17 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       return businessErrors(async () => {
         const startedAt = new Date();
         const run = await getRuntimeRow(db, s.runtimeId);
-        const session = run.match_session_id
-          ? await db.selectFrom('match_sessions').selectAll().where('match_session_id', '=', run.match_session_id).executeTakeFirstOrThrow()
+        // The run's intent is its own: a session on it is one an earlier attempt of this step created.
+        const earlier = await db
+          .selectFrom('match_sessions')
+          .selectAll()
+          .where('intent_id', '=', s.intentId)
+          .$if(Boolean(run.match_session_id), (q) => q.where('match_session_id', '=', run.match_session_id!))
+          .orderBy('created_at')
+          .limit(1)
+          .executeTakeFirst();
+        const session = earlier
+          ? earlier
           : await createMatchSession(
               db,
               { intent_id: s.intentId, proposal_ids: s.proposalIds },
@@ -388,6 +435,18 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
         });
         return { authorizationId: authorization.authorization_id };
       });
+    },
+
+    /** The runtime reconciler's pass (src/runtime/reconcile.ts). */
+    async reconcileOpenRuntimes() {
+      // It asks Temporal about other runs: a connection per pass (once a minute), closed after it,
+      // so nothing outlives the worker's shutdown.
+      const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS!, connectTimeout: 5000 });
+      try {
+        return await reconcileRuntimes(db, new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }));
+      } finally {
+        await connection.close();
+      }
     },
 
     /** Ends the run: its stage, the audit status and (when no token was minted) the best proposal so far. */

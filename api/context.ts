@@ -47,6 +47,8 @@ export interface AppState {
   merchantId?: string;
   /** The API-key lookup the rate limiter made for this request's bearer, reused by authentication. */
   apiKeyLookup?: { token: string; principal: ApiKeyPrincipal | null };
+  /** The Idempotency-Key claim this request holds: `seed` names what it creates (`requestResourceId`). */
+  idempotency?: { seed: string; takeover: boolean };
 }
 
 declare module 'koa' {

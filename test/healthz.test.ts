@@ -9,6 +9,8 @@ import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { freePort } from '../src/net';
 import { call, waitForHealth } from './helpers/http';
 import { startTestApi, type TestApi } from './helpers/stack';
+import { startTestWorker } from './helpers/worker';
+import { onboard } from './helpers/console';
 
 /** /healthz against dependencies this file owns, so it can stop and restart them for real. */
 let tmp: string;
@@ -31,12 +33,17 @@ describe('GET /healthz', () => {
     try {
       const ok = await call(api.url, 'GET', '/healthz');
       expect(ok.status).toBe(200);
-      expect(ok.body).toEqual({ status: 'ok', db: 'ok', temporal: 'ok' });
+      // No worker polls this API's (fresh) task queue: reported, without failing the check.
+      expect(ok.body).toEqual({ status: 'ok', db: 'ok', temporal: 'ok', worker: 'unavailable', pollers: { workflow: 0, activity: 0 } });
       expect(ok.headers.get('cache-control')).toBe('no-store');
 
       await pg.stop();
       const down = await waitForHealth(api.url, 503);
-      expect(down.body).toEqual({ status: 'unavailable', db: 'unavailable', temporal: 'ok' });
+      expect(down.body).toMatchObject({ status: 'unavailable', db: 'unavailable', temporal: 'ok', worker: 'unavailable' });
+      // Within its documented 2 s while Postgres refuses.
+      const t0 = Date.now();
+      expect((await call(api.url, 'GET', '/healthz')).status).toBe(503);
+      expect(Date.now() - t0).toBeLessThan(2000);
 
       await pg.start();
       const back = await waitForHealth(api.url, 200);
@@ -56,12 +63,42 @@ describe('GET /healthz', () => {
       expect((await call(api.url, 'GET', '/healthz')).status).toBe(200);
       await server.stop();
       const down = await waitForHealth(api.url, 503);
-      expect(down.body).toEqual({ status: 'unavailable', db: 'ok', temporal: 'unavailable' });
+      expect(down.body).toEqual({ status: 'unavailable', db: 'ok', temporal: 'unavailable', worker: 'unavailable', pollers: null });
+      const t0 = Date.now();
+      expect((await call(api.url, 'GET', '/healthz')).status).toBe(503);
+      expect(Date.now() - t0).toBeLessThan(2000);
+      // An intent is answered at once while Temporal is away; the sweep starts its fan-out later.
+      const dev = await onboard(api.url);
+      const t1 = Date.now();
+      const intent = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: 'a tent for two while temporal is down' } });
+      expect(intent.status, intent.text).toBe(201);
+      expect(Date.now() - t1).toBeLessThan(2500);
+      const row = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.body.intent.intent_id).executeTakeFirstOrThrow();
+      expect(row.surge_started_at).toBeNull();
       server = await startDevServer({ port, dbFile, install: true });
       await waitForHealth(api.url, 200, 30_000);
     } finally {
       await api.close();
       await server.stop();
+    }
+  });
+
+  it('worker ok while a worker polls the task queue', async () => {
+    const api = await startTestApi();
+    const worker = await startTestWorker(api.config, api.db);
+    try {
+      let body;
+      for (let i = 0; i < 40; i++) {
+        body = (await call(api.url, 'GET', '/healthz')).body;
+        if (body.worker === 'ok') break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(body).toMatchObject({ status: 'ok', worker: 'ok' });
+      expect(body.pollers.workflow).toBeGreaterThan(0);
+      expect(body.pollers.activity).toBeGreaterThan(0);
+    } finally {
+      await worker.stop();
+      await api.close();
     }
   });
 });

@@ -3,7 +3,9 @@ import { sql } from 'kysely';
 import { AppError } from '../src/errors';
 import { sha256Hex } from '../src/crypto/tokens';
 import { requireApiKey, requireRegistrationToken, requireSupplyKey, requireSupplyKeyOrApiKey } from '../api/middleware/auth';
-import { idempotency } from '../api/middleware/idempotency';
+import { idempotency, requestResourceId } from '../api/middleware/idempotency';
+import { requestHash, seededId, STALE_CLAIM_SECONDS } from '../src/idempotency/store';
+import { json, startLoopback } from './helpers/loopback';
 import { call, uniqueEmail } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
@@ -37,6 +39,10 @@ beforeAll(async () => {
         if (body.fail === 422) throw new AppError(422, 'unprocessable', 'cannot do that');
         ctx.status = 201;
         ctx.body = { run: handlerRuns, echo: body };
+      });
+      router.post('/v1/test/seeded', requireApiKey('intents'), idempotency, async (ctx) => {
+        ctx.status = 201;
+        ctx.body = { id: requestResourceId(ctx, 'thing'), takeover: ctx.state.idempotency?.takeover ?? null };
       });
       router.get('/v1/test/scoped', requireApiKey('recommend'), (ctx) => {
         ctx.body = { ok: true };
@@ -273,7 +279,7 @@ describe('Idempotency-Key', () => {
     expect(fresh.body.echo).toEqual({ v: 2 });
   });
 
-  it('a claim left in flight by a crashed process is taken over after 60 s, by the same request only', async () => {
+  it('a claim left in flight by a crashed process is taken over once its heartbeat is stale, by the same request only', async () => {
     const body = { crashed: true };
     const { requestHash } = await import('../src/idempotency/store');
     await api.db
@@ -294,6 +300,52 @@ describe('Idempotency-Key', () => {
     const row = await api.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'k-crashed').executeTakeFirstOrThrow();
     expect(row.state).toBe('completed');
   });
+
+  it('a claim whose heartbeat went quiet is taken over within seconds, keeping the ids the first run derived', async () => {
+    const body = { seeded: 1 };
+    await api.db
+      .insertInto('idempotency_keys')
+      .values({
+        owner_id: dev.developerId, idem_key: 'k-dead-owner', method: 'POST', path: '/v1/test/seeded',
+        request_hash: requestHash({ method: 'POST', path: '/v1/test/seeded', body }),
+        state: 'in_flight', response_status: null, response_body: null, resource_seed: 'seed-of-the-first-run',
+        // The owner beat last 3 s ago: quiet, but not yet stale.
+        locked_at: sql<Date>`now() - interval '3 seconds'`, created_at: sql<Date>`now() - interval '3 seconds'`,
+      })
+      .execute();
+    const t0 = Date.now();
+    const retry = await call(base, 'POST', '/v1/test/seeded', { token: dev.apiKey, headers: { 'idempotency-key': 'k-dead-owner' }, body });
+    const took = Date.now() - t0;
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body).toEqual({ id: seededId('seed-of-the-first-run', 'thing'), takeover: true });
+    // It waited for the claim to go stale (5 s since the last beat), not for a 60 s lock.
+    expect(took).toBeGreaterThan((STALE_CLAIM_SECONDS - 3) * 1000 - 500);
+    expect(took).toBeLessThan((STALE_CLAIM_SECONDS + 2) * 1000);
+    // A fresh key derives its own ids; the same key replays them.
+    const fresh = await call(base, 'POST', '/v1/test/seeded', { token: dev.apiKey, headers: { 'idempotency-key': 'k-fresh-seed' }, body });
+    expect(fresh.body.id).toMatch(/^thing_[A-Za-z0-9_-]{16}$/);
+    expect(fresh.body.id).not.toBe(retry.body.id);
+    expect(fresh.body.takeover).toBe(false);
+    const replay = await call(base, 'POST', '/v1/test/seeded', { token: dev.apiKey, headers: { 'idempotency-key': 'k-fresh-seed' }, body });
+    expect(replay.body).toEqual(fresh.body);
+  });
+
+  it('a live owner keeps its claim by heartbeat: a duplicate during a long request is 409 at once, never a takeover', async () => {
+    let release!: () => void;
+    gate = { release: () => release(), wait: new Promise<void>((r) => (release = r)) };
+    const runs = handlerRuns;
+    const slow = call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-long' }, body: { long: true } });
+    await new Promise((r) => setTimeout(r, (STALE_CLAIM_SECONDS + 2) * 1000));
+    const t0 = Date.now();
+    const during = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-long' }, body: { long: true } });
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(during.status).toBe(409);
+    expect(during.body.error).toBe('idempotency_in_flight');
+    gate.release();
+    gate = null;
+    expect((await slow).status).toBe(201);
+    expect(handlerRuns).toBe(runs + 1);
+  }, 20_000);
 
   it('an ill-formed key → 400 invalid_idempotency_key', async () => {
     const res = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'x'.repeat(300) }, body: {} });
@@ -385,5 +437,57 @@ describe('rate limiting', () => {
         expect((await call(url, 'GET', '/v1/developers/keys', { token: first.body.developer_token })).status).toBe(200);
       },
     );
+  });
+});
+
+describe('Idempotency-Key: responses that carry secrets are never stored in plain text', () => {
+  async function registerTwice(sealed: boolean) {
+    const env: Record<string, string | undefined> = { ALLOW_PRIVATE_ENDPOINTS: 'true', HEALTH_PROBE_TIMEOUT_MS: '400' };
+    if (!sealed) env.KEY_ENCRYPTION_KEY = undefined;
+    const own = await startTestApi({ withTemporal: false, env });
+    const agent = await startLoopback((_req, res) => json(res, 200, { ok: true }));
+    try {
+      const d = await onboard(own.url);
+      const merchantId = `m-idem-${Math.random().toString(36).slice(2, 8)}`;
+      const rows = () => own.db.selectFrom('idempotency_keys').selectAll().where('owner_id', '=', d.developerId).execute();
+      const register = { merchant_id: merchantId, agent_endpoint: `${agent.url}/hooks` };
+      const first = await call(own.url, 'POST', '/v1/merchant/register', { token: d.apiKey, headers: { 'idempotency-key': 'reg-1' }, body: register });
+      expect(first.status, first.text).toBe(200);
+      const secrets = [first.body.registration_token as string, first.body.webhook_secret as string];
+      expect(secrets.every((x) => typeof x === 'string' && x.length > 10)).toBe(true);
+      let dump = JSON.stringify(await rows());
+      for (const x of secrets) expect(dump).not.toContain(x);
+
+      // An update that rotates both secrets: the same, for the new ones.
+      const rotate = await call(own.url, 'POST', '/v1/merchant/register', {
+        token: d.apiKey,
+        headers: { 'idempotency-key': 'reg-2', 'x-merchant-token': secrets[0]! },
+        body: { ...register, rotate_registration_token: true, rotate_webhook_secret: true },
+      });
+      expect(rotate.status, rotate.text).toBe(200);
+      const rotated = [rotate.body.registration_token as string, rotate.body.webhook_secret as string];
+      dump = JSON.stringify(await rows());
+      for (const x of [...secrets, ...rotated]) expect(dump).not.toContain(x);
+      const stored = await rows();
+      expect(stored).toHaveLength(2);
+      expect(stored.every((r) => r.response_sealed === sealed)).toBe(true);
+
+      const replay = await call(own.url, 'POST', '/v1/merchant/register', { token: d.apiKey, headers: { 'idempotency-key': 'reg-1' }, body: register });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      return { first, replay };
+    } finally {
+      await agent.close();
+      await own.close();
+    }
+  }
+
+  it('with KEY_ENCRYPTION_KEY: sealed at rest, replayed whole', async () => {
+    const { first, replay } = await registerTwice(true);
+    expect(replay.body).toEqual(first.body);
+  });
+
+  it('without KEY_ENCRYPTION_KEY: the secrets are not kept; a replay answers null in their place', async () => {
+    const { first, replay } = await registerTwice(false);
+    expect(replay.body).toEqual({ ...first.body, registration_token: null, webhook_secret: null });
   });
 });

@@ -15,6 +15,13 @@ import { json, readBody, startLoopback, type LoopbackServer } from './helpers/lo
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 import { stockedProduct } from './helpers/catalog';
+import { sql } from 'kysely';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { createRuntimeActivities } from '../activities/runtime';
+import { BUDGET_DEFAULTS } from '../src/schemas/runtime';
+import { insertRuntime } from '../src/runtime/store';
+import { ensureRuntimeReconcileSchedule, runtimeReconcileScheduleId } from '../src/runtime/reconcile';
 
 /**
  * Commerce runtime end to end (docs/RUNTIME.md): the real API starts `runtime-<id>` on Temporal, a
@@ -273,3 +280,116 @@ describe('POST /v1/commerce-runtime (spec 2.9, 4.3; DESIGN §5, §6.1)', () => {
     }
   });
 });
+
+describe('exactly-once steps, visible failures, the reconciler', () => {
+  it('a retried step finds what its first attempt did: the query step lost after its proposals were stored is recorded without asking the merchant again', async () => {
+    const tag = letters();
+    const good = await merchantAgent(() => offer(catalogPrice()));
+    const merchantId = `m-${tag}-once`;
+    await register(merchantId, good.server.url, [tag]);
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag) });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    const runtimeId = rt.runtime_session.runtime_id as string;
+    const activities = createRuntimeActivities({ db: api.db, config: api.config });
+    const asked = good.bodies.length;
+
+    // A worker died after the query stored its proposal but before its step was written.
+    await api.db.deleteFrom('commerce_runtime_steps').where('runtime_id', '=', runtimeId).where('index', '=', 1).execute();
+    const retried = await activities.queryMerchantAgent({ runtimeId, index: 1, intentId: rt.intent.intent_id, merchantId, maxProposals: 5, deadlineMs: 3000 });
+    expect(retried).toEqual({ status: 'succeeded', proposalIds: [rt.proposal.proposal_id], dropped: 0 });
+    expect(good.bodies.length).toBe(asked);
+    const again = (await get(`/v1/commerce-runtime/${runtimeId}`)).body.runtime;
+    expect(again.agent_steps.map((s: any) => [s.index, s.kind, s.status])).toEqual(rt.agent_steps.map((s: any) => [s.index, s.kind, s.status]));
+    expect(again.runtime_trace.consumed).toEqual(rt.runtime_trace.consumed);
+    // Once more (the step is recorded now): the same answer, still one row, the merchant still not asked.
+    expect(await activities.queryMerchantAgent({ runtimeId, index: 1, intentId: rt.intent.intent_id, merchantId, maxProposals: 5, deadlineMs: 3000 })).toEqual(retried);
+    expect(good.bodies.length).toBe(asked);
+
+    // The resolve and rank steps, retried: the same intent and match session, nothing new.
+    const resolved = await activities.resolveRuntimeIntent({ runtimeId, index: 0 });
+    expect(resolved.intentId).toBe(rt.intent.intent_id);
+    await api.db.updateTable('commerce_runtimes').set({ match_session_id: null }).where('runtime_id', '=', runtimeId).execute();
+    const ranked = await activities.rankRuntimeProposals({ runtimeId, index: 2, intentId: rt.intent.intent_id, proposalIds: [rt.proposal.proposal_id] });
+    expect(ranked.matchSessionId).toBe(rt.match_session.match_session_id);
+    expect(await api.db.selectFrom('intents').select('intent_id').where(sql<boolean>`workflow->>'runtime_id' = ${runtimeId}`).execute()).toHaveLength(1);
+    expect(await api.db.selectFrom('match_sessions').select('match_session_id').where('intent_id', '=', rt.intent.intent_id).execute()).toHaveLength(1);
+  });
+
+  it('a business failure ends the workflow Failed (typed with the error code, reason and next action in details); its memo carries the business keys', async () => {
+    const runtimeId = `rt_missing${letters()}`;
+    const handle = await api.temporal!.client.workflow.start('commerceRuntime', {
+      workflowId: workflowIds.runtime(runtimeId),
+      taskQueue: api.config.TEMPORAL_TASK_QUEUE,
+      args: [{ runtimeId, budget: BUDGET_DEFAULTS, merchantDeadlineMs: 3000 }],
+      memo: { runtime_id: runtimeId },
+    });
+    const err = await handle.result().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause.type).toBe('runtime_not_found');
+    expect(cause.nonRetryable).toBe(true);
+    expect(cause.details?.[0]).toMatchObject({ runtime_id: runtimeId, stage: 'resolving_intent', next_action: expect.any(String), reason: expect.stringContaining(runtimeId) });
+    const d = await handle.describe();
+    expect(d.status.name).toBe('FAILED');
+    // The operators' filter finds it.
+    const found = await eventuallyList(`WorkflowId = '${workflowIds.runtime(runtimeId)}' AND ExecutionStatus = 'Failed'`);
+    expect(found).toBe(1);
+
+    // A run through the API carries its business keys in the memo, the intent added once resolved.
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(letters()) });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    const memo = (await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).describe()).memo;
+    expect(memo).toMatchObject({ runtime_id: rt.runtime_session.runtime_id, developer_id: dev.developerId, entry_agent_id: 'api-caller', intent_id: rt.intent.intent_id });
+  });
+
+  it('the runtime-reconcile Schedule closes a row whose workflow was terminated, and one whose workflow never started', async () => {
+    const tag = letters();
+    const hang = await merchantAgent(() => 'hang');
+    await register(`m-${tag}-hang`, hang.server.url, [tag]);
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag) }, { prefer: 'wait=0' });
+    expect(res.status, res.text).toBe(202);
+    const terminated = res.body.runtime_id as string;
+    await api.temporal!.client.workflow.getHandle(workflowIds.runtime(terminated)).terminate('operator test');
+    const orphan = `rt_orphan${letters()}`;
+    await insertRuntime(api.db, { runtimeId: orphan, entryAgentId: 'api-caller', mode: 'assisted', budget: BUDGET_DEFAULTS, memoryRefs: [], skillRefs: [], request: {}, developerId: dev.developerId, keyId: null });
+    // Old enough for the reconciler: 2 minutes (terminated) and 20 minutes (never started).
+    await api.db.updateTable('commerce_runtimes').set({ started_at: sql`now() - interval '2 minutes'` }).where('runtime_id', '=', terminated).execute();
+    await api.db.updateTable('commerce_runtimes').set({ started_at: sql`now() - interval '20 minutes'` }).where('runtime_id', '=', orphan).execute();
+
+    const schedule = await ensureRuntimeReconcileSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
+    expect(schedule.scheduleId).toBe(runtimeReconcileScheduleId(api.config.TEMPORAL_TASK_QUEUE));
+    const handle = api.temporal!.client.schedule.getHandle(schedule.scheduleId);
+    try {
+      await handle.trigger();
+      const deadline = Date.now() + 30_000;
+      let rows;
+      for (;;) {
+        rows = await api.db.selectFrom('commerce_runtimes').select(['runtime_id', 'stage', 'finished_at', 'runtime_trace']).where('runtime_id', 'in', [terminated, orphan]).orderBy('runtime_id').execute();
+        if (rows.every((r) => r.finished_at)) break;
+        if (Date.now() > deadline) throw new Error(`not reconciled: ${JSON.stringify(rows)}`);
+        await sleep(250);
+      }
+      const byId = new Map(rows.map((r) => [r.runtime_id, r]));
+      expect(byId.get(terminated)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_terminated' } });
+      expect(byId.get(orphan)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_not_started' } });
+    } finally {
+      await handle.delete();
+    }
+  });
+});
+
+async function eventuallyList(query: string): Promise<number> {
+  for (let i = 0; i < 40; i++) {
+    let n = 0;
+    for await (const _ of api.temporal!.client.workflow.list({ query })) n++;
+    if (n) return n;
+    await sleep(250);
+  }
+  return 0;
+}

@@ -7,6 +7,7 @@ import { ensureReconciliationSchedule } from '../src/supply/reconciliation-sched
 import { Runtime } from '@temporalio/worker';
 import { freePort } from '../src/net';
 import { observeDeliveries, startWorkerMetricsServer } from '../src/metrics/worker';
+import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import { createWorker } from './run';
 
 /** `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
@@ -45,6 +46,7 @@ async function main() {
   if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'worker metrics listening');
   const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
   logger.info(schedule, 'reconciliation schedule in place');
+  logger.info(await ensureRuntimeReconcileSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE), 'runtime reconcile schedule in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
   await worker.run();

@@ -20,10 +20,44 @@ export interface RuntimeOutcome {
   matchTokenId: string | null;
 }
 
+/**
+ * The loop's own deadline: its Postgres steps retry until Postgres is back (bounded backoff, no
+ * attempt cap), for at most this long in all; past it the run ends `failed:runtime_deadline_exceeded`.
+ */
+export const RUNTIME_DEADLINE = '15 minutes';
+/** Backoff of a step that only needs Postgres: every 1, 2, 4, 8, then 10 s while it is away. */
+const untilPostgresAnswers = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' } as const;
 const bookkeepingOptions = {
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
+  scheduleToCloseTimeout: RUNTIME_DEADLINE,
+  retry: untilPostgresAnswers,
 } as const;
+/**
+ * Ending the run is never skipped: its stage and audit status are written however long Postgres is
+ * away, so a run never closes while its row says it runs (the runtime reconciler covers the rest:
+ * a run terminated or reset from outside).
+ */
+const finishOptions = { startToCloseTimeout: '1 minute', retry: untilPostgresAnswers } as const;
+/**
+ * Runs started before this patch end `Completed` whatever happened and carry no memo updates; from
+ * it on a business failure ends the run `Failed` (an ApplicationFailure typed with the error code),
+ * so `ExecutionStatus="Failed"` and the UI's Failures view find it, and the memo gains the intent.
+ */
+export const RUNTIME_VISIBILITY_PATCH = 'runtime-failures-visible';
+
+/** What an operator does about a failed run, by error code (details of the workflow failure). */
+function nextAction(code: string): string {
+  switch (code) {
+    case 'runtime_deadline_exceeded':
+      return 'A step could not finish within the run deadline (Postgres or a merchant away for long): check /healthz and the worker logs, then start a new run.';
+    case 'runtime_not_found':
+      return 'The runtime row is gone (the API gave up starting it): nothing to do; the caller got 503 and may retry.';
+    case 'cancelled':
+      return 'The run was cancelled from outside; start a new run if it is still wanted.';
+    default:
+      return "Read the run's agent_steps (GET /v1/commerce-runtime/{id}) for the failed step; fix its cause, then start a new run.";
+  }
+}
 /**
  * The bookkeeping steps are short Postgres writes: as local activities they skip two server round
  * trips each (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
@@ -31,6 +65,8 @@ const bookkeepingOptions = {
 export const LOCAL_BOOKKEEPING_PATCH = 'runtime-local-bookkeeping';
 const remoteBookkeeping = wf.proxyActivities<RuntimeActivities>(bookkeepingOptions);
 const localBookkeeping = wf.proxyLocalActivities<RuntimeActivities>(bookkeepingOptions);
+const remoteFinish = wf.proxyActivities<RuntimeActivities>(finishOptions);
+const localFinish = wf.proxyLocalActivities<RuntimeActivities>(finishOptions);
 
 /**
  * The commerce runtime (docs/RUNTIME.md): an auditable agent loop. Every iteration is an AgentStep
@@ -40,20 +76,29 @@ const localBookkeeping = wf.proxyLocalActivities<RuntimeActivities>(bookkeepingO
  */
 export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutcome> {
   const { budget, runtimeId } = input;
-  const bookkeeping = wf.patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : remoteBookkeeping;
-  // The merchant call's own deadline bounds it; a little more covers the bookkeeping around it.
+  const local = wf.patched(LOCAL_BOOKKEEPING_PATCH);
+  const bookkeeping = local ? localBookkeeping : remoteBookkeeping;
+  const finishing = local ? localFinish : remoteFinish;
+  // The merchant call's own deadline bounds one attempt; a little more covers the bookkeeping around
+  // it. A merchant's own failure is a recorded step, not an error: what fails the activity is
+  // Postgres, so it retries like the bookkeeping until the run's deadline.
   const merchants = wf.proxyActivities<RuntimeActivities>({
     startToCloseTimeout: input.merchantDeadlineMs + 15_000,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
+    scheduleToCloseTimeout: RUNTIME_DEADLINE,
+    retry: untilPostgresAnswers,
   });
   const consumed = { iterations: 0, merchant_queries: 0, proposal_versions: 0 };
   const out: RuntimeOutcome = { runtimeId, stage: 'stopped', auditStatus: 'completed', intentId: null, proposalId: null, matchSessionId: null, matchTokenId: null };
   let exhausted: string | null = null;
   let index = 0;
   const collected: string[] = [];
-  const stage = (s: string) => {
+  let current = 'queued';
+  const stage = (s: string, note?: string) => {
+    current = s;
     wf.upsertSearchAttributes([{ key: SA.FlowStage, value: s }]);
-    wf.setCurrentDetails(`${s}: ${consumed.iterations}/${budget.max_agent_iterations} iterations, ${consumed.merchant_queries}/${budget.max_merchant_queries} merchant queries, ${consumed.proposal_versions}/${budget.max_proposal_versions} proposal versions`);
+    wf.setCurrentDetails(
+      `${s}: ${consumed.iterations}/${budget.max_agent_iterations} iterations, ${consumed.merchant_queries}/${budget.max_merchant_queries} merchant queries, ${consumed.proposal_versions}/${budget.max_proposal_versions} proposal versions${out.intentId ? `; intent ${out.intentId}` : ''}${note ? `; ${note}` : ''}`,
+    );
   };
   /** True when one more AgentStep fits the iteration budget; otherwise the loop stops there. */
   const step = () => {
@@ -64,11 +109,11 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     exhausted = 'max_agent_iterations';
     return false;
   };
-  const finish = async (finalStage: string, audit: string) => {
+  const finish = async (finalStage: string, audit: string, note?: string) => {
     out.stage = finalStage;
     out.auditStatus = audit;
-    stage(finalStage);
-    await bookkeeping.finishRuntime({ runtimeId, stage: finalStage, auditStatus: audit, bestProposalIds: out.matchTokenId ? undefined : collected });
+    stage(finalStage, note ?? audit);
+    await finishing.finishRuntime({ runtimeId, stage: finalStage, auditStatus: audit, bestProposalIds: out.matchTokenId ? undefined : collected });
     if (!out.matchTokenId && collected.length) out.proposalId ??= collected[0]!;
     return out;
   };
@@ -80,6 +125,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     const resolved = await bookkeeping.resolveRuntimeIntent({ runtimeId, index: index++ });
     out.intentId = resolved.intentId;
     wf.upsertSearchAttributes([{ key: SA.IntentId, value: resolved.intentId }]);
+    if (wf.patched(RUNTIME_VISIBILITY_PATCH)) wf.upsertMemo({ intent_id: resolved.intentId });
 
     stage('querying_merchants');
     for (const merchantId of resolved.merchants) {
@@ -135,8 +181,37 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     await bookkeeping.authorizeRuntimePayment({ runtimeId, index: index++, matchTokenId: minted.matchTokenId });
     return await finish('payment_authorized', collectionAudit);
   } catch (err) {
-    if (!(err instanceof wf.ActivityFailure)) throw err;
-    const cause = err.cause instanceof wf.ApplicationFailure ? (err.cause.type ?? 'error') : (err.cause?.message ?? err.message);
-    return await finish('failed', `failed:${cause}`);
+    if (wf.isCancellation(err)) {
+      // Cancelled from outside: the row still records the end (outside the cancelled scope).
+      await wf.CancellationScope.nonCancellable(() => finish('failed', 'failed:cancelled'));
+      throw err;
+    }
+    // A local activity's failure arrives unwrapped: the ApplicationFailure (or the TimeoutFailure of
+    // its deadline) itself.
+    const activityFailed = err instanceof wf.ActivityFailure;
+    if (!activityFailed && !(err instanceof wf.ApplicationFailure) && !(err instanceof wf.TimeoutFailure)) throw err;
+    const visible = wf.patched(RUNTIME_VISIBILITY_PATCH);
+    if (!activityFailed && !visible) throw err;
+    const failure = err instanceof wf.ActivityFailure ? err.cause : (err as wf.ApplicationFailure | wf.TimeoutFailure);
+    const activityType = err instanceof wf.ActivityFailure ? err.activityType : undefined;
+    const code = !visible
+      ? null
+      : failure instanceof wf.ApplicationFailure
+        ? (failure.type ?? 'error')
+        : failure instanceof wf.TimeoutFailure
+          ? 'runtime_deadline_exceeded'
+          : 'runtime_step_failed';
+    const cause = failure instanceof wf.ApplicationFailure ? (failure.type ?? 'error') : (failure?.message ?? (err as Error).message);
+    const reason = failure?.message ?? (err as Error).message;
+    const failedAt = current;
+    await finish('failed', `failed:${code ?? cause}`, `${activityType ?? 'step'} failed: ${reason}`);
+    if (!code) return out;
+    // The API still answers the run as stored (stage failed); Temporal shows it as the failure it is.
+    throw wf.ApplicationFailure.create({
+      type: code,
+      message: `Commerce runtime ${runtimeId} failed${activityType ? ` in ${activityType}` : ''} at ${failedAt}: ${reason}`,
+      nonRetryable: true,
+      details: [{ runtime_id: runtimeId, intent_id: out.intentId, step: activityType ?? null, stage: failedAt, reason, next_action: nextAction(code) }],
+    });
   }
 }

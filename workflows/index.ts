@@ -6,3 +6,4 @@ export { dlqReplay } from './dlq-replay';
 export { agenticCheckout } from './agentic-checkout';
 export { commerceRuntime } from './commerce-runtime';
 export { reconciliation } from './reconciliation';
+export { runtimeReconciler } from './runtime-reconciler';

@@ -8,6 +8,7 @@ import { bodyMember, merchantToken, optionalMerchantToken, optionalMerchantToken
 import { callerOf } from '../caller';
 import { SYSTEM } from '../../src/tenancy';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
+import { requestResourceId } from '../middleware/idempotency';
 
 const TAG = 'Intents and proposals';
 const intentNotFound: ErrorRow = [404, 'intent_not_found', 'No intent with this id.'];
@@ -26,7 +27,7 @@ export function intentRoutes(r: RouteRegistry): void {
     missingFields: ['raw_query'],
     responses: { 201: { description: 'The intent.', schema: I.IntentEnvelope } },
     handler: async (ctx, { body }) => {
-      const intent = await createIntentAndStartSurge(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId });
+      const intent = await createIntentAndStartSurge(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId }, { intentId: requestResourceId(ctx, 'int') });
       return { status: 201, body: { intent: intentView(intent) } };
     },
   });

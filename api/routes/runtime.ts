@@ -4,6 +4,7 @@ import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../../src/runtime/star
 import { preferredWaitMs } from '../prefer-wait';
 import { auth, type RouteRegistry } from './registry';
 import { callerOf } from '../caller';
+import { requestResourceId } from '../middleware/idempotency';
 
 const TAG = 'Commerce runtime';
 
@@ -25,10 +26,19 @@ export function runtimeRoutes(r: RouteRegistry): void {
     },
     errors: [[503, 'temporal_unavailable', 'Temporal is not reachable.']],
     handler: async (ctx, { body }) => {
-      const out = await startRuntime(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId, keyId: ctx.state.apiKey?.keyId }, preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }));
+      const out = await startRuntime(
+        ctx.deps,
+        body,
+        { developerId: ctx.state.apiKey?.developerId, keyId: ctx.state.apiKey?.keyId },
+        preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }),
+        {},
+        // Fixed by the Idempotency-Key claim: a retry after a crash continues the same run.
+        { runtimeId: requestResourceId(ctx, 'rt') },
+      );
       if (out.status === 'completed') return { status: 201, body: { runtime: out.runtime } };
       const statusUrl = `/v1/commerce-runtime/${out.runtimeId}`;
-      return { status: 202, headers: { location: statusUrl }, body: { runtime_id: out.runtimeId, status: 'running', status_url: statusUrl } };
+      // No worker polls: the run waits for one; the caller polls later rather than at once.
+      return { status: 202, headers: { location: statusUrl, ...(out.noWorker ? { 'retry-after': '15' } : {}) }, body: { runtime_id: out.runtimeId, status: 'running', status_url: statusUrl } };
     },
   });
 

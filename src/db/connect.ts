@@ -19,6 +19,11 @@ function createPool(connectionString: string, max: number, options?: string): pg
   });
   // An idle client losing its connection (Postgres restarted) must not crash the process.
   pool.on('error', () => {});
+  // Nor one checked out between two statements (a transaction, a Kysely connection about to run its
+  // query): Postgres shutting down ("terminating connection due to administrator command") emitted
+  // an unhandled 'error' on it and killed the worker. Its next statement fails and the pool drops
+  // it on release (it is no longer queryable); the caller's retry gets a fresh connection.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

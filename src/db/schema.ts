@@ -80,8 +80,13 @@ export interface IdempotencyKeysTable {
   state: 'in_flight' | 'completed';
   response_status: number | null;
   response_body: Json<unknown> | null;
+  /** Claim heartbeat: refreshed every second while the claiming process runs the request. */
   locked_at: Timestamp;
   created_at: Timestamp;
+  /** Fixed at the first claim, kept by a takeover: the ids the request creates derive from it. */
+  resource_seed: string | null;
+  /** response_body is `{"sealed": "<AES-GCM envelope>"}` (it carried a secret). */
+  response_sealed: Generated<boolean>;
 }
 
 export interface MerchantsTable {

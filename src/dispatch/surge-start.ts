@@ -6,6 +6,14 @@ import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import type { intentSurge } from '../../workflows/intent-surge';
 import { createIntent, type IntentRow } from '../matching/intents';
+import { within } from '../time';
+
+/**
+ * How long a create waits for Temporal to accept the fan-out. A healthy server answers in
+ * milliseconds; one that is away would hold the caller through the client's connection retries
+ * (9-18 s measured), so past this the caller gets its intent and the sweep starts the fan-out.
+ */
+export const SURGE_START_WAIT_MS = 1000;
 import type { IntentCreateInput } from '../schemas/intents';
 
 /**
@@ -40,10 +48,16 @@ export async function createIntentAndStartSurge(
   deps: { db: Db; temporal: TemporalHandle | null; logger: Logger },
   body: IntentCreateInput,
   caller: { developerId?: string },
+  /** `intentId`: fixed by the request's Idempotency-Key claim, so a retry after a crash finds the same intent. */
+  opts: { intentId?: string } = {},
 ): Promise<IntentRow> {
   const { db, temporal, logger } = deps;
-  const intent = await createIntent(db, body, caller);
-  if (temporal) await startSurge(temporal, db, intent.intent_id).catch((err) => logger.warn({ err, intent_id: intent.intent_id }, 'surge start failed; the sweep retries'));
+  const intent = await createIntent(db, body, caller, opts.intentId ? { intentId: opts.intentId } : {});
+  if (temporal && !intent.surge_started_at) {
+    const starting = startSurge(temporal, db, intent.intent_id).catch((err) => logger.warn({ err, intent_id: intent.intent_id }, 'surge start failed; the sweep retries'));
+    // The start goes on in the background past the wait; the surge id makes a second start (the sweep) harmless.
+    await within(starting, SURGE_START_WAIT_MS);
+  }
   return intent;
 }
 

@@ -7,7 +7,7 @@ import type { IntentCreateInput } from '../schemas/intents';
 import { keywordTags, normalizeQuery, parseBudget, parseRegion } from './intent-text';
 import { fromMinorUnitsOrNull, toMinorUnits } from '../money';
 import { iso } from '../time';
-import { mayAct, mayRead, type Caller } from '../tenancy';
+import { mayAct, mayRead, SYSTEM, type Caller } from '../tenancy';
 
 export type IntentRow = Selectable<IntentsTable>;
 
@@ -84,6 +84,11 @@ export interface NewIntentOptions {
   resolution?: { source: string; summary: string };
   /** The gateway answers this intent itself: Intent.Surge never dispatches it. */
   answeredBy?: IntentAnsweredBy;
+  /**
+   * A fixed id (derived from an Idempotency-Key claim or a runtime id): creating it again returns
+   * the intent already stored under it, so a retried create after a crash makes no second intent.
+   */
+  intentId?: string;
 }
 
 /** The stored row of a new intent, JSON members as values. */
@@ -91,7 +96,7 @@ export function newIntentRow(input: IntentCreateInput, caller: { developerId?: s
   const { resolution } = opts;
   const r = { ...resolveIntent(input), ...(resolution ? { resolution_source: resolution.source, resolution_summary: resolution.summary } : {}) };
   return {
-    intent_id: newId('int'),
+    intent_id: opts.intentId ?? newId('int'),
     raw_query: input.raw_query,
     normalized_query: r.normalized,
     intent_tags: r.tags,
@@ -121,7 +126,7 @@ export function newIntentRow(input: IntentCreateInput, caller: { developerId?: s
 export async function createIntent(db: Db, input: IntentCreateInput, caller: { developerId?: string }, opts: NewIntentOptions = {}): Promise<IntentRow> {
   const row = newIntentRow(input, caller, new Date(), opts);
   const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
-  return db
+  const inserted = await db
     .insertInto('intents')
     .values({
       ...row,
@@ -133,8 +138,11 @@ export async function createIntent(db: Db, input: IntentCreateInput, caller: { d
       workflow: json(row.workflow)!,
       experience_context: json(row.experience_context)!,
     })
+    .$if(Boolean(opts.intentId), (q) => q.onConflict((oc) => oc.column('intent_id').doNothing()))
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  // A conflict is this keyed request's own intent, created by its first attempt.
+  return inserted ?? getIntent(db, row.intent_id, SYSTEM);
 }
 
 /**

@@ -31,9 +31,10 @@ export interface NewRuntime {
   keyId: string | null;
 }
 
-export async function insertRuntime(db: Db, r: NewRuntime): Promise<void> {
+/** Stores a new run; false when a run with this id is already stored (a retried keyed request). */
+export async function insertRuntime(db: Db, r: NewRuntime): Promise<boolean> {
   const trace: RuntimeTrace = { loop: RUNTIME_LOOP, current_step: null, audit_status: 'running' };
-  await db
+  const res = await db
     .insertInto('commerce_runtimes')
     .values({
       runtime_id: r.runtimeId,
@@ -52,7 +53,9 @@ export async function insertRuntime(db: Db, r: NewRuntime): Promise<void> {
       developer_id: r.developerId,
       key_id: r.keyId,
     })
-    .execute();
+    .onConflict((oc) => oc.column('runtime_id').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 export async function deleteRuntime(db: Db, runtimeId: string): Promise<void> {

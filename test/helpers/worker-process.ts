@@ -11,6 +11,8 @@ export interface WorkerProcess {
   exited: Promise<unknown>;
   /** Resolves once the worker logged that it polls its task queue (rejects if it exits first). */
   ready: Promise<void>;
+  /** The last 8 KiB the process wrote on stderr (why a worker died). */
+  stderrTail(): string;
   /** SIGKILL, then wait for the exit. */
   kill(): Promise<void>;
   /** SIGTERM (graceful drain), SIGKILL after `graceMs`; resolves once it is gone. */
@@ -66,6 +68,7 @@ export function startWorkerProcess(api: TestApi, env: Record<string, string> = {
     child,
     exited,
     ready,
+    stderrTail: () => errTail,
     async kill() {
       if (!exitedFlag) child.kill('SIGKILL');
       await exited;

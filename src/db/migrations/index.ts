@@ -20,6 +20,7 @@ import * as m0018 from './0018_recommendation_write';
 import * as m0019 from './0019_catalog_version';
 import * as m0020 from './0020_tenancy';
 import * as m0021 from './0021_checkout_modes';
+import * as m0022 from './0022_exactly_once';
 import * as m0023 from './0023_merchant_catalogs';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
@@ -45,5 +46,6 @@ export const migrations: Record<string, Migration> = {
   '0019_catalog_version': m0019,
   '0020_tenancy': m0020,
   '0021_checkout_modes': m0021,
+  '0022_exactly_once': m0022,
   '0023_merchant_catalogs': m0023,
 };

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { sql } from 'kysely';
+import { createDb, type Db } from '../../src/db/connect';
+import { onboard, type Onboarded } from '../helpers/console';
+import { call } from '../helpers/http';
+import { stockedProduct } from '../helpers/catalog';
+import { countingMerchant, eventually, letters, sleep, startDeployment, tryCall, type Deployment } from './deployment';
+
+/**
+ * The API SIGKILLed with keyed requests in flight, restarted, and every request retried with its
+ * Idempotency-Key and body: each retry answers within seconds (the dead claim's heartbeat is stale,
+ * so the retry takes it over at once) with the run the first attempt started; nothing exists twice
+ * (intent, runtime, merchant query, match token) and every run ends consistent in Temporal and
+ * Postgres.
+ */
+let d: Deployment;
+let db: Db;
+let dev: Onboarded;
+
+beforeAll(async () => {
+  d = await startDeployment({ databaseUrl: inject('databaseUrl'), temporalAddress: inject('temporalAddress') });
+  db = createDb(inject('databaseUrl'), { max: 4 });
+  dev = await onboard(d.url);
+});
+afterAll(async () => {
+  await d?.close();
+  await db?.destroy();
+});
+
+describe('API SIGKILL with keyed requests in flight', () => {
+  it('retries answer within seconds with the same runtimes and intents; no intent, runtime, query or token twice', async () => {
+    const product = await stockedProduct(db);
+    const tag = letters();
+    const merchantId = `m-${tag}`;
+    // Holds every answer 1.2 s (well within the 3 s merchant deadline): the runtimes are mid-query when the API dies.
+    const merchant = await countingMerchant(
+      () => ({ proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3 } }] }),
+      1200,
+    );
+    try {
+      const reg = await call(d.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id: merchantId, agent_endpoint: merchant.server.url, subscription_tags: [tag] } });
+      expect(reg.status, reg.text).toBe(200);
+
+      const N = 6;
+      const runtimeReq = (i: number) => ({ key: `rt-${tag}-${i}`, body: { intent: { raw_query: `${tag} wireless headphones ${i}`, intent_tags: [tag] } } });
+      const intentReq = (i: number) => ({ key: `in-${tag}-${i}`, body: { raw_query: `${tag} water bottle ${i}`, intent_tags: [tag, 'bottle'] } });
+      const send = (path: string, r: { key: string; body: unknown }) =>
+        tryCall(d.url, 'POST', path, { token: dev.apiKey, body: r.body, headers: { 'idempotency-key': r.key, prefer: 'wait=20' } });
+
+      const inFlight = [...Array.from({ length: N }, (_, i) => send('/v1/commerce-runtime', runtimeReq(i))), ...Array.from({ length: N }, (_, i) => send('/v1/intents', intentReq(i)))];
+      // Every runtime has reached its merchant query (held 1.2 s): kill the API now.
+      await eventually('all runtimes query the merchant', async () => merchant.requests.length >= N, 20_000, 50);
+      await d.api.kill();
+      const first = await Promise.all(inFlight);
+      const cut = first.slice(0, N).filter((r) => r.status === 0).length;
+      expect(cut, 'the runtime requests were cut by the kill').toBe(N);
+
+      await d.startApi();
+      const retries = await Promise.all([...Array.from({ length: N }, (_, i) => send('/v1/commerce-runtime', runtimeReq(i))), ...Array.from({ length: N }, (_, i) => send('/v1/intents', intentReq(i)))]);
+      const slowest = Math.max(...retries.map((r) => r.ms));
+      console.log(`[faults] API SIGKILL: ${cut} runtime requests cut; retries answered in ${retries.map((r) => r.ms).join('/')} ms`);
+      for (const r of retries.slice(0, N)) {
+        expect(r.status, r.text).toBe(201);
+        expect(r.body.runtime.runtime_session.stage).toBe('awaiting_user_confirmation');
+      }
+      for (const r of retries.slice(N)) expect(r.status, r.text).toBe(201);
+      // Within seconds: no 60 s lock wait (the runs themselves were nearly done).
+      expect(slowest).toBeLessThan(10_000);
+
+      // One runtime per key: the retries answered the runs the first attempts started.
+      const runtimeIds = retries.slice(0, N).map((r) => r.body.runtime.runtime_session.runtime_id as string);
+      expect(new Set(runtimeIds).size).toBe(N);
+      const rows = await db.selectFrom('commerce_runtimes').selectAll().where('developer_id', '=', dev.developerId).execute();
+      expect(rows.map((r) => r.runtime_id).sort()).toEqual([...runtimeIds].sort());
+      // The merchant was asked once per run: the takeover found the running workflow, not a new one.
+      const queries = merchant.requests.filter((r) => r.body.type === 'runtime.query');
+      expect(queries.length).toBe(N);
+      expect([...merchant.byStep.values()].every((n) => n === 1)).toBe(true);
+      expect(new Set(queries.map((r) => r.body.data.runtime_id))).toEqual(new Set(runtimeIds));
+      // The keyed intents fan out to the same merchant (it subscribes to the tag): once each.
+      const deliveries = await eventually('one delivery per keyed intent', async () => {
+        const got = merchant.requests.filter((r) => r.body.type !== 'runtime.query');
+        return got.length >= N ? got : null;
+      }, 30_000);
+      await sleep(1000);
+      expect(merchant.requests.filter((r) => r.body.type !== 'runtime.query')).toHaveLength(N);
+      expect(new Set(deliveries.map((r) => r.headers['webhook-id'])).size).toBe(N);
+
+      // Intents: one per runtime and one per keyed create, whatever the kill interrupted.
+      const intents = await db.selectFrom('intents').select(['intent_id', 'raw_query']).where('developer_id', '=', dev.developerId).where(sql<boolean>`${tag} = any(intent_tags)`).execute();
+      expect(intents).toHaveLength(2 * N);
+      expect(new Set(intents.map((i) => i.raw_query)).size).toBe(2 * N);
+      const intentIds = retries.slice(N).map((r) => r.body.intent.intent_id as string);
+      for (const id of intentIds) expect(intents.map((i) => i.intent_id)).toContain(id);
+
+      // One match token per run, each run terminal in both Postgres and Temporal, audit complete.
+      for (const id of runtimeIds) {
+        const rt = (await call(d.url, 'GET', `/v1/commerce-runtime/${id}`, { token: dev.apiKey })).body.runtime;
+        expect(rt.runtime_session.finished_at).not.toBeNull();
+        expect(rt.agent_steps.map((s: any) => s.kind), JSON.stringify(rt.agent_steps.map((s: any) => [s.kind, s.status, s.error]))).toEqual(['resolve_intent', 'merchant_query', 'rank', 'mint_token']);
+        expect(rt.runtime_trace.consumed).toEqual({ iterations: 4, merchant_queries: 1, proposal_versions: 1 });
+        const tokens = await db.selectFrom('match_tokens').innerJoin('match_sessions', 'match_sessions.match_session_id', 'match_tokens.match_session_id').select('match_token_id').where('match_sessions.intent_id', '=', rt.intent.intent_id).execute();
+        expect(tokens.map((t) => t.match_token_id)).toEqual([rt.match_token.match_token_id]);
+        const wf = await d.temporal.workflow.getHandle(`runtime-${id}`).describe();
+        expect(wf.status.name).toBe('COMPLETED');
+      }
+
+      // And later retries replay the stored answer.
+      const replay = await send('/v1/commerce-runtime', runtimeReq(0));
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.runtime.runtime_session.runtime_id).toBe(runtimeIds[0]);
+    } finally {
+      await merchant.server.close();
+    }
+  }, 120_000);
+});
+

@@ -1,0 +1,115 @@
+import { generateKeyPairSync } from 'node:crypto';
+import type http from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { call, type HttpResult } from '../helpers/http';
+import { json, readBody, startLoopback, type LoopbackServer } from '../helpers/loopback';
+import { startApiProcess, type ApiProcess } from '../helpers/api-process';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { TEST_ENCRYPTION_KEY, TEST_INVITE, TEST_SUPPLY_KEY, type TestApi } from '../helpers/stack';
+import { freePort } from '../../src/net';
+
+/**
+ * The split deployment of `npm run api` + `npm run worker` as real processes, for the fault suite:
+ * each side can be SIGKILLed and started again on the same address and task queue.
+ */
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const letters = () => Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+
+export interface Deployment {
+  url: string;
+  taskQueue: string;
+  api: ApiProcess;
+  workers: WorkerProcess[];
+  temporal: Client;
+  startApi(): Promise<ApiProcess>;
+  startWorker(): Promise<WorkerProcess>;
+  close(): Promise<void>;
+}
+
+export async function startDeployment(opts: { databaseUrl: string; temporalAddress: string; workers?: number }): Promise<Deployment> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const taskQueue = `faults-${letters()}`;
+  const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const shared = {
+    DATABASE_URL: opts.databaseUrl,
+    TEMPORAL_ADDRESS: opts.temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    MATCH_TOKEN_SIGNING_KEY: signingKey,
+    ALLOW_PRIVATE_ENDPOINTS: 'true',
+    PUBLIC_BASE_URL: url,
+  };
+  const connection = await Connection.connect({ address: opts.temporalAddress });
+  const d: Deployment = {
+    url,
+    taskQueue,
+    api: undefined as unknown as ApiProcess,
+    workers: [],
+    temporal: new Client({ connection }),
+    async startApi() {
+      d.api = startApiProcess(port, { ...shared, INVITE_CODES: TEST_INVITE, SUPPLY_KEY: TEST_SUPPLY_KEY, REQUEST_LOG_FLUSH_MS: '50' });
+      await d.api.ready;
+      return d.api;
+    },
+    async startWorker() {
+      const w = startWorkerProcess({ url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as TestApi, shared);
+      d.workers.push(w);
+      void w.exited.then((how) => {
+        if (how !== 'SIGKILL' && how !== 'SIGTERM' && how !== 0) console.error(`[faults] worker exited (${String(how)}):\n${w.stderrTail()}`);
+      });
+      await w.ready;
+      return w;
+    },
+    async close() {
+      await Promise.all(d.workers.map((w) => w.stop()));
+      await d.api?.stop();
+      await connection.close();
+    },
+  };
+  await d.startApi();
+  for (let i = 0; i < (opts.workers ?? 1); i++) await d.startWorker();
+  return d;
+}
+
+/** A loopback merchant agent that counts every runtime query by step id and holds each answer `holdMs`. */
+export async function countingMerchant(answer: (body: any) => unknown, holdMs = 0) {
+  const byStep = new Map<string, number>();
+  const requests: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
+  const server: LoopbackServer = await startLoopback(async (req, res) => {
+    const body = JSON.parse((await readBody(req)) || '{}');
+    requests.push({ headers: req.headers, body });
+    const step = body?.data?.step_id as string | undefined;
+    if (step) byStep.set(step, (byStep.get(step) ?? 0) + 1);
+    setTimeout(() => {
+      if (!res.destroyed) json(res, 200, answer(body));
+    }, holdMs);
+  });
+  return { server, byStep, requests };
+}
+
+/** `call` that reports a cut connection (the API was killed) as status 0 instead of throwing. */
+export async function tryCall(base: string, method: string, path: string, opts: Parameters<typeof call>[3]): Promise<HttpResult & { ms: number }> {
+  const t0 = Date.now();
+  try {
+    return { ...(await call(base, method, path, opts)), ms: Date.now() - t0 };
+  } catch (err) {
+    return { status: 0, body: undefined, text: String(err), headers: new Headers(), ms: Date.now() - t0 } as HttpResult & { ms: number };
+  }
+}
+
+/** Waits for `check` to return a value, polling every `everyMs`, at most `timeoutMs`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs: number, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,17 @@
+import * as wf from '@temporalio/workflow';
+import type { RuntimeActivities } from '../activities/runtime';
+
+const activities = wf.proxyActivities<RuntimeActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 5 },
+});
+
+/**
+ * Started every minute by the `runtime-reconcile` Schedule (src/runtime/reconcile.ts): closes the
+ * commerce runtime rows whose workflow has closed without closing them.
+ */
+export async function runtimeReconciler(): Promise<{ checked: number; closed: number }> {
+  const r = await activities.reconcileOpenRuntimes();
+  wf.setCurrentDetails(`checked ${r.checked} open runtime row(s), closed ${r.closed.length}`);
+  return { checked: r.checked, closed: r.closed.length };
+}
