@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { ScheduleAlreadyRunning, WorkflowNotFoundError, type Client, type ScheduleOptions } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { Db } from '../db/connect';
+import { ensureSchedule } from '../temporal/schedules';
 import { DEFAULT_TASK_QUEUE, workflowIds } from '../temporal/names';
 import type { RuntimeOutcome } from '../../workflows/commerce-runtime';
 
@@ -102,14 +103,6 @@ function scheduleOptions(taskQueue: string): ScheduleOptions {
 }
 
 /** Creates the schedule, or brings an existing one to this code's spec and action. Safe on every worker start. */
-export async function ensureRuntimeReconcileSchedule(client: Client, taskQueue: string): Promise<{ scheduleId: string; created: boolean }> {
-  const options = scheduleOptions(taskQueue);
-  try {
-    await client.schedule.create(options);
-    return { scheduleId: options.scheduleId, created: true };
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
-  return { scheduleId: options.scheduleId, created: false };
+export function ensureRuntimeReconcileSchedule(client: Client, taskQueue: string): Promise<{ scheduleId: string; created: boolean }> {
+  return ensureSchedule(client, scheduleOptions(taskQueue));
 }

@@ -1,4 +1,5 @@
-import { ScheduleAlreadyRunning, type Client, type ScheduleOptions } from '@temporalio/client';
+import { type Client, type ScheduleOptions } from '@temporalio/client';
+import { ensureSchedule } from '../temporal/schedules';
 import { DEFAULT_TASK_QUEUE, searchAttributes as SA, workflowIds } from '../temporal/names';
 import type { ReconciliationInput } from '../../workflows/reconciliation';
 import { DEFAULT_ORDER_SOURCE } from './affiliate-orders';
@@ -37,14 +38,6 @@ function scheduleOptions(taskQueue: string): ScheduleOptions {
  * Creates the schedule, or brings an existing one to this code's spec, action and policies while
  * keeping what operators control (paused or not, notes). Safe to call from every worker start.
  */
-export async function ensureReconciliationSchedule(client: Client, taskQueue: string): Promise<{ scheduleId: string; created: boolean }> {
-  const options = scheduleOptions(taskQueue);
-  try {
-    await client.schedule.create(options);
-    return { scheduleId: options.scheduleId, created: true };
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
-  return { scheduleId: options.scheduleId, created: false };
+export function ensureReconciliationSchedule(client: Client, taskQueue: string): Promise<{ scheduleId: string; created: boolean }> {
+  return ensureSchedule(client, scheduleOptions(taskQueue));
 }
