@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { describeBadInput, findBadInput } from '../src/input-guard';
 import { bodyParser } from '@koa/bodyparser';
 import { AppError } from '../src/errors';
 import { isDatabaseUnavailable } from '../src/db/connect';
@@ -36,8 +37,15 @@ function reply(ctx: AppContext, status: number, body: JsonRpcResponse, headers: 
 /** A client that announces A2A 1.x (`A2A-Version`, sent by the official 1.x SDKs) gets transport errors in the 1.0 shape too. */
 const speaksV1 = (ctx: AppContext) => /^1(\.|$)/.test(ctx.get('a2a-version').trim());
 
+/** The request's id once the body is parsed (JSON-RPC answers with it); null before. */
+function requestId(ctx: AppContext): string | number | null {
+  const body = (ctx.request as { body?: unknown }).body;
+  const id = body && typeof body === 'object' && 'id' in body ? (body as { id?: unknown }).id : null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 const errorReply = (ctx: AppContext, status: number, error: JsonRpcError, headers?: Record<string, string>) =>
-  reply(ctx, status, { jsonrpc: '2.0', id: null, error: speaksV1(ctx) ? errorOut(error) : error }, headers);
+  reply(ctx, status, { jsonrpc: '2.0', id: requestId(ctx), error: speaksV1(ctx) ? errorOut(error) : error }, headers);
 
 const envelope = (code: number, err: AppError): JsonRpcError => ({ code, message: err.message, data: { error: err.code, message: err.message } });
 
@@ -72,6 +80,10 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
     if (status === 413) return errorReply(ctx, 413, envelope(RPC.INVALID_REQUEST, new AppError(413, 'payload_too_large', 'The request body exceeds the 1 MB limit.')));
     return errorReply(ctx, 200, envelope(RPC.PARSE_ERROR, new AppError(400, 'invalid_json', 'The request body is not valid JSON.')));
   }
+
+  // The same guard as every REST route: no NUL, lone surrogate or over-deep nesting reaches a domain function.
+  const bad = findBadInput((ctx.request as { body?: unknown }).body);
+  if (bad) return errorReply(ctx, 200, envelope(RPC.INVALID_PARAMS, new AppError(400, bad.kind === 'depth' ? 'invalid_json' : 'invalid_params', describeBadInput(bad))));
 
   const principal = ctx.state.apiKey;
   const response = await dispatchA2a(

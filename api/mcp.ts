@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { describeBadInput, findBadInput } from '../src/input-guard';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { authenticateApiKey } from '../src/console/api-keys';
 import { createMcpServer } from '../src/mcp/server';
@@ -93,6 +94,15 @@ export const mcpEndpoint: Middleware<AppState> = async (c, next) => {
     const request = new Request(url, { method: 'POST', headers });
     // bodyParser has already read the stream; a missing or non-JSON body is the transport's own JSON-RPC error.
     const parsedBody = (ctx.request as { body?: unknown }).body;
+    // The same guard as every REST route: no NUL or lone surrogate reaches a tool (jsonBody already bounds depth).
+    const bad = findBadInput(parsedBody);
+    if (bad) {
+      const message = describeBadInput(bad);
+      const id = parsedBody && typeof parsedBody === 'object' && 'id' in parsedBody && (typeof parsedBody.id === 'string' || typeof parsedBody.id === 'number') ? parsedBody.id : null;
+      ctx.status = 400;
+      ctx.body = { jsonrpc: '2.0', id, error: { code: -32602, message, data: { error: 'invalid_params', message } }, message };
+      return;
+    }
     const response = await transport.handleRequest(request, { parsedBody });
     ctx.status = response.status;
     response.headers.forEach((value, key) => {

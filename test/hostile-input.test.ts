@@ -108,6 +108,25 @@ describe('NUL and lone surrogates are a 400 naming the field, wherever they ente
     const pair = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, raw: '{"raw_query":"running shoes \\ud83d\\udc5f"}' });
     expect(pair.status).toBe(201);
   });
+
+  it('MCP and A2A refuse them too, as JSON-RPC invalid params naming the field', async () => {
+    const mcp = await call(api.url, 'POST', '/mcp', {
+      token: dev.apiKey,
+      headers: { accept: 'application/json, text/event-stream' },
+      raw: '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"recommend","arguments":{"intent":"shoes\\u0000"}}}',
+    });
+    expect(mcp.status).toBe(400);
+    expect(mcp.body).toMatchObject({ id: 7, error: { code: -32602, data: { error: 'invalid_params' } } });
+    expect(mcp.body.message).toMatch(/params\.arguments\.intent.*NUL/);
+
+    const a2a = await call(api.url, 'POST', '/a2a', {
+      token: dev.apiKey,
+      raw: '{"jsonrpc":"2.0","id":8,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"shoes \\ud800"}]}}}',
+    });
+    expect(a2a.status).toBe(200);
+    expect(a2a.body).toMatchObject({ id: 8, error: { code: -32602, data: { error: 'invalid_params' } } });
+    expect(a2a.body.error.message).toMatch(/surrogate/);
+  });
 });
 
 describe('numbers too large for their columns', () => {
