@@ -151,6 +151,7 @@ const WALK: Record<string, Entry> = {
   'POST /v1/merchant/heartbeat': { kind: 'credential', reason: "needs the merchant's registration token", req: () => ({ body: { merchant_id: A.merchant } }), expect: [401, 'missing_registration_token'] },
   'GET /v1/merchant/{merchantId}': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200] },
   'POST /v1/merchant/{merchantId}/deactivate': { kind: 'credential', reason: "needs the merchant's registration token", req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'missing_registration_token'] },
+  'POST /v1/merchant/{merchantId}/feeds': { kind: 'credential', reason: "imports into the merchant's own catalog: needs its registration token", req: () => ({ params: { merchantId: A.merchant }, body: { content: 'id,title,price\n1,x,1' } }), expect: [401, 'missing_registration_token'] },
   'GET /v1/merchant/{merchantId}/health': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200, 503] },
   'GET /v1/merchant/{merchantId}/agent-readiness': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200] },
   'POST /v1/agents/register': {
@@ -419,7 +420,9 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
       ['accept_match', { match_session_id: A.session, proposal_id: A.proposal }],
     ] as const) {
       const theirs = await mcp(b, name, args);
-      expect(theirs.body.result, name).toMatchObject({ isError: true, structuredContent: { error: 'match_not_found' } });
+      // A tool error is text holding {error, message} (no structuredContent: clients check that against the outputSchema).
+      expect(theirs.body.result, name).toMatchObject({ isError: true });
+      expect(JSON.parse(theirs.body.result.content[0].text), name).toMatchObject({ error: 'match_not_found' });
       expect(theirs.text).not.toContain(A.token);
     }
     const mine = await mcp(a, 'get_match_session', { match_session_id: A.session });
