@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { SURGE_START_DEADLINE_MS } from '../src/dispatch/surge-start';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +78,9 @@ describe('GET /healthz', () => {
       expect(row.surge_started_at).toBeNull();
       server = await startDevServer({ port, dbFile, install: true });
       await waitForHealth(api.url, 200, 30_000);
+      // The fan-out start gave up at its deadline; its last retry (the client backs off up to 6 s) has run
+      // before the API closes its Temporal connection, so no retry fires on a closed channel.
+      await new Promise((r) => setTimeout(r, Math.max(0, t1 + SURGE_START_DEADLINE_MS + 8_000 - Date.now())));
     } finally {
       await api.close();
       await server.stop();

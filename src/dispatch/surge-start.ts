@@ -14,6 +14,8 @@ import { within } from '../time';
  * (9-18 s measured), so past this the caller gets its intent and the sweep starts the fan-out.
  */
 export const SURGE_START_WAIT_MS = 1000;
+/** How long a fan-out start may keep retrying in the background before the sweep's turn. */
+export const SURGE_START_DEADLINE_MS = 5000;
 import type { IntentCreateInput } from '../schemas/intents';
 
 /**
@@ -54,7 +56,11 @@ export async function createIntentAndStartSurge(
   const { db, temporal, logger } = deps;
   const intent = await createIntent(db, body, caller, opts.intentId ? { intentId: opts.intentId } : {});
   if (temporal && !intent.surge_started_at) {
-    const starting = startSurge(temporal, db, intent.intent_id).catch((err) => logger.warn({ err, intent_id: intent.intent_id }, 'surge start failed; the sweep retries'));
+    // Bounded: past SURGE_START_DEADLINE_MS the client stops retrying (the sweep takes over), so no
+    // retry of a start is left pending when the process shuts its Temporal connection.
+    const starting = temporal.connection
+      .withDeadline(Date.now() + SURGE_START_DEADLINE_MS, () => startSurge(temporal, db, intent.intent_id))
+      .catch((err) => logger.warn({ err, intent_id: intent.intent_id }, 'surge start failed; the sweep retries'));
     // The start goes on in the background past the wait; the surge id makes a second start (the sweep) harmless.
     await within(starting, SURGE_START_WAIT_MS);
   }
