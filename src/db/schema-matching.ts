@@ -1,4 +1,5 @@
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { RankedProposal } from '../matching/ranking';
 
 /** Intents, proposals, match sessions, match tokens and payment authorizations (issue: matching core). */
 
@@ -81,9 +82,9 @@ export interface MatchSessionsTable {
   match_session_id: string;
   intent_id: string;
   best_proposal_id: string | null;
-  ranked_proposals: Json<Record<string, unknown>[]>;
+  ranked_proposals: Json<RankedProposal[]>;
   /** The top RENDER_LIMIT_MAX of the ranking when it is longer; null when ranked_proposals is the top. */
-  ranked_top: Json<Record<string, unknown>[]> | null;
+  ranked_top: Json<RankedProposal[]> | null;
   summary: Json;
   status: MatchSessionStatus;
   expires_at: Timestamp;

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { ReconciliationSummary } from '../supply/reconciliation';
 
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */
 
@@ -63,7 +64,8 @@ export interface ReconciliationRunsTable {
   window_start: Timestamp;
   window_end: Timestamp;
   status: 'running' | 'completed' | 'failed';
-  summary: Json;
+  /** `{}` while running or after a failure. */
+  summary: Json<ReconciliationSummary | Record<string, never>>;
   error: string | null;
   started_at: Timestamp;
   finished_at: NullableTimestamp;

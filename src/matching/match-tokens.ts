@@ -135,7 +135,7 @@ export async function acceptMatch(
         .executeTakeFirstOrThrow();
     }
 
-    const ranked = session.ranked_proposals as unknown as RankedProposal[];
+    const ranked = session.ranked_proposals;
     const proposalId = body.proposal_id ?? session.best_proposal_id;
     if (!proposalId) throw new AppError(409, 'no_ranked_proposals', `Match session ${sessionId} has no ranked proposal to accept.`);
     const entry = ranked.find((r) => r.proposal_id === proposalId);

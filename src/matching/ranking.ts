@@ -1,5 +1,7 @@
 import { fromMinorUnits } from '../money';
 import type { ProposalRow } from './proposals';
+import type { z } from 'zod';
+import type { RankedProposal as RankedProposalSchema } from '../schemas/match';
 
 /**
  * Match ranking (docs/MATCHING.md). Each proposal gets six component values in 0..1; the score is
@@ -86,18 +88,8 @@ function commission(p: RankableProposal): Part {
   return { value: 0, reason: 'no commission plan' };
 }
 
-export interface RankedProposal {
-  rank: number;
-  proposal_id: string;
-  merchant_agent_id: string;
-  product_id: number;
-  offer_title: string;
-  price: number;
-  currency: string;
-  proposal_state: string;
-  score: number;
-  breakdown: Record<Component, { value: number; weight: number; contribution: number; reason: string }>;
-}
+/** One ranked proposal as the API shows it: its shape is the `RankedProposal` schema. */
+export type RankedProposal = z.infer<typeof RankedProposalSchema>;
 
 export function rankProposals(proposals: RankableProposal[], ctx: RankingContext): RankedProposal[] {
   if (proposals.length === 0) return [];
