@@ -16,7 +16,7 @@ import { registerOrderSource, stageRecords } from '../src/supply/affiliate-order
 import { reconcileAffiliateOrders } from '../src/supply/reconciliation';
 import type { reconciliation } from '../workflows/reconciliation';
 import { recordRunStarted } from '../src/supply/reconciliation-runs';
-import { windowEnding } from '../src/supply/reconciliation-window';
+import { windowEnding } from '../src/supply/window';
 import { ensureReconciliationSchedule, reconciliationScheduleId } from '../src/supply/reconciliation-schedule';
 import { workflowIds } from '../src/temporal/names';
 import { workflowBundle } from '../worker/run';

@@ -6,7 +6,7 @@ import { newId } from '../ids';
 import { intentView } from '../matching/intents';
 import { workflowIds } from '../temporal/names';
 import { iso } from '../time';
-import { intentCategoryTags } from './category-terms';
+import { subscribedMerchants } from './subscribers';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
@@ -30,9 +30,9 @@ export interface PlannedDelivery {
 }
 
 /**
- * One page of the fan-out: active merchants whose subscription tags meet the intent's tags, filtered
- * by region and category tags when both sides state them, in merchant_id order after `after`. Each
- * gets its delivery row (created once: re-planning a page returns the same delivery ids). Only
+ * One page of the fan-out: the merchants subscribed to the intent (src/dispatch/subscribers.ts), in
+ * merchant_id order after `after`. Each gets its delivery row (created once: re-planning a page
+ * returns the same delivery ids). Only
  * deliveries nobody has attempted yet are handed back, so a re-run fan-out never sends twice.
  */
 export async function planSurgePage(
@@ -41,16 +41,9 @@ export async function planSurgePage(
 ): Promise<{ deliveries: PlannedDelivery[]; next: string | null }> {
   const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', opts.intentId).executeTakeFirst();
   if (!intent) return { deliveries: [], next: null };
-  const categories = intentCategoryTags(intent.intent_tags);
-  const merchants = await db
-    .selectFrom('merchants')
+  const merchants = await subscribedMerchants(db, intent)
     .select(['merchant_id', 'agent_endpoint', 'workflow_context'])
-    .where('status', '=', 'active')
-    .where(sql<boolean>`subscription_tags && ${sql.val(intent.intent_tags)}::text[]`)
-    .where(sql<boolean>`(cardinality(regions) = 0 or ${intent.region}::text is null or ${intent.region}::text = any(regions))`)
-    .where(sql<boolean>`(cardinality(category_tags) = 0 or ${categories.length} = 0 or lower(category_tags::text)::text[] && ${sql.val(categories)}::text[])`)
     .$if(opts.after !== null, (q) => q.where('merchant_id', '>', opts.after!))
-    .orderBy('merchant_id')
     .limit(opts.limit)
     .execute();
   if (!merchants.length) return { deliveries: [], next: null };
