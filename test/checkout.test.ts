@@ -21,7 +21,7 @@ import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 
 /**
- * Agentic checkout end to end (spec 4.3, DESIGN §5/§6.1): the real API starts `agenticCheckout` on the
+ * Agentic checkout end to end (docs/CHECKOUT.md): the real API starts `agenticCheckout` on the
  * run's Temporal dev server, a real worker runs it, the merchant agent is an HTTP server on loopback.
  * Three stacks: defaults; MATCH_TOKEN_TTL_S=2 (token expiry); CHECKOUT_PLAN_TTL_S=2 (plan timer).
  */

@@ -93,7 +93,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
+describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
   it('fans out to the 3 matching merchants only; each verifies the signature and answers with a proposal', async () => {
     const tag = letters();
     // Two reference agents (verify with standardwebhooks, de-duplicate, propose) and one raw verifier.
@@ -437,7 +437,7 @@ describe('fan-out start and paging', () => {
   });
 });
 
-describe('endpoint safety at connect time (DESIGN §6)', () => {
+describe('endpoint safety at connect time (docs/CONTRACT.md#endpoint-safety)', () => {
   it('a delivery whose endpoint resolves to loopback is dead-lettered unsent when private endpoints are not allowed', async () => {
     const offline = await startTestApi({ env: DISPATCH_ENV, withTemporal: false, db: api.db });
     try {

@@ -6,7 +6,7 @@ import { startLoopback } from './helpers/loopback';
 import { assertSafeEndpoint, endpointPolicy, guardedLookup, isPublicAddress, UnsafeEndpointError, type EndpointPolicy } from '../src/registry/endpoint-safety';
 import { boundedRequest, OutboundError } from '../src/registry/outbound-http';
 
-/** DESIGN §6 endpoint safety with ALLOW_PRIVATE_ENDPOINTS off (the default). */
+/** Endpoint safety (docs/CONTRACT.md#endpoint-safety) with ALLOW_PRIVATE_ENDPOINTS off (the default). */
 
 let api: TestApi;
 let dev: Onboarded;

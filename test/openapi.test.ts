@@ -116,7 +116,7 @@ describe('/openapi.json', () => {
 });
 
 describe('credential specs for later routes', () => {
-  it('S, S-or-B and B+M routes are documented with their security and error rows', async () => {
+  it('supply-key, supply-key-or-API-key and API-key-plus-merchant-token routes are documented with their security and error rows', async () => {
     const merchantToken = requireRegistrationToken({
       header: 'x-merchant-token',
       unknownPrincipal: () => new AppError(404, 'merchant_not_found', 'Merchant not found.'),
@@ -151,7 +151,7 @@ describe('credential specs for later routes', () => {
   });
 });
 
-describe('static documents (spec 4.8)', () => {
+describe('static documents', () => {
   it('agent card: a valid A2A card with skills and bearer security', async () => {
     const res = await call(api.url, 'GET', '/.well-known/agent-card.json');
     expect(res.status).toBe(200);

@@ -93,7 +93,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('POST /v1/commerce-runtime (spec 2.9, 4.3; DESIGN §5, §6.1)', () => {
+describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
   it('runs the loop over 3 merchant agents: the honest one is chosen, the slow one times out, the liar loses on trust', async () => {
     const { tag, ids, good, slow, liar } = await threeMerchants();
     const memory = [{ ref_id: 'mem-1', kind: 'preference', uri: 'memory://user/42/prefs', summary: 'prefers over-ear' }];

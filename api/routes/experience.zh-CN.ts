@@ -42,7 +42,7 @@ export const experienceZhCN: Record<string, string> = {
   'Content hash of the request and the item ids: the same input over the same events gives the same id.': '请求与条目 id 的内容哈希：相同输入在相同事件上得到相同的 id。',
   'Taste events of the agent read (pick, confirm, purchase, nope, return, complaint).': '读取到的该智能体口味事件数（pick、confirm、purchase、nope、return、complaint）。',
   'Products whose latest taste event is negative.': '最近一次口味事件为负面的商品。',
-  // proposal fields (spec 2.4)
+  // proposal fields (docs/MATCHING.md)
   "The merchant's own preview asset (e.g. {type, url}); kept verbatim as the asset of a referenced experience_preview.": '商家自己的预览素材（例如 {type, url}）；原样作为 referenced 类型 experience_preview 的素材保存。',
   'Kept verbatim in experience_card.merchant_supplied; the card itself is built by the gateway.': '原样保存在 experience_card.merchant_supplied 中；卡片本身由网关生成。',
   'ExperiencePreview built at submission (empty for catalog proposals of GET /v1/recommend).': '提交时生成的 ExperiencePreview（GET /v1/recommend 的目录提案为空）。',

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { AuditEntry as AuditEntrySchema, CheckoutMode as CheckoutModeSchema } from '../schemas/checkout';
 import type { CheckoutPlan, Rejection } from '../checkout/checkouts';
 
-/** Agentic checkout (spec 4.3, docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
+/** Agentic checkout (docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
 
 export type CheckoutStatus = 'awaiting_confirmation' | 'confirming' | 'confirmed' | 'handed_off' | 'expired' | 'failed';
 

@@ -4,7 +4,7 @@ import type { ReconciliationSummary } from '../supply/reconciliation';
 
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */
 
-/** DESIGN §6: the experience guide's kinds, then the outcome events SLA and reputation read. */
+/** docs/CONTRACT.md#decision-events: the experience guide's kinds, then the outcome events SLA and reputation read. */
 export const DECISION_EVENT_TYPES = ['pick', 'nope', 'remix', 'confirm', 'view', 'click', 'purchase', 'return', 'complaint', 'fulfilled', 'late_delivery'] as const;
 export type DecisionEventType = (typeof DECISION_EVENT_TYPES)[number];
 

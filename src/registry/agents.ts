@@ -13,7 +13,7 @@ import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken } fr
 import { checkRegistrantToken, deactivateRegistrant, heartbeatRegistrant, type RegistrantKind } from './registrant';
 import { iso } from '../time';
 
-/** The general commerce-agent registry (spec 2.7, 3.6, 4.6) and A2A Agent Card import. */
+/** The general commerce-agent registry (docs/REGISTRIES.md) and A2A Agent Card import. */
 
 export const agentNotFound = (id: string) => new AppError(404, 'agent_not_found', `No commerce agent '${id}' is registered.`);
 const AGENTS: RegistrantKind<CommerceAgentRow> = { table: 'commerce_agents', idColumn: 'agent_id', notFound: agentNotFound };

@@ -16,7 +16,7 @@ import {
 import { iso } from '../time';
 import { sha256Hex } from '../crypto/tokens';
 
-/** The legacy merchant-agent registry (spec 2.6, 3.6, 4.5). */
+/** The legacy merchant-agent registry (docs/REGISTRIES.md). */
 
 export interface RegistryDeps {
   db: Db;

@@ -3,7 +3,7 @@ import type { AgentReadyProfile, TrustEvidencePolicy, WorkflowContext } from '..
 import type { z } from 'zod';
 
 /**
- * Agent readiness (spec 2.6): four checks of 25 points. When several are missing, `next_upgrade`
+ * Agent readiness (docs/REGISTRIES.md): four checks of 25 points. When several are missing, `next_upgrade`
  * names the first missing one in CHECK_ORDER, ordered by what each unlocks for a shopper agent: a
  * committed proposal is what makes a match token worth paying against; attribution is what gets
  * the merchant paid for it; workflow context lets intents be routed to it; trust evidence ranks it.

