@@ -1,5 +1,7 @@
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
 import type { RankedProposal } from '../matching/ranking';
+import type { z } from 'zod';
+import type { CommissionPlan, ShippingCommitment } from '../schemas/proposals';
 
 /** Intents, proposals, match sessions, match tokens and payment authorizations (issue: matching core). */
 
@@ -46,8 +48,8 @@ export interface ProposalsTable {
   price_cents: number;
   currency: string;
   inventory_status: string;
-  shipping_commitment: Json;
-  commission_plan: Json;
+  shipping_commitment: Json<z.infer<typeof ShippingCommitment>>;
+  commission_plan: Json<z.infer<typeof CommissionPlan>>;
   service_terms: Json;
   evidence: Json<Record<string, unknown>[]>;
   valid_until: NullableTimestamp;

@@ -52,7 +52,7 @@ export async function planSurgePage(
   const view = intentView(intent);
   const rows = merchants.map((m) => {
     const deliveryId = newId('dlv');
-    const window = (m.workflow_context as { proposal_response_sla_seconds?: number }).proposal_response_sla_seconds ?? DEFAULT_RESPONSE_WINDOW_S;
+    const window = m.workflow_context.proposal_response_sla_seconds ?? DEFAULT_RESPONSE_WINDOW_S;
     return {
       delivery_id: deliveryId,
       intent_id: intent.intent_id,

@@ -64,7 +64,7 @@ function priceFit(p: RankableProposal, ctx: RankingContext, cheapestCents: numbe
 }
 
 function shipping(p: RankableProposal, ctx: RankingContext): Part {
-  const s = p.shipping_commitment as { max_days?: number; free?: boolean };
+  const s = p.shipping_commitment;
   if (s.max_days === undefined) return { value: 0.4, reason: 'no delivery commitment' };
   if (ctx.deadline) {
     const arrival = ctx.now.getTime() + s.max_days * 86_400_000;
@@ -82,7 +82,7 @@ function evidence(p: RankableProposal): Part {
 }
 
 function commission(p: RankableProposal): Part {
-  const c = p.commission_plan as { rate?: number; flat?: number };
+  const c = p.commission_plan;
   if (c.rate !== undefined) return { value: round(Math.min(c.rate / 0.2, 1)), reason: `commission rate ${c.rate}` };
   if (c.flat !== undefined) return { value: round(Math.min(c.flat / Math.max(fromMinorUnits(p.price_cents, p.currency), 1) / 0.2, 1)), reason: `flat commission ${c.flat}` };
   return { value: 0, reason: 'no commission plan' };

@@ -19,8 +19,7 @@ export const ACCEPTED_PROPOSAL_STATES = ['accepted', 'settled'] as const;
 export const ACCEPTED_TOKEN_STATES = ['accepted', 'payment_authorized', 'consumed'] as const;
 
 export function declaredSlaSeconds(m: MerchantRow): number | null {
-  const declared = (m.workflow_context as { proposal_response_sla_seconds?: unknown } | null)?.proposal_response_sla_seconds;
-  return typeof declared === 'number' && declared > 0 ? declared : null;
+  return m.workflow_context.proposal_response_sla_seconds ?? null;
 }
 
 const between = (column: string, w: MetricWindow) => sql`${sql.ref(column)} > ${w.from} and ${sql.ref(column)} <= ${w.to}`;
