@@ -67,7 +67,9 @@ export function visitTexts(doc: unknown, visit: Visit): void {
   if (isObject(doc.info) && typeof doc.info.description === 'string') visit({ scope: 'document', key: 'info' }, doc.info, 'description');
   const components = isObject(doc.components) ? doc.components : {};
   for (const [name, scheme] of Object.entries(isObject(components.securitySchemes) ? components.securitySchemes : {})) {
-    if (isObject(scheme) && typeof scheme.description === 'string') visit({ scope: 'document', key: `securityScheme.${name}` }, scheme, 'description');
+    if (isObject(scheme) && typeof scheme.description === 'string') {
+      visit({ scope: 'document', key: `securityScheme.${name}` }, scheme, 'description');
+    }
   }
   for (const [name, schema] of Object.entries(isObject(components.schemas) ? components.schemas : {})) {
     walkSchema(schema, '', (key, holder) => visit({ scope: 'schema', schema: name, key }, holder, 'description'));
@@ -77,7 +79,8 @@ export function visitTexts(doc: unknown, visit: Visit): void {
     for (const op of Object.values(ops)) {
       if (!isObject(op) || typeof op.operationId !== 'string') continue;
       const operationId = op.operationId;
-      const at = (group: 'summary' | 'description' | 'responses' | 'params' | 'fields', key: string): TextAddress => ({ scope: 'operation', operationId, group, key });
+      type Group = 'summary' | 'description' | 'responses' | 'params' | 'fields';
+      const at = (group: Group, key: string): TextAddress => ({ scope: 'operation', operationId, group, key });
       if (typeof op.summary === 'string') visit(at('summary', ''), op, 'summary');
       if (typeof op.description === 'string') visit(at('description', ''), op, 'description');
       for (const p of Array.isArray(op.parameters) ? op.parameters : []) {
@@ -88,7 +91,8 @@ export function visitTexts(doc: unknown, visit: Visit): void {
       }
       const inline = (where: string, content: unknown) => {
         for (const media of Object.values(isObject(content) ? content : {})) {
-          if (isObject(media)) walkSchema(media.schema, '', (path, holder) => visit(at('fields', path ? `${where}.${path}` : where), holder, 'description'));
+          if (!isObject(media)) continue;
+          walkSchema(media.schema, '', (path, holder) => visit(at('fields', path ? `${where}.${path}` : where), holder, 'description'));
         }
       };
       if (isObject(op.requestBody)) inline('body', op.requestBody.content);

@@ -16,7 +16,9 @@ const key = (a: TextAddress) => JSON.stringify(a);
 function addressesOf(texts: LocaleTexts): TextAddress[] {
   const out: TextAddress[] = [];
   for (const k of Object.keys(texts.document ?? {})) out.push({ scope: 'document', key: k });
-  for (const [schema, fields] of Object.entries(texts.schemas ?? {})) for (const k of Object.keys(fields)) out.push({ scope: 'schema', schema, key: k });
+  for (const [schema, fields] of Object.entries(texts.schemas ?? {})) {
+    for (const k of Object.keys(fields)) out.push({ scope: 'schema', schema, key: k });
+  }
   for (const [operationId, t] of Object.entries(texts.operations ?? {})) {
     if (t.summary !== undefined) out.push({ scope: 'operation', operationId, group: 'summary', key: '' });
     if (t.description !== undefined) out.push({ scope: 'operation', operationId, group: 'description', key: '' });
@@ -65,11 +67,13 @@ describe('OpenAPI translations keyed by operation id and field', () => {
       op.description = 'A sentence no translation has.';
       const without = structuredClone(texts);
       delete without.operations!.postV1DevelopersRegister!.description;
-      expect((translateDocument(edited, without) as any).paths['/v1/developers/register'].post.description).toBe('A sentence no translation has.');
+      const served = translateDocument(edited, without) as any;
+      expect(served.paths['/v1/developers/register'].post.description).toBe('A sentence no translation has.');
     });
   }
 
   it('an operation or schema translated in two files is refused', () => {
-    expect(() => mergeTexts({ operations: { getHealthz: { summary: 'a' } } }, { operations: { getHealthz: { summary: 'b' } } })).toThrow(/twice/);
+    const twice = () => mergeTexts({ operations: { getHealthz: { summary: 'a' } } }, { operations: { getHealthz: { summary: 'b' } } });
+    expect(twice).toThrow(/twice/);
   });
 });

@@ -20,7 +20,10 @@ export function subscribedMerchants(db: Db, intent: IntentSide) {
     .where('status', '=', 'active')
     .where(sql<boolean>`subscription_tags && ${sql.val(intent.intent_tags)}::text[]`)
     .where(sql<boolean>`(cardinality(regions) = 0 or ${intent.region}::text is null or ${intent.region}::text = any(regions))`)
-    .where(sql<boolean>`(cardinality(category_tags) = 0 or ${categories.length} = 0 or lower(category_tags::text)::text[] && ${sql.val(categories)}::text[])`)
+    .where(
+      sql<boolean>`(cardinality(category_tags) = 0 or ${categories.length} = 0
+        or lower(category_tags::text)::text[] && ${sql.val(categories)}::text[])`,
+    )
     .orderBy('merchant_id');
 }
 

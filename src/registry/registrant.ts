@@ -18,15 +18,22 @@ export interface RegistrantKind<Row> {
 }
 
 /** For the token middleware: is `token` the registration token of this very registrant? */
-export async function checkRegistrantToken<Row>(db: Db, kind: RegistrantKind<Row>, id: string, token: string): Promise<'valid' | 'invalid' | 'unknown'> {
-  const { rows } = await sql<{ token_hash: string }>`select token_hash from ${sql.table(kind.table)} where ${sql.ref(kind.idColumn)} = ${id}`.execute(db);
+export async function checkRegistrantToken<Row>(
+  db: Db,
+  kind: RegistrantKind<Row>,
+  id: string,
+  token: string,
+): Promise<'valid' | 'invalid' | 'unknown'> {
+  const { rows } = await sql<{ token_hash: string }>`
+    select token_hash from ${sql.table(kind.table)} where ${sql.ref(kind.idColumn)} = ${id}`.execute(db);
   const row = rows[0];
   if (!row) return 'unknown';
   return registrationTokenMatches(token, row.token_hash) ? 'valid' : 'invalid';
 }
 
 async function updateOne<Row>(db: Db, kind: RegistrantKind<Row>, id: string, set: RawBuilder<unknown>): Promise<Row> {
-  const { rows } = await sql<Row>`update ${sql.table(kind.table)} set ${set} where ${sql.ref(kind.idColumn)} = ${id} returning *`.execute(db);
+  const { rows } = await sql<Row>`
+    update ${sql.table(kind.table)} set ${set} where ${sql.ref(kind.idColumn)} = ${id} returning *`.execute(db);
   const row = rows[0];
   if (!row) throw kind.notFound(id);
   return row;
