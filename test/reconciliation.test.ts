@@ -293,7 +293,7 @@ describe('reconciliation runs', () => {
     expect(res.status, res.text).toBe(202);
     expect(res.body).toMatchObject({ status: 'running', run_id: expect.stringMatching(/^rcn_/) });
     expect(res.headers.get('location')).toBe(res.body.status_url);
-    let status = 0;
+    let status: number;
     let body: any;
     for (let i = 0; i < 100; i++) {
       ({ status, body } = await call(api.url, 'GET', res.body.status_url, { headers: supply }));
