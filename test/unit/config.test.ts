@@ -35,7 +35,13 @@ describe('config', () => {
   it('rejects bad values with a message naming each variable', () => {
     let err: unknown;
     try {
-      loadConfig({ PORT: 'eighty', KEY_ENCRYPTION_KEY: 'short', DISPATCH_RETRY_SCHEDULE: '1,x', TEMPORAL_ADDRESS: 'no-port', ALLOW_PRIVATE_ENDPOINTS: 'maybe' });
+      loadConfig({
+        PORT: 'eighty',
+        KEY_ENCRYPTION_KEY: 'short',
+        DISPATCH_RETRY_SCHEDULE: '1,x',
+        TEMPORAL_ADDRESS: 'no-port',
+        ALLOW_PRIVATE_ENDPOINTS: 'maybe',
+      });
     } catch (e) {
       err = e;
     }

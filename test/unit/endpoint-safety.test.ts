@@ -74,14 +74,32 @@ describe('hostile address forms (IPv6 embedding IPv4, non-global ranges, odd not
   });
 
   it('still accepts global unicast, including embedded forms that carry a public IPv4 address', () => {
-    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7']) {
+    for (const a of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001:80b::200e',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+      '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+    ]) {
       expect(isPublicAddress(a), a).toBe(true);
     }
   });
 
   it.each([
-    'https://[::127.0.0.1]/x', 'https://[::7f00:1]/x', 'https://[0:0:0:0:0:0:127.0.0.1]/x', 'https://[64:ff9b::127.0.0.1]/x', 'https://[2002:7f00:1::]/x',
-    'https://[::ffff:0:127.0.0.1]/x', 'https://2130706433/x', 'https://0x7f000001/x', 'https://0177.0.0.1/x', 'https://127.1/x', 'https://１２７.０.０.１/x',
+    'https://[::127.0.0.1]/x',
+    'https://[::7f00:1]/x',
+    'https://[0:0:0:0:0:0:127.0.0.1]/x',
+    'https://[64:ff9b::127.0.0.1]/x',
+    'https://[2002:7f00:1::]/x',
+    'https://[::ffff:0:127.0.0.1]/x',
+    'https://2130706433/x',
+    'https://0x7f000001/x',
+    'https://0177.0.0.1/x',
+    'https://127.1/x',
+    'https://１２７.０.０.１/x',
   ])('the URL %s is refused before any connection', async (url) => {
     await expect(assertSafeEndpoint(url, endpointPolicy(false))).rejects.toBeInstanceOf(UnsafeEndpointError);
   });
