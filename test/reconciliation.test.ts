@@ -95,7 +95,7 @@ describe('affiliate order import', () => {
 
   it('JSON Lines through the CLI: amounts in minor or major units, bad lines reported, exit 0', async () => {
     const source = sourceName('jsonl');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/supply/import-affiliate-orders-cli.ts', `${FIXTURES}report.jsonl`, '--source', source], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/import-affiliate-orders.ts', `${FIXTURES}report.jsonl`, '--source', source], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: inject('databaseUrl') },
     });

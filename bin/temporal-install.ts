@@ -1,4 +1,4 @@
-import { findTemporalCli } from './cli';
+import { findTemporalCli } from '../src/temporal/cli';
 
 try {
   console.log(await findTemporalCli({ install: true, log: console.log }));
