@@ -1,14 +1,15 @@
 // @ts-check
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /**
- * Workflow code runs inside Temporal's deterministic sandbox and is replayed from history: it may not
- * do I/O, read the clock or randomness outside `@temporalio/workflow`, or pull in a module that does
- * (docs/DECISIONS.md, "Lint and format"). Type-only imports are erased at compile time and stay allowed.
+ * Workflow code runs inside Temporal's deterministic sandbox and is replayed from history: it may not do
+ * I/O or pull in a module that does (docs/DECISIONS.md, "Lint and format"). Type-only imports are erased
+ * at compile time and stay allowed.
  */
 const WHY = 'Workflow code is replayed from history and must stay deterministic';
 const workflowRestrictedImports = {
@@ -34,7 +35,7 @@ const workflowRestrictedImports = {
       allowTypeImports: true,
     },
     {
-      group: ['**/activities', '**/activities/*'],
+      group: ['**/activities', '**/activities/**'],
       message: `${WHY}: activities run outside the sandbox; import their types only (import type) and call them via proxyActivities.`,
       allowTypeImports: true,
     },
@@ -47,7 +48,7 @@ const workflowRestrictedImports = {
   ],
 };
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: [
       'node_modules/',
@@ -66,7 +67,7 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     languageOptions: {
       ecmaVersion: 2023,
