@@ -37,10 +37,12 @@ const merchantServers: http.Server[] = [];
 async function merchantAgent(): Promise<string> {
   const server = http.createServer(async (req, res) => {
     const raw = await readBody(req);
-    let body: any = null;
+    let body: { type?: unknown } | null = null;
     try {
       body = JSON.parse(raw || 'null');
-    } catch {}
+    } catch {
+      // Not JSON: answered like any other call below.
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     if (body?.type === 'runtime.query') {
       counts.queries++;

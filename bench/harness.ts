@@ -178,7 +178,9 @@ export async function startBenchStack(
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(`${base}/healthz`)).ok) break;
-      } catch {}
+      } catch {
+        // Not listening yet: try again below.
+      }
       if (i > 100) throw new Error('API did not come up');
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -124,6 +124,8 @@ export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends 
   handler: (ctx: AppContext, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<Reply | undefined> | Reply | undefined;
 }
 
+// The handler's input is contravariant, so a list of specs with different schemas needs the existential `any`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRouteSpec = RouteSpec<any, any, any>;
 
 export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');

@@ -364,7 +364,7 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, a
     const reason = err instanceof OutboundError ? `${err.reason}: ${err.message}` : (err as Error).message;
     await note('failed', { endpoint: m.agent_endpoint, error: reason });
     if (err instanceof OutboundError && err.reason === 'unsafe_endpoint') throw new HandoffRejected(reason);
-    throw new Error(`merchant handoff failed: ${reason}`);
+    throw new Error(`merchant handoff failed: ${reason}`, { cause: err });
   }
   if (res.status < 200 || res.status >= 300) {
     await note('failed', { endpoint: m.agent_endpoint, status_code: res.status });
@@ -372,7 +372,7 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, a
     if (final) throw new HandoffRejected(`merchant answered HTTP ${res.status}`);
     throw new Error(`merchant answered HTTP ${res.status}`);
   }
-  let response: unknown = null;
+  let response: unknown;
   const text = res.body.toString('utf8');
   try {
     response = text ? JSON.parse(text) : null;
