@@ -2,8 +2,10 @@
 export const dispatchZhCN: Record<string, string> = {
   // routes
   'Intent.Surge dispatch queue': 'Intent.Surge 派发队列',
-  'Counts per state and the newest deliveries (filter by state, merchant_id, intent_id), each with its last attempt.':
-    '各状态的计数以及最新的投递（可按 state、merchant_id、intent_id 过滤），每条附带其最近一次尝试。',
+  "Counts per state and the newest deliveries (filter by state, merchant_id, intent_id), each with its last attempt. Operators (supply key) see every merchant; an API key with X-Merchant-Token sees that merchant's deliveries only (another merchant_id filter lists nothing).":
+    '各状态的计数以及最新的投递（可按 state、merchant_id、intent_id 过滤），每条附带其最近一次尝试。运营方（供给密钥）可查看所有商家；使用 API 密钥并提供 X-Merchant-Token 时只能查看该商家自己的投递（按其他 merchant_id 过滤时列表为空）。',
+  "Operators see any delivery; a merchant (API key with X-Merchant-Token) its own: another merchant's answers 404 as an unknown id.":
+    '运营方可查看任意投递；商家（API 密钥加 X-Merchant-Token）只能查看自己的投递：其他商家的投递与未知 id 一样返回 404。',
   'Queue summary and deliveries.': '队列汇总与投递列表。',
   'One delivery with every attempt': '单条投递及其全部尝试',
   'The delivery and its attempts, oldest first.': '该投递及其尝试记录（按时间从早到晚）。',

@@ -2,8 +2,9 @@
 export const merchantOpsZhCN: Record<string, string> = {
   // routes
   'Merchant SLA metrics': '商家 SLA 指标',
-  'Proposal response latency after Intent.Surge delivery, delivery success rate, proposal acceptance, on-time fulfillment and decision feedback counts over the last `days` days, each with its sample size n (a metric with n = 0 is null). Definitions in docs/SUPPLY-OPS.md.':
-    '最近 `days` 天内的指标：Intent.Surge 投递后的提案响应时延、投递成功率、提案接受率、按时履约率以及决策反馈计数，每项附带样本量 n（n = 0 的指标为 null）。定义见 docs/SUPPLY-OPS.md。',
+  'Proposal response latency after Intent.Surge delivery, delivery success rate, proposal acceptance, on-time fulfillment and decision feedback counts over the last `days` days, each with its sample size n (a metric with n = 0 is null). Definitions in docs/SUPPLY-OPS.md. Operators (supply key) read any merchant; with an API key the call also needs the X-Merchant-Token of merchantId: a merchant reads its own SLA only.':
+    '最近 `days` 天内的指标：Intent.Surge 投递后的提案响应时延、投递成功率、提案接受率、按时履约率以及决策反馈计数，每项附带样本量 n（n = 0 的指标为 null）。定义见 docs/SUPPLY-OPS.md。运营方（供给密钥）可读取任意商家；使用 API 密钥时还需提供 merchantId 对应的 X-Merchant-Token：商家只能读取自己的 SLA。',
+  'X-Merchant-Token is not the registration token of merchantId.': 'X-Merchant-Token 不是 merchantId 的注册令牌。',
   'SLA metrics with sample sizes.': '带样本量的 SLA 指标。',
   'No merchant agent with this id is registered.': '未注册该 id 的商家智能体。',
   'Recompute merchant reputation': '重新计算商家信誉',
