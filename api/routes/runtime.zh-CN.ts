@@ -23,7 +23,7 @@ export const runtimeZhCN: Record<string, string> = {
   'assisted (default) or autonomous; informational, the budget decides about payment.': 'assisted（默认）或 autonomous；仅供参考，是否支付由预算决定。',
   'A normal intent payload (raw_query required). Absent → 400 missing_intent.': '普通的意图请求体（需要 raw_query）。缺失时返回 400 missing_intent。',
   '0-based position in the loop.': '在循环中的位置（从 0 开始）。',
-  'Who acted: the entry agent, a merchant id, gateway-catalog or gateway-matcher.': '执行者：入口智能体、商家 id、gateway-catalog 或 gateway-matcher。',
+  'Who acted: the entry agent, a merchant id, gateway-catalog, gateway-matcher or gateway-reconciler.': '执行者：入口智能体、商家 id、gateway-catalog、gateway-matcher 或 gateway-reconciler。',
   'One iteration of the runtime loop, as audited.': '运行时循环的一次迭代（审计记录）。',
   'The Temporal workflow, runtime-<runtime_id>.': '对应的 Temporal 工作流：runtime-<runtime_id>。',
   'The loop that ran (its stages in order).': '所运行的循环（按顺序列出各阶段）。',
