@@ -5,7 +5,7 @@ export const dispatchZhCN: LocaleTexts = {
   "operations": {
     "getV1MerchantDispatchQueue": {
       "summary": "Intent.Surge 派发队列",
-      "description": "各状态的计数以及最新的投递（可按 state、merchant_id、intent_id 过滤），每条附带其最近一次尝试。",
+      "description": "各状态的计数以及最新的投递（可按 state、merchant_id、intent_id 过滤），每条附带其最近一次尝试。运营方（供给密钥）可查看所有商家；使用 API 密钥并提供 X-Merchant-Token 时只能查看该商家自己的投递（按其他 merchant_id 过滤时列表为空）。",
       "params": {
         "limit": "最新的在前；1..500，默认 100。"
       },
@@ -21,6 +21,7 @@ export const dispatchZhCN: LocaleTexts = {
     },
     "getV1MerchantDispatchQueueDeliveryId": {
       "summary": "单条投递及其全部尝试",
+      "description": "运营方可查看任意投递；商家（API 密钥加 X-Merchant-Token）只能查看自己的投递：其他商家的投递与未知 id 一样返回 404。",
       "responses": {
         "200": "该投递及其尝试记录（按时间从早到晚）。",
         "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。",

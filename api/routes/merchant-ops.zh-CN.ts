@@ -5,7 +5,7 @@ export const merchantOpsZhCN: LocaleTexts = {
   "operations": {
     "getV1MerchantMerchantIdSla": {
       "summary": "商家 SLA 指标",
-      "description": "最近 `days` 天内的指标：Intent.Surge 投递后的提案响应时延、投递成功率、提案接受率、按时履约率以及决策反馈计数，每项附带样本量 n（n = 0 的指标为 null）。定义见 docs/SUPPLY-OPS.md。",
+      "description": "最近 `days` 天内的指标：Intent.Surge 投递后的提案响应时延、投递成功率、提案接受率、按时履约率以及决策反馈计数，每项附带样本量 n（n = 0 的指标为 null）。定义见 docs/SUPPLY-OPS.md。运营方（供给密钥）可读取任意商家；使用 API 密钥时还需提供 merchantId 对应的 X-Merchant-Token：商家只能读取自己的 SLA。",
       "params": {
         "days": "回看窗口天数，1..90，默认 30。"
       },

@@ -41,7 +41,7 @@ export const runtimeZhCN: LocaleTexts = {
     "AgentStep": {
       "": "运行时循环的一次迭代（审计记录）。",
       "index": "在循环中的位置（从 0 开始）。",
-      "agent_id": "执行者：入口智能体、商家 id、gateway-catalog 或 gateway-matcher。"
+      "agent_id": "执行者：入口智能体、商家 id、gateway-catalog、gateway-matcher 或 gateway-reconciler。"
     },
     "CommerceBudget": {
       "max_agent_iterations": "循环可运行的 AgentStep 数（1..50，默认 8）。",

@@ -4,6 +4,7 @@ import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState } from '../d
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { intentView } from '../matching/intents';
+import { SYSTEM, seesMerchant, type Caller } from '../tenancy';
 import { workflowIds } from '../temporal/names';
 import { iso } from '../time';
 import { subscribedMerchants } from './subscribers';
@@ -124,9 +125,10 @@ export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit:
   }));
 }
 
-export async function getDelivery(db: Db, id: string): Promise<DeliveryRow> {
+/** A delivery the caller may read (docs/TENANCY.md): another merchant's answers as an unknown id does. */
+export async function getDelivery(db: Db, id: string, caller: Caller = SYSTEM): Promise<DeliveryRow> {
   const d = await db.selectFrom('deliveries').selectAll().where('delivery_id', '=', id).executeTakeFirst();
-  if (!d) throw deliveryNotFound(id);
+  if (!d || !seesMerchant(caller, d.merchant_id)) throw deliveryNotFound(id);
   return d;
 }
 
@@ -137,10 +139,16 @@ export interface QueueFilter {
   limit: number;
 }
 
-/** The dispatch queue: counts per state (for the merchant/intent filter) and the newest deliveries with their last attempt. */
-export async function listDispatchQueue(db: Db, f: QueueFilter) {
+/**
+ * The dispatch queue: counts per state (for the merchant/intent filter) and the newest deliveries with
+ * their last attempt. A merchant caller sees its own deliveries only, whatever the filter names.
+ */
+export async function listDispatchQueue(db: Db, f: QueueFilter, caller: Caller = SYSTEM) {
+  // An API caller without a merchant token is refused before this; '' keeps its list empty regardless.
+  const own = caller.kind === 'api' ? (caller.merchantId ?? '') : null;
   const scoped = db
     .selectFrom('deliveries')
+    .$if(own !== null, (q) => q.where('merchant_id', '=', own!))
     .$if(f.merchant_id !== undefined, (q) => q.where('merchant_id', '=', f.merchant_id!))
     .$if(f.intent_id !== undefined, (q) => q.where('intent_id', '=', f.intent_id!));
   const [counts, rows] = await Promise.all([
