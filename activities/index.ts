@@ -1,5 +1,6 @@
 import type { Db } from '../src/db/connect';
 import type { Config } from '../src/config';
+import { pingActivities } from './ping';
 import { createDispatchActivities } from './dispatch';
 import { createRuntimeActivities } from './runtime';
 import { createCheckoutActivities } from './checkout';
@@ -10,11 +11,7 @@ export interface ActivityDeps {
   config: Config;
 }
 
-export const pingActivities = {
-  async echo(taskQueue: string): Promise<string> {
-    return `worker@${taskQueue}`;
-  },
-};
+export { pingActivities };
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {

@@ -8,7 +8,7 @@ import { loadSigningKeys } from '../src/crypto/signing-keys';
 import { connectTemporal } from '../src/temporal/client';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
-import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
+import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
 import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import { PROJECT_ROOT } from '../src/temporal/cli';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';

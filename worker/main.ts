@@ -3,7 +3,7 @@ import { createDb } from '../src/db/connect';
 import { createLogger } from '../src/logger';
 import { connectTemporal } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
-import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
+import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
 import { Runtime } from '@temporalio/worker';
 import { freePort } from '../src/net';
 import { observeDeliveries, startWorkerMetricsServer } from '../src/metrics/worker';

@@ -1,28 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation';
-import type { ReconciliationTrigger } from '../src/db/schema-supply';
-import type { ReconciliationSummary } from '../src/supply/reconciliation';
-import { windowEnding, type ReconciliationWindow } from '../src/supply/reconciliation-window';
+import { windowEnding } from '../src/reconciliation/window';
 import { searchAttributes as SA } from '../src/temporal/names';
-
-export interface ReconciliationInput {
-  trigger: ReconciliationTrigger;
-  days: number;
-  /** The order source's name (docs/RECONCILIATION.md). */
-  source: string;
-  /** Where the window ends (ISO 8601); absent: when the run starts (a scheduled run). */
-  asOf?: string;
-  /** Given by the API (it answers with it); a scheduled run makes its own. */
-  runId?: string;
-}
-
-export interface ReconciliationOutcome {
-  runId: string;
-  status: 'completed' | 'failed';
-  window: ReconciliationWindow;
-  discrepancies?: ReconciliationSummary['discrepancies'];
-  error?: string;
-}
+import type { ReconciliationInput, ReconciliationOutcome } from './reconciliation.shared';
 
 const runRecord = wf.proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '30 seconds',

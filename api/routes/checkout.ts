@@ -1,7 +1,7 @@
 import * as C from '../../src/schemas/checkout';
 import { checkoutView, getCheckoutAs } from '../../src/checkout/checkouts';
 import { callerOf } from '../caller';
-import { confirmCheckout, createCheckout } from '../../src/checkout/flow';
+import { confirmCheckout, createCheckout } from '../../src/checkout/client';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Agentic checkout';

@@ -1,6 +1,6 @@
 import * as D from '../../src/schemas/dispatch';
 import { attemptView, deliveryView, getDelivery, listAttempts, listDispatchQueue } from '../../src/dispatch/deliveries';
-import { replayDeadLetters } from '../../src/dispatch/replay';
+import { replayDeadLetters } from '../../src/dispatch/client';
 import { auth, type RouteRegistry } from './registry';
 
 const TAG = 'Dispatch queue';

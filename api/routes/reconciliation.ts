@@ -1,6 +1,6 @@
 import * as R from '../../src/schemas/reconciliation';
-import { loadReconciliationRun } from '../../src/supply/reconciliation-runs';
-import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, MAX_WAIT_S, runReconciliation } from '../../src/supply/reconciliation-start';
+import { loadReconciliationRun } from '../../src/reconciliation/runs';
+import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, MAX_WAIT_S, runReconciliation } from '../../src/reconciliation/client';
 import { preferredWaitMs } from '../prefer-wait';
 import { auth, type RouteRegistry } from './registry';
 

@@ -5,7 +5,7 @@ import { understandShoppingIntent } from '../recommend/understand';
 import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { checkoutView, shippingMinor, type CheckoutView } from '../checkout/checkouts';
-import { confirmCheckout, createCheckout, type VerifyKeys } from '../checkout/flow';
+import { confirmCheckout, createCheckout, type VerifyKeys } from '../checkout/client';
 import type { TemporalHandle } from '../temporal/client';
 import type { Caller } from '../tenancy';
 import { runtimeTask, type Runtime } from './runtime-task';

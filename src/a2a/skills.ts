@@ -8,13 +8,13 @@ import { AcceptBody, MatchCreateBody, MatchRenderQuery, MatchSessionParams } fro
 import { CheckoutConfirmBody, CheckoutCreateBody, CheckoutIdParams } from '../schemas/checkout';
 import { recommend, recommendDeps } from '../recommend/recommend';
 import { intentView } from '../matching/intents';
-import { createIntentAndStartSurge } from '../dispatch/surge-start';
+import { createIntentAndStartSurge } from '../dispatch/client';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { renderMatchSessionBody } from '../matching/session-render';
 import { acceptMatch, matchTokenView } from '../matching/match-tokens';
 import { checkoutView, getCheckoutAs } from '../checkout/checkouts';
 import { apiCaller } from '../tenancy';
-import { confirmCheckout, createCheckout } from '../checkout/flow';
+import { confirmCheckout, createCheckout } from '../checkout/client';
 import type { A2aCaller, A2aDeps } from './dispatch';
 
 /**

@@ -18,16 +18,16 @@ import { RuntimeCreateBody } from '../schemas/runtime';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { recommend, recommendDeps } from '../recommend/recommend';
 import { intentView, getIntent } from '../matching/intents';
-import { createIntentAndStartSurge } from '../dispatch/surge-start';
+import { createIntentAndStartSurge } from '../dispatch/client';
 import { renderMatchSession, renderMatchSessionBody, type FrozenTopCache } from '../matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../matching/match-tokens';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { getProposal, listProposals, proposalView } from '../matching/proposals';
 import { checkoutView, getCheckoutAs, shippingMinor } from '../checkout/checkouts';
 import { fromMinorUnits } from '../money';
-import { confirmCheckout, createCheckout } from '../checkout/flow';
+import { confirmCheckout, createCheckout } from '../checkout/client';
 import { loadRuntime } from '../runtime/store';
-import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../runtime/start';
+import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../runtime/client';
 import {
   CheckoutOut,
   checkoutSummary,

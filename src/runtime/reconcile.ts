@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client, type ScheduleOptions } from '@tempo
 import type { Db } from '../db/connect';
 import { ensureSchedule } from '../temporal/schedules';
 import { DEFAULT_TASK_QUEUE, workflowIds } from '../temporal/names';
-import type { RuntimeOutcome } from '../../workflows/commerce-runtime';
+import type { RuntimeOutcome } from '../../workflows/runtime.shared';
 
 /**
  * The runtime reconciler (docs/OPERATIONS.md, failure modes): a run's own workflow closes its row

@@ -1,39 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout';
-import type { CheckoutRequest, CheckoutView, Consent, NextAction, PlanResult, Rejection } from '../src/checkout/checkouts';
+import type { CheckoutRequest, CheckoutView, PlanResult, Rejection } from '../src/checkout/checkouts';
 import { searchAttributes as SA } from '../src/temporal/names';
-
-/** What the API sends with the confirm Update (after it verified the match-token JWS). */
-export interface ConfirmInput {
-  consent: Consent;
-  proposal_id: string;
-  /** The confirm body's amount in minor units. */
-  amount_minor: number;
-  currency: string;
-}
-
-export interface CheckoutOutcome {
-  checkoutId: string;
-  status: 'rejected' | 'expired' | 'confirmed' | 'handed_off' | 'failed';
-  error?: string;
-}
-
-/** `details[0]` of the ApplicationFailure a failed checkout run ends with (what operators read in the UI). */
-export interface CheckoutFailureDetails {
-  checkout_id: string;
-  status: number;
-  code: string;
-  reason: string;
-  next_action: NextAction | null;
-  payment_voided: boolean;
-}
-
-/** Early return for POST /v1/agentic-checkout: started with the workflow (update-with-start), answers once the plan exists. */
-export const getPlanUpdate = wf.defineUpdate<CheckoutView>('getPlan');
-/** The buyer's confirm: the validator rejects a wrong state, consent, proposal, amount or currency (→ 409, nothing in history). */
-export const confirmUpdate = wf.defineUpdate<CheckoutView, [ConfirmInput]>('confirm');
-/** Live stage, for operators (`temporal workflow query --type stage`). */
-export const stageQuery = wf.defineQuery<string>('stage');
+import { confirmUpdate, getPlanUpdate, stageQuery, type CheckoutFailureDetails, type CheckoutOutcome, type ConfirmInput } from './checkout.shared';
 
 export const LOCAL_DB_STEPS_PATCH = 'checkout-local-db-steps';
 /**

@@ -10,7 +10,7 @@ import { toMinorUnits } from '../money';
 import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkout';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
-import { agenticCheckout, confirmUpdate, getPlanUpdate } from '../../workflows/agentic-checkout';
+import { confirmUpdate, getPlanUpdate, type AgenticCheckoutWorkflow } from '../../workflows/checkout.shared';
 import { checkoutView, findCheckout, getCheckoutAs, type CheckoutView } from './checkouts';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
 
@@ -69,7 +69,7 @@ export async function createCheckout(temporal: TemporalHandle | null, db: Db, bo
   await assertOwnReferences(db, body, caller);
   const checkoutId = newId('chk');
   const workflowId = workflowIds.checkout(checkoutId);
-  const start = new WithStartWorkflowOperation(agenticCheckout, {
+  const start = new WithStartWorkflowOperation<AgenticCheckoutWorkflow>('agenticCheckout', {
     workflowId,
     taskQueue: t.taskQueue,
     args: [{ checkoutId, workflowId, ...body, currency: body.currency.toUpperCase() }],

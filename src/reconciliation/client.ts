@@ -5,11 +5,11 @@ import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { within } from '../time';
-import type { reconciliation } from '../../workflows/reconciliation';
-import { DEFAULT_ORDER_SOURCE, SourceName } from './affiliate-orders';
-import { isKnownOrderSource } from './affiliate-orders-source';
-import { loadReconciliationRun, newReconciliationRunId, type ReconciliationRunView } from './reconciliation-runs';
-import { RECONCILIATION_DAYS } from './reconciliation-window';
+import type { ReconciliationWorkflow } from '../../workflows/reconciliation.shared';
+import { DEFAULT_ORDER_SOURCE, SourceName } from '../supply/affiliate-orders';
+import { isKnownOrderSource } from '../supply/affiliate-orders-source';
+import { loadReconciliationRun, newReconciliationRunId, type ReconciliationRunView } from './runs';
+import { RECONCILIATION_DAYS } from './window';
 
 /** How long POST /v1/reconciliation/platform-affiliate/run waits for the run by default, and at most. */
 export const DEFAULT_WAIT_S = 60;
@@ -39,7 +39,7 @@ export async function runReconciliation(
   const runId = newReconciliationRunId();
   let handle;
   try {
-    handle = await temporal.client.workflow.start<typeof reconciliation>('reconciliation', {
+    handle = await temporal.client.workflow.start<ReconciliationWorkflow>('reconciliation', {
       workflowId: workflowIds.reconcileOnDemand(asOf, new Date(), source, days),
       taskQueue: temporal.taskQueue,
       args: [{ trigger: 'api', days, source, asOf, runId }],

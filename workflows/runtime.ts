@@ -1,24 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime';
-import type { CommerceBudget } from '../src/db/schema-runtime';
 import { searchAttributes as SA } from '../src/temporal/names';
-
-export interface RuntimeInput {
-  runtimeId: string;
-  budget: CommerceBudget;
-  /** Each merchant agent's answer deadline. */
-  merchantDeadlineMs: number;
-}
-
-export interface RuntimeOutcome {
-  runtimeId: string;
-  stage: string;
-  auditStatus: string;
-  intentId: string | null;
-  proposalId: string | null;
-  matchSessionId: string | null;
-  matchTokenId: string | null;
-}
+import type { RuntimeInput, RuntimeOutcome } from './runtime.shared';
 
 /**
  * The loop's own deadline: its Postgres steps retry until Postgres is back (bounded backoff, no
