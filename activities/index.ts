@@ -3,6 +3,7 @@ import type { Config } from '../src/config';
 import { pingActivities } from './ping';
 import { createDispatchActivities } from './dispatch';
 import { createRuntimeActivities } from './runtime';
+import { createRuntimeReconcilerActivities } from './runtime-reconciler';
 import { createCheckoutActivities } from './checkout';
 import { createReconciliationActivities } from './reconciliation';
 
@@ -15,5 +16,5 @@ export { pingActivities };
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createCheckoutActivities(deps), ...createReconciliationActivities(deps) };
+  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createRuntimeReconcilerActivities(deps), ...createCheckoutActivities(deps), ...createReconciliationActivities(deps) };
 }

@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
-import type { RuntimeActivities } from '../activities/runtime';
+import type { RuntimeReconcilerActivities } from '../activities/runtime-reconciler';
 
-const activities = wf.proxyActivities<RuntimeActivities>({
+const activities = wf.proxyActivities<RuntimeReconcilerActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 5 },
 });
