@@ -1,11 +1,8 @@
-import { Webhook } from 'standardwebhooks';
 import { AppError } from '../errors';
 import { getIntent, intentView } from '../matching/intents';
 import { submitProposal, type ProposalRow } from '../matching/proposals';
 import { fromMinorUnits } from '../money';
-import { endpointPolicy } from '../registry/endpoint-safety';
-import { boundedRequest, OutboundError } from '../registry/outbound-http';
-import { openWebhookSecret } from '../registry/secrets';
+import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { MerchantQueryAnswer } from '../schemas/runtime';
 import { SYSTEM } from '../tenancy';
 import { recordStep } from './store';
@@ -45,13 +42,6 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
     timestamp: startedAt.toISOString(),
     data: { runtime_id: s.runtimeId, step_id: id, merchant_id: m.merchant_id, intent: intentView(intent), respond_by: respondBy.toISOString(), max_proposals: s.maxProposals },
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-runtime-id': s.runtimeId };
-  try {
-    const secret = openWebhookSecret(config.KEY_ENCRYPTION_KEY, m.merchant_id, m.webhook_secret_sealed);
-    Object.assign(headers, { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(startedAt.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, startedAt, payload) });
-  } catch {
-    /* unsigned: the secret is sealed with a key this worker lacks */
-  }
   const record = (status: QueryResult['status'], output: string, stored: ProposalRow[], error: string | null) =>
     recordStep(db, {
       ...s,
@@ -69,33 +59,35 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
     return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
   }
 
-  let answer;
-  try {
-    const res = await boundedRequest(m.agent_endpoint, {
-      method: 'POST',
+  const res = await callMerchant(
+    { allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS },
+    {
+      endpoint: m.agent_endpoint,
+      messageId: id,
       body: payload,
-      headers,
+      // Unsigned when the secret is sealed with a key this worker lacks.
+      secret: merchantSecretOrNull(config.KEY_ENCRYPTION_KEY, m.merchant_id, m.webhook_secret_sealed),
+      headers: { 'x-runtime-id': s.runtimeId },
       timeoutMs: s.deadlineMs,
       maxBytes: ANSWER_MAX_BYTES,
-      maxRedirects: 0,
-      policy: endpointPolicy(config.ALLOW_PRIVATE_ENDPOINTS),
-    });
-    if (res.status < 200 || res.status >= 300) {
-      await record('failed', `merchant answered HTTP ${res.status}`, [], `http_${res.status}`);
-      return { status: 'failed', proposalIds: [], dropped: 0 };
-    }
+    },
+  );
+  if (res.failure) {
+    const status = res.failure.reason === 'timeout' ? 'timeout' : 'failed';
+    await record(status, `no answer: ${res.failure.reason}`, [], `${res.failure.reason}: ${res.failure.message}`);
+    return { status, proposalIds: [], dropped: 0 };
+  }
+  if (res.outcome !== 'accepted') {
+    await record('failed', `merchant answered HTTP ${res.status}`, [], `http_${res.status}`);
+    return { status: 'failed', proposalIds: [], dropped: 0 };
+  }
+  let answer;
+  try {
     answer = MerchantQueryAnswer.safeParse(JSON.parse(res.body.toString('utf8') || '{}'));
   } catch (err) {
-    if (err instanceof OutboundError) {
-      const status = err.reason === 'timeout' ? 'timeout' : 'failed';
-      await record(status, `no answer: ${err.reason}`, [], `${err.reason}: ${err.message}`);
-      return { status, proposalIds: [], dropped: 0 };
-    }
-    if (err instanceof SyntaxError) {
-      await record('failed', 'the answer is not JSON', [], 'invalid_answer: not JSON');
-      return { status: 'failed', proposalIds: [], dropped: 0 };
-    }
-    throw err;
+    if (!(err instanceof SyntaxError)) throw err;
+    await record('failed', 'the answer is not JSON', [], 'invalid_answer: not JSON');
+    return { status: 'failed', proposalIds: [], dropped: 0 };
   }
   if (!answer.success) {
     const issue = answer.error.issues[0];
