@@ -18,6 +18,10 @@ export interface SurgeInput {
   pageSize?: number;
 }
 
+/** The fan-out's stages (`FlowStage`); a delivery's stage is its DeliveryState (`DeliveryState` attribute). */
+export type SurgeStage = 'fan-out' | 'dispatched';
+export type ReplayStage = 'dlq-replay';
+
 export interface SurgeOutcome {
   intentId: string;
   deliveries: number;

@@ -13,9 +13,12 @@ import {
   type DeliveryOutcome,
   type ReplayInput,
   type ReplayResult,
+  type ReplayStage,
   type SurgeInput,
   type SurgeOutcome,
+  type SurgeStage,
 } from './dispatch.shared';
+import { flowStage } from './stage';
 
 /**
  * The dispatch flow (docs/DISPATCH.md): an intent fans out to the merchants that subscribe to it
@@ -39,7 +42,8 @@ const { planSurgePage, claimDeadLetters, startDeliveryRuns } = wf.proxyActivitie
  * merchants stay cheap: each page is two activities, and the history is renewed every few pages.
  */
 export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
-  wf.upsertSearchAttributes([{ key: SA.FlowStage, value: 'fan-out' }]);
+  const stage = flowStage<SurgeStage>('fan-out');
+  stage.set('fan-out');
   let after = input.after ?? null;
   let started = input.started ?? 0;
   for (let page = 0; page < SURGE_PAGES_PER_RUN; page++) {
@@ -48,7 +52,7 @@ export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
     started += planned.deliveries.length;
     wf.setCurrentDetails(`${started} deliveries started`);
     if (planned.next === null) {
-      wf.upsertSearchAttributes([{ key: SA.FlowStage, value: 'dispatched' }]);
+      stage.set('dispatched');
       return { intentId: input.intentId, deliveries: started };
     }
     after = planned.next;
@@ -77,7 +81,7 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     // Only infrastructure failures (database, worker crash) reach here; merchant failures are results.
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
   });
-  const stage = (state: DeliveryState) => wf.upsertSearchAttributes([{ key: SA.DeliveryState, value: state }]);
+  const stage = flowStage<DeliveryState>('pending', SA.DeliveryState).set;
   /** The run's end in the dead-letter queue: a Temporal failure for new runs (the row already says dlq). */
   const deadLettered = (attempts: number, statusCode: number | null, reason: string): DeliveryOutcome => {
     wf.setCurrentDetails(`dead-lettered after attempt ${attempts}: ${reason}`);
@@ -141,7 +145,7 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
  * in the same statement, so nothing is claimed twice) and start a new delivery run for each.
  */
 export async function dlqReplay(input: ReplayInput): Promise<ReplayResult> {
-  wf.upsertSearchAttributes([{ key: SA.FlowStage, value: 'dlq-replay' }]);
+  flowStage<ReplayStage>('dlq-replay').set('dlq-replay');
   const replays: ReplayResult['replays'] = [];
   while (replays.length < REPLAY_MAX) {
     const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - replays.length));

@@ -18,6 +18,9 @@ export interface ReconciliationInput {
   runId?: string;
 }
 
+/** The run's stages (the `FlowStage` search attribute). */
+export type ReconciliationStage = 'queued' | 'reconciling' | 'completed' | 'failed';
+
 export interface ReconciliationOutcome {
   runId: string;
   status: 'completed' | 'failed';

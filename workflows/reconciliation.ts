@@ -1,8 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation';
 import { windowEnding } from '../src/reconciliation/window';
-import { searchAttributes as SA } from '../src/temporal/names';
-import type { ReconciliationInput, ReconciliationOutcome } from './reconciliation.shared';
+import type { ReconciliationInput, ReconciliationOutcome, ReconciliationStage } from './reconciliation.shared';
+import { flowStage } from './stage';
 
 const runRecord = wf.proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '30 seconds',
@@ -25,10 +25,7 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
   const runId = input.runId ?? `rcn_${wf.uuid4().replaceAll('-', '')}`;
   // Workflow time is replay-safe: a scheduled run's window ends at its (recorded) start.
   const window = windowEnding(input.asOf ? new Date(input.asOf) : new Date(), input.days);
-  const stage = (s: string, details: string) => {
-    wf.upsertSearchAttributes([{ key: SA.FlowStage, value: s }]);
-    wf.setCurrentDetails(details);
-  };
+  const stage = flowStage<ReconciliationStage>('queued').set;
 
   stage('reconciling', `run ${runId}: ${input.source} orders ${window.start} .. ${window.end}`);
   await runRecord.startReconciliationRun({ runId, workflowId: wf.workflowInfo().workflowId, trigger: input.trigger, source: input.source, window });

@@ -11,9 +11,21 @@ export interface RuntimeInput {
   merchantDeadlineMs: number;
 }
 
+/** The run's stages (the `FlowStage` search attribute; the row's `stage`). */
+export type RuntimeStage =
+  | 'queued'
+  | 'resolving_intent'
+  | 'querying_merchants'
+  | 'ranking'
+  | 'minting_token'
+  | 'awaiting_user_confirmation'
+  | 'payment_authorized'
+  | 'stopped'
+  | 'failed';
+
 export interface RuntimeOutcome {
   runtimeId: string;
-  stage: string;
+  stage: RuntimeStage;
   auditStatus: string;
   intentId: string | null;
   proposalId: string | null;

@@ -8,6 +8,7 @@ import { transitionProposal } from '../matching/proposals';
 import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { iso } from '../time';
 import { mayAct, SYSTEM, type Caller } from '../tenancy';
+import { checkoutFailureStatus } from './failures';
 import { checkoutModeOf, checkoutSeller, continueUrl, redirectRecId } from './seller';
 
 /**
@@ -28,9 +29,13 @@ export interface NextAction {
   until?: string;
 }
 
-/** A business check that failed: the API answers `status` with `{error: code, message}` (plus `next_action` when known). */
+/**
+ * A business check that failed: the API answers `{error: code, message}` (plus `next_action` when
+ * known) with the status of checkoutFailureStatus(code) (src/checkout/failures.ts). `status` is that
+ * status as stored with a failed checkout; the workflow's own rejections carry none.
+ */
 export interface Rejection {
-  status: number;
+  status?: number;
   code: string;
   message: string;
   next_action?: NextAction;
@@ -557,7 +562,11 @@ export async function failCheckout(db: Db, checkoutId: string, rejection: Reject
     const token = await trx.selectFrom('match_tokens').select(['match_token_id', 'acceptance_state', 'expires_at']).where('match_token_id', '=', c.match_token_id).executeTakeFirstOrThrow();
     const proposal = await trx.selectFrom('proposals').select(['proposal_state', 'status', 'valid_until']).where('proposal_id', '=', c.proposal_id).executeTakeFirst();
     const proposalUsable = !!proposal && proposal.status === 'active' && ['pending_confirmation', 'accepted'].includes(proposal.proposal_state) && (!proposal.valid_until || proposal.valid_until > new Date());
-    const stored: Rejection = { ...rejection, next_action: rejection.next_action ?? nextActionFor(token, proposalUsable, opts.merchantRefused === true) };
+    const stored: Rejection = {
+      ...rejection,
+      status: rejection.status ?? checkoutFailureStatus(rejection.code),
+      next_action: rejection.next_action ?? nextActionFor(token, proposalUsable, opts.merchantRefused === true),
+    };
     audit.push({ step: 'failed', at: new Date().toISOString(), outcome: rejection.code, detail: { message: rejection.message, next_action: stored.next_action!.action } });
     await trx
       .updateTable('agentic_checkouts')

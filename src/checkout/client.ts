@@ -12,6 +12,7 @@ import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { confirmUpdate, getPlanUpdate, type AgenticCheckoutWorkflow } from '../../workflows/checkout.shared';
 import { checkoutView, findCheckout, getCheckoutAs, type CheckoutView } from './checkouts';
+import { checkoutFailureStatus } from './failures';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
 
 /**
@@ -27,14 +28,14 @@ function requireTemporal(t: TemporalHandle | null): TemporalHandle {
 }
 
 /**
- * A workflow's business rejection (ApplicationFailure type = code, details[0] = status, details[1] =
- * the next action, when the checkout failed) as the API's error.
+ * A workflow's business rejection (ApplicationFailure type = the error code, details = the next action
+ * when the checkout failed) as the API's error, with the code's HTTP status (src/checkout/failures.ts).
  */
 function mapTemporalError(err: unknown): unknown {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type) {
-    const status = Number(err.cause.details?.[0]);
-    const next = err.cause.details?.[1];
-    return new AppError(Number.isInteger(status) && status >= 400 ? status : 409, err.cause.type, err.cause.message, next && typeof next === 'object' ? { next_action: next } : undefined);
+    // Runs started before the workflow stopped sending statuses have [status, next_action]: the next action is the object.
+    const next = err.cause.details?.find((d) => d !== null && typeof d === 'object');
+    return new AppError(checkoutFailureStatus(err.cause.type), err.cause.type, err.cause.message, next ? { next_action: next } : undefined);
   }
   // gRPC UNAVAILABLE (14) / DEADLINE_EXCEEDED (4): the server does not answer.
   const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown })?.cause) ? (err as { cause: { code: number } }).cause : null;
