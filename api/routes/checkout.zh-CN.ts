@@ -17,6 +17,9 @@ export const checkoutZhCN: Record<string, string> = {
   'The amount differs from the proposal price plus shipping.': '金额与提案价格加运费不一致。',
   'The currency differs from the proposal currency.': '币种与提案币种不一致。',
   'Temporal is not reachable.': '无法连接 Temporal。',
+  'No worker polls the task queue: nothing waits for one; retry after Retry-After.': '没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。',
+  'Still working past the wait (`Prefer: wait=N`, 0..60 s, default 60): poll status_url (also in Location).':
+    '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
   'Get an agentic checkout': '获取智能体结账',
   'Status, plan, receipt and audit trail, as stored by the checkout workflow.': '状态、计划、回执与审计轨迹，由结账工作流存储。',
   'The checkout.': '该结账。',
