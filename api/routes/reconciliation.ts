@@ -31,7 +31,8 @@ export function reconciliationRoutes(r: RouteRegistry): void {
       const out = await runReconciliation(ctx.deps, body, preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }));
       if (out.status === 'finished') return { body: { reconciliation: out.run } };
       const statusUrl = `/v1/reconciliation/runs/${out.runId}`;
-      return { status: 202, headers: { location: statusUrl }, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };
+      // No worker polls: the run waits for one; the caller polls later rather than at once.
+      return { status: 202, headers: { location: statusUrl, ...(out.noWorker ? { 'retry-after': '15' } : {}) }, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };
     },
   });
 

@@ -16,6 +16,7 @@ import type {
 } from '../../workflows/dispatch.shared';
 import { createIntent, type IntentRow } from '../matching/intents';
 import { within } from '../time';
+import { waitOnWorkflow } from '../temporal/wait';
 import { countDeadLetters, getDelivery, type PlannedDelivery } from './deliveries';
 import { replaySummary } from './replay';
 
@@ -181,7 +182,8 @@ export async function replayDeadLetters(temporal: TemporalHandle | null, db: Db,
     if (err instanceof WorkflowExecutionAlreadyStartedError) handle = temporal.client.workflow.getHandle(workflowId);
     else throw err;
   }
-  const result = await within(handle.result() as Promise<ReplayResult>, opts.waitMs);
+  const waited = await waitOnWorkflow(temporal, handle.result() as Promise<ReplayResult>, opts.waitMs);
+  const result = waited.done ? waited.value : undefined;
   const remaining = await countDeadLetters(db);
   return result
     ? { ...result, status: 'scheduled', replay_workflow_id: workflowId, remaining, summary: replaySummary(result.scheduled, remaining, opts.deliveryId) }

@@ -4,7 +4,7 @@ import { AppError, temporalUnavailable } from '../errors';
 import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
-import { within } from '../time';
+import { waitOnWorkflow } from '../temporal/wait';
 import type { ReconciliationWorkflow } from '../../workflows/reconciliation.shared';
 import { DEFAULT_ORDER_SOURCE, SourceName } from '../supply/affiliate-orders';
 import { isKnownOrderSource } from '../supply/affiliate-orders-source';
@@ -17,7 +17,7 @@ export const MAX_WAIT_S = 60;
 /** Discrepancies of each kind shown with a run (all of them are stored, up to the per-kind bound). */
 export const DISCREPANCIES_SHOWN = 20;
 
-export type ReconciliationStartResult = { status: 'finished'; run: ReconciliationRunView } | { status: 'running'; runId: string };
+export type ReconciliationStartResult = { status: 'finished'; run: ReconciliationRunView } | { status: 'running'; runId: string; noWorker?: boolean };
 
 /**
  * Starts the `reconciliation` workflow and waits for it up to `waitMs`. The workflow id is the run's
@@ -52,15 +52,17 @@ export async function runReconciliation(
     deps.logger.warn({ err }, 'reconciliation could not start');
     throw temporalUnavailable('Reconciliation');
   }
-  const outcome = await within(
+  const waited = await waitOnWorkflow(
+    temporal,
     handle.result().catch((err) => {
       if (err instanceof WorkflowFailedError) return null;
       throw err;
     }),
     waitMs,
   );
+  const outcome = waited.done ? waited.value : undefined;
   // The run this call joined may be another call's: its id is in the memo.
   const joinedRunId = outcome?.runId ?? String((await handle.describe()).memo?.run_id ?? runId);
-  if (outcome === undefined) return { status: 'running', runId: joinedRunId };
+  if (!waited.done) return { status: 'running', runId: joinedRunId, noWorker: waited.noWorker };
   return { status: 'finished', run: await loadReconciliationRun(db, joinedRunId, DISCREPANCIES_SHOWN) };
 }
