@@ -19,7 +19,7 @@ export const CHECKOUT_SAGA_PATCH = 'checkout-modes-saga-visibility';
 const rejection = (r: Rejection) => wf.ApplicationFailure.create({ type: r.code, message: r.message, details: r.next_action ? [r.next_action] : [], nonRetryable: true });
 
 /**
- * Agentic checkout (spec 4.3, DESIGN §5/§6.1): plan → wait for the buyer's confirm (durable timer: the
+ * Agentic checkout (docs/CHECKOUT.md): plan → wait for the buyer's confirm (durable timer: the
  * plan expires unconfirmed) → authorize payment → hand off to the merchant → settle (receipt).
  */
 export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOutcome> {

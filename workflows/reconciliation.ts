@@ -17,7 +17,7 @@ const matching = wf.proxyActivities<ReconciliationActivities>({
 });
 
 /**
- * Platform-affiliate reconciliation (DESIGN §2, docs/RECONCILIATION.md): record the run → load the
+ * Platform-affiliate reconciliation (docs/RECONCILIATION.md): record the run → load the
  * platform's orders of the window and match them against the gateway's attributed records → record
  * the outcome. Started daily by the `reconcile-daily` Schedule and on demand by the API.
  */

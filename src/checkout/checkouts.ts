@@ -12,7 +12,7 @@ import { checkoutFailureStatus } from './failures';
 import { checkoutModeOf, checkoutSeller, continueUrl, redirectRecId } from './seller';
 
 /**
- * Agentic checkout (spec 4.3, DESIGN §6.1, docs/CHECKOUT.md). Every function here is called by one
+ * Agentic checkout (docs/CHECKOUT.md). Every function here is called by one
  * activity of the `agenticCheckout` workflow (the API only reads): plan, authorize, hand off (to the
  * merchant agent, or to the merchant's site), settle, expire, fail (voiding a payment authorization
  * that can no longer be handed off). Each is safe to run again (activity retries, workflow resets).

@@ -17,7 +17,7 @@ import { checkoutFailureStatus } from './failures';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
 
 /**
- * The API side of the agentic checkout (DESIGN §5): start the workflow and wait for its plan
+ * The API side of the agentic checkout (docs/CHECKOUT.md, docs/ARCHITECTURE.md): start the workflow and wait for its plan
  * (update-with-start `getPlan`), and confirm through the `confirm` Update after the match-token JWS
  * has been verified here (jose is async, so not inside the workflow).
  */
