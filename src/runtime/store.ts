@@ -118,10 +118,6 @@ export async function recordStep(db: Db, s: StepRecord, runtime: { stage?: strin
   return stepId;
 }
 
-export async function setStage(db: Db, runtimeId: string, stage: string): Promise<void> {
-  await db.updateTable('commerce_runtimes').set({ stage, updated_at: new Date() }).where('runtime_id', '=', runtimeId).execute();
-}
-
 export async function finishRuntime(db: Db, f: { runtimeId: string; stage: string; auditStatus: string; proposalId?: string | null }): Promise<void> {
   await db
     .updateTable('commerce_runtimes')
