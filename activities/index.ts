@@ -16,5 +16,12 @@ export { pingActivities };
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createRuntimeReconcilerActivities(deps), ...createCheckoutActivities(deps), ...createReconciliationActivities(deps) };
+  return {
+    ...pingActivities,
+    ...createDispatchActivities(deps),
+    ...createRuntimeActivities(deps),
+    ...createRuntimeReconcilerActivities(deps),
+    ...createCheckoutActivities(deps),
+    ...createReconciliationActivities(deps),
+  };
 }

@@ -34,7 +34,10 @@ export function checkoutRoutes(r: RouteRegistry): void {
     body: C.CheckoutCreateBody,
     bodyRequired: true,
     invalidCode: 'invalid_payload',
-    responses: { 201: { description: 'Plan created, waiting for explicit buyer confirmation.', schema: C.CheckoutEnvelope }, 202: accepted },
+    responses: {
+      201: { description: 'Plan created, waiting for explicit buyer confirmation.', schema: C.CheckoutEnvelope },
+      202: accepted,
+    },
     errors: [
       [404, 'intent_not_found', 'No intent with this id.'],
       [404, 'proposal_not_found', 'No proposal with this id.'],
@@ -52,8 +55,10 @@ export function checkoutRoutes(r: RouteRegistry): void {
       temporalUnavailable,
       noWorker,
     ],
-    handler: async (ctx, { body }) =>
-      answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT)), 201),
+    handler: async (ctx, { body }) => {
+      const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
+      return answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), waitMs), 201);
+    },
   });
 
   r.add({
@@ -105,7 +110,8 @@ export function checkoutRoutes(r: RouteRegistry): void {
     handler: async (ctx, { params, body }) => {
       const { db, temporal, signingKeys, config } = ctx.deps;
       const keys = { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl };
-      return answer(await confirmCheckout({ db, temporal, keys }, params.checkoutId, body, callerOf(ctx), preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT)), 200);
+      const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
+      return answer(await confirmCheckout({ db, temporal, keys }, params.checkoutId, body, callerOf(ctx), waitMs), 200);
     },
   });
 }

@@ -32,7 +32,8 @@ export function reconciliationRoutes(r: RouteRegistry): void {
       if (out.status === 'finished') return { body: { reconciliation: out.run } };
       const statusUrl = `/v1/reconciliation/runs/${out.runId}`;
       // No worker polls: the run waits for one; the caller polls later rather than at once.
-      return { status: 202, headers: { location: statusUrl, ...(out.noWorker ? { 'retry-after': '15' } : {}) }, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };
+      const headers = { location: statusUrl, ...(out.noWorker ? { 'retry-after': '15' } : {}) };
+      return { status: 202, headers, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };
     },
   });
 

@@ -110,12 +110,14 @@ const checkoutOp: Op = async (deps, input, caller) => {
   switch (q.action) {
     case 'plan': {
       const { action: _a, ...body } = q;
-      return { checkout: await settledCheckout(deps.db, await createCheckout(deps.temporal, deps.db, body, apiCaller(caller.developerId))) };
+      const planned = await createCheckout(deps.temporal, deps.db, body, apiCaller(caller.developerId));
+      return { checkout: await settledCheckout(deps.db, planned) };
     }
     case 'confirm': {
       const { action: _a, checkout_id, ...body } = q;
       const keys = { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl };
-      return { checkout: await settledCheckout(deps.db, await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys }, checkout_id, body, apiCaller(caller.developerId))) };
+      const confirmed = await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys }, checkout_id, body, apiCaller(caller.developerId));
+      return { checkout: await settledCheckout(deps.db, confirmed) };
     }
     case 'get':
       return { checkout: checkoutView(await getCheckoutAs(deps.db, q.checkout_id, apiCaller(caller.developerId))) };

@@ -116,7 +116,11 @@ export function isAgentEndpoint(endpoint: string | null | undefined): endpoint i
 
 /** A merchant as a seller: its agent endpoint when that is a real agent, else null. undefined: no such merchant. */
 export async function merchantSeller(db: Db, merchantId: string): Promise<Omit<ProductSeller, 'product_link'> | undefined> {
-  const m = await db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint']).where('merchant_id', '=', merchantId).executeTakeFirst();
+  const m = await db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'agent_endpoint'])
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
   return m && { merchant_id: m.merchant_id, agent_endpoint: isAgentEndpoint(m.agent_endpoint) ? m.agent_endpoint : null };
 }
 
@@ -135,7 +139,8 @@ export async function productSeller(db: Db, productId: number): Promise<ProductS
     .where('p.product_id', '=', productId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const endpoint = row.merchant_id === CATALOG_MERCHANT_ID || row.status !== 'active' || !isAgentEndpoint(row.agent_endpoint) ? null : row.agent_endpoint;
+  const offered = row.merchant_id !== CATALOG_MERCHANT_ID && row.status === 'active' && isAgentEndpoint(row.agent_endpoint);
+  const endpoint = offered ? row.agent_endpoint : null;
   return { merchant_id: row.merchant_id, agent_endpoint: endpoint, product_link: row.link };
 }
 

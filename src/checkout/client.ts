@@ -17,8 +17,8 @@ import { checkoutFailureStatus } from './failures';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
 
 /**
- * The API side of the agentic checkout (docs/CHECKOUT.md, docs/ARCHITECTURE.md): start the workflow and wait for its plan
- * (update-with-start `getPlan`), and confirm through the `confirm` Update after the match-token JWS
+ * The API side of the agentic checkout (docs/CHECKOUT.md, docs/ARCHITECTURE.md): start the workflow
+ * and wait for its plan (update-with-start `getPlan`), and confirm through the `confirm` Update after the match-token JWS
  * has been verified here (jose is async, so not inside the workflow).
  */
 
@@ -42,7 +42,8 @@ export async function settledCheckout(db: Db, answer: CheckoutWait): Promise<Che
   if (answer.done) return answer.checkout;
   const stored = await findCheckout(db, answer.checkoutId);
   if (stored) return checkoutView(stored);
-  throw new AppError(503, 'checkout_pending', `Checkout ${answer.checkoutId} is still being planned; read it again shortly.`, { checkout_id: answer.checkoutId }, { 'Retry-After': '2' });
+  const message = `Checkout ${answer.checkoutId} is still being planned; read it again shortly.`;
+  throw new AppError(503, 'checkout_pending', message, { checkout_id: answer.checkoutId }, { 'Retry-After': '2' });
 }
 
 function requireTemporal(t: TemporalHandle | null): TemporalHandle {
@@ -123,12 +124,16 @@ export async function createCheckout(
     },
   });
   try {
-    const planned = t.client.workflow.executeUpdateWithStart(getPlanUpdate, { startWorkflowOperation: start, updateId: `plan-${checkoutId}` });
+    const planned = t.client.workflow.executeUpdateWithStart(getPlanUpdate, {
+      startWorkflowOperation: start,
+      updateId: `plan-${checkoutId}`,
+    });
     const waited = await waitForAnswer(t, planned, waitMs, 'Checkout').catch(async (err) => {
       // Nobody knows this checkout id yet: a run left waiting for a worker would plan it later and hold
       // the match token (match_token_in_checkout) until the plan expires. End it, so a retry is clean.
       if (err instanceof AppError && err.code === 'no_worker') {
-        await t.client.workflow.getHandle(workflowId).terminate('no worker polls the task queue; the caller got 503 no_worker').catch(() => undefined);
+        const reason = 'no worker polls the task queue; the caller got 503 no_worker';
+        await t.client.workflow.getHandle(workflowId).terminate(reason).catch(() => undefined);
       }
       throw err;
     });

@@ -64,7 +64,8 @@ async function send(deps: AttemptDeps, d: { delivery_id: string; endpoint: strin
   }
   if (answer.outcome === 'accepted') return { outcome: 'delivered', statusCode: status, error: null, retryAfterS: null, latencyMs };
   if (status === 410) return { outcome: 'gone', statusCode: status, error: 'endpoint answered 410 Gone', retryAfterS: null, latencyMs };
-  const retryAfter = status === 429 || status === 503 ? parseRetryAfter(answer.headers['retry-after'] as string | undefined, new Date()) : null;
+  const retryAfterHeader = answer.headers['retry-after'] as string | undefined;
+  const retryAfter = status === 429 || status === 503 ? parseRetryAfter(retryAfterHeader, new Date()) : null;
   return { outcome: 'failed', statusCode: status, error: `endpoint answered ${status}`, retryAfterS: retryAfter, latencyMs };
 }
 

@@ -90,7 +90,8 @@ export async function callMerchant(deps: MerchantCallDeps, call: MerchantCall): 
       maxRedirects: 0,
       policy: endpointPolicy(deps.allowPrivateEndpoints),
     });
-    return { outcome: classifyStatus(res.status), status: res.status, headers: res.headers, body: res.body, failure: null, latencyMs: Math.round(performance.now() - started) };
+    const latencyMs = Math.round(performance.now() - started);
+    return { outcome: classifyStatus(res.status), status: res.status, headers: res.headers, body: res.body, failure: null, latencyMs };
   } catch (err) {
     if (!(err instanceof OutboundError)) throw err;
     return {

@@ -17,7 +17,9 @@ export const MAX_WAIT_S = 60;
 /** Discrepancies of each kind shown with a run (all of them are stored, up to the per-kind bound). */
 export const DISCREPANCIES_SHOWN = 20;
 
-export type ReconciliationStartResult = { status: 'finished'; run: ReconciliationRunView } | { status: 'running'; runId: string; noWorker?: boolean };
+export type ReconciliationStartResult =
+  | { status: 'finished'; run: ReconciliationRunView }
+  | { status: 'running'; runId: string; noWorker?: boolean };
 
 /**
  * Starts the `reconciliation` workflow and waits for it up to `waitMs`. The workflow id is the run's

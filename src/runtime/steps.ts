@@ -33,7 +33,11 @@ const MERCHANT_CANDIDATES = 50;
 /** The agent id of the gateway's own steps. */
 export const MATCHER_AGENT_ID = 'gateway-matcher';
 
-export const consumedOf = (iterations: number, merchant_queries = 0, proposal_versions = 0): BudgetConsumed => ({ iterations, merchant_queries, proposal_versions });
+export const consumedOf = (iterations: number, merchant_queries = 0, proposal_versions = 0): BudgetConsumed => ({
+  iterations,
+  merchant_queries,
+  proposal_versions,
+});
 
 export interface StepRef {
   runtimeId: string;
@@ -95,7 +99,8 @@ export interface RuntimeDeps {
 /** The runtime steps' dependencies, built once per worker. */
 export function createRuntimeDeps({ db, config }: { db: Db; config: Config }): RuntimeDeps {
   let keys: Promise<SigningKeys> | undefined;
-  return { db, config, signingKeys: () => (keys ??= loadSigningKeys(config)), snapshots: new CatalogSnapshotCache(config.CARD_CACHE_TTL_S) };
+  const signingKeys = () => (keys ??= loadSigningKeys(config));
+  return { db, config, signingKeys, snapshots: new CatalogSnapshotCache(config.CARD_CACHE_TTL_S) };
 }
 
 /** A step's id: the runtime and its index (a retried step keeps it). */
