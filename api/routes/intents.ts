@@ -3,7 +3,7 @@ import * as P from '../../src/schemas/proposals';
 import { getIntent, intentView } from '../../src/matching/intents';
 import { getProposal, listProposals, proposalView, submitProposal } from '../../src/matching/proposals';
 import { proposalFitWarnings } from '../../src/matching/proposal-fit';
-import { createIntentAndStartSurge } from '../../src/dispatch/surge-start';
+import { createIntentAndStartSurge } from '../../src/dispatch/client';
 import { bodyMember, merchantToken, optionalMerchantToken, optionalMerchantTokenErrors } from './merchants';
 import { callerOf } from '../caller';
 import { SYSTEM } from '../../src/tenancy';

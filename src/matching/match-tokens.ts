@@ -10,7 +10,6 @@ import { newId } from '../ids';
 import { intentView, getIntent } from './intents';
 import { matchNotFound } from './match-sessions';
 import { proposalNotFound, proposalView, transitionProposal } from './proposals';
-import type { RankedProposal } from './ranking';
 import { iso } from '../time';
 import { mayAct, mayRead, owns, SYSTEM, type Caller } from '../tenancy';
 

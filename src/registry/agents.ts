@@ -8,7 +8,7 @@ import { parseAgentCard } from './agent-card';
 import { assertEndpointField } from './endpoint-field';
 import type { RegistryDeps } from './merchants';
 import { endpointPolicy } from './endpoint-safety';
-import { boundedRequest, OutboundError } from './outbound-http';
+import { boundedRequest, OutboundError } from '../outbound/http';
 import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken } from './secrets';
 import { checkRegistrantToken, deactivateRegistrant, heartbeatRegistrant, type RegistrantKind } from './registrant';
 import { iso } from '../time';
