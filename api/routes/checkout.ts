@@ -2,6 +2,7 @@ import * as C from '../../src/schemas/checkout';
 import { checkoutView, getCheckoutAs } from '../../src/checkout/checkouts';
 import { callerOf } from '../caller';
 import { confirmCheckout, createCheckout } from '../../src/checkout/flow';
+import { requestResourceId } from '../middleware/idempotency';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Agentic checkout';
@@ -38,7 +39,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'currency_mismatch', 'The currency differs from the proposal currency.'],
       temporalUnavailable,
     ],
-    handler: async (ctx, { body }) => ({ status: 201, body: { checkout: await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx)) } }),
+    handler: async (ctx, { body }) => ({ status: 201, body: { checkout: await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), requestResourceId(ctx, 'chk')) } }),
   });
 
   r.add({

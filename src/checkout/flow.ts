@@ -63,11 +63,20 @@ async function assertOwnReferences(db: Db, body: Pick<CheckoutCreateBody, 'inten
   if (token && !mayAct(caller, token.developer_id)) throw new AppError(404, 'match_token_not_found', `No match token '${body.match_token_id}'.`);
 }
 
-/** POST /v1/agentic-checkout: 201 with the plan, or the failed check's code. */
-export async function createCheckout(temporal: TemporalHandle | null, db: Db, body: CheckoutCreateBody, caller: Caller): Promise<CheckoutView> {
+/**
+ * POST /v1/agentic-checkout: 201 with the plan, or the failed check's code. `checkoutId` is fixed by
+ * the request's Idempotency-Key claim when it has one: a retry after the API died joins the same
+ * workflow (USE_EXISTING) and the same plan Update (its id), so one checkout exists, planned once.
+ */
+export async function createCheckout(
+  temporal: TemporalHandle | null,
+  db: Db,
+  body: CheckoutCreateBody,
+  caller: Caller,
+  checkoutId: string = newId('chk'),
+): Promise<CheckoutView> {
   const t = requireTemporal(temporal);
   await assertOwnReferences(db, body, caller);
-  const checkoutId = newId('chk');
   const workflowId = workflowIds.checkout(checkoutId);
   const start = new WithStartWorkflowOperation(agenticCheckout, {
     workflowId,

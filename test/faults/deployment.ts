@@ -53,7 +53,7 @@ export async function startDeployment(opts: { databaseUrl: string; temporalAddre
       return d.api;
     },
     async startWorker() {
-      const w = startWorkerProcess({ url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as TestApi, shared);
+      const w = startWorkerProcess({ url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as Pick<TestApi, 'url' | 'config'>, shared);
       d.workers.push(w);
       void w.exited.then((how) => {
         if (how !== 'SIGKILL' && how !== 'SIGTERM' && how !== 0) console.error(`[faults] worker exited (${String(how)}):\n${w.stderrTail()}`);
