@@ -26,7 +26,8 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
-export async function startDeployment(opts: { databaseUrl: string; temporalAddress: string; workers?: number }): Promise<Deployment> {
+/** `env`: extra settings for both processes (e.g. a short dispatch retry schedule). */
+export async function startDeployment(opts: { databaseUrl: string; temporalAddress: string; workers?: number; env?: Record<string, string> }): Promise<Deployment> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const taskQueue = `faults-${letters()}`;
@@ -39,6 +40,7 @@ export async function startDeployment(opts: { databaseUrl: string; temporalAddre
     MATCH_TOKEN_SIGNING_KEY: signingKey,
     ALLOW_PRIVATE_ENDPOINTS: 'true',
     PUBLIC_BASE_URL: url,
+    ...opts.env,
   };
   const connection = await Connection.connect({ address: opts.temporalAddress });
   const d: Deployment = {
