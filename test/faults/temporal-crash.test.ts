@@ -76,7 +76,7 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
       intentIds.push(res.body.intent.intent_id);
     }
     const total = MERCHANTS * INTENTS;
-    await eventually('deliveries in flight', async () => seen.length >= 3, 30_000, 20);
+    await eventually('deliveries in flight', async () => seen.length >= 12, 30_000, 20);
 
     temporal.process.kill('SIGKILL');
     await new Promise((r) => temporal.process.once('exit', r));

@@ -29,6 +29,7 @@ async function killWorkerWhen(inFlight: Promise<void>, what: string) {
   await Promise.race([inFlight, sleep(20_000).then(() => Promise.reject(new Error(`${what} never happened`)))]);
   await d.workers.at(-1)!.kill();
   void d.startWorker();
+  return Date.now();
 }
 
 /**
@@ -38,9 +39,11 @@ async function killWorkerWhen(inFlight: Promise<void>, what: string) {
 async function confirmThroughWorkerKill(checkoutId: string, b: Buyable, handoff: Promise<void>): Promise<HttpResult> {
   const path = `/v1/agentic-checkout/${checkoutId}/confirm`;
   const confirming = post(path, confirmBody(b)).catch((err: Error) => ({ status: 0, body: undefined, text: String(err), headers: new Headers() }));
-  await killWorkerWhen(handoff, 'the merchant handoff');
+  const killedAt = await killWorkerWhen(handoff, 'the merchant handoff');
   const first = await confirming;
-  return first.status === 200 ? first : post(path, confirmBody(b));
+  const done = first.status === 200 ? first : await post(path, confirmBody(b));
+  console.log(`[faults] worker SIGKILL mid-confirm: first confirm ${first.status}, confirmed ${Date.now() - killedAt} ms after the kill`);
+  return done;
 }
 
 async function plan(b: Buyable): Promise<string> {
@@ -81,7 +84,7 @@ describe('a worker killed mid-runtime (merchant query in flight)', () => {
       expect(res.status, res.text).toBe(202);
       const runtimeId = res.body.runtime_id as string;
 
-      await killWorkerWhen(queried, 'the merchant query');
+      const killedAt = await killWorkerWhen(queried, 'the merchant query');
       const atKill = (await get(`/v1/commerce-runtime/${runtimeId}`)).body.runtime;
       expect(atKill.runtime_session.finished_at).toBeNull();
 
@@ -89,6 +92,7 @@ describe('a worker killed mid-runtime (merchant query in flight)', () => {
         const g = await get(`/v1/commerce-runtime/${runtimeId}`);
         return g.body.runtime.runtime_session.finished_at ? g.body.runtime : null;
       }, 45_000);
+      console.log(`[faults] worker SIGKILL mid-runtime: finished ${Date.now() - killedAt} ms after the kill`);
       expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
       expect(rt.runtime_trace.audit_status).toBe('completed');
       expect(rt.match_token).toMatchObject({ proposal_id: rt.proposal.proposal_id, match_session_id: rt.match_session.match_session_id, acceptance_state: 'accepted' });
