@@ -91,7 +91,7 @@ describe('a worker killed mid-runtime (merchant query in flight)', () => {
       const rt = await eventually(`runtime ${runtimeId} finished`, async () => {
         const g = await get(`/v1/commerce-runtime/${runtimeId}`);
         return g.body.runtime.runtime_session.finished_at ? g.body.runtime : null;
-      }, 45_000);
+      }, 90_000);
       console.log(`[faults] worker SIGKILL mid-runtime: finished ${Date.now() - killedAt} ms after the kill`);
       expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
       expect(rt.runtime_trace.audit_status).toBe('completed');
@@ -127,7 +127,7 @@ describe('a worker killed mid-runtime (merchant query in flight)', () => {
     } finally {
       await merchant.server.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a worker killed mid-confirm (merchant handoff in flight)', () => {
