@@ -150,7 +150,7 @@ async function killAfterCommit<T>(keys: string[], tables: string[], committed: (
 }
 
 describe('API SIGKILL after keyed creates committed, before they were answered', () => {
-  it('retries answer the merchant, match session and checkout the first run created, with usable credentials; one order each at the merchant', async () => {
+  it('retries answer the merchant, match session, proposal and checkout the first run created, with usable credentials; one order each at the merchant', async () => {
     const product = await stockedProduct(db);
     const tag = letters();
     const merchant = await orderMerchant();
@@ -165,26 +165,34 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
       const reg = (i: number) => ({ path: '/v1/merchant/register', key: `reg-${tag}-${i}`, body: { merchant_id: `m-${tag}-${i}`, agent_endpoint: merchant.url } });
       const ms = (i: number) => ({ path: '/v1/match', key: `ms-${tag}-${i}`, body: { intent_id: forSessions[i]!.intentId, proposal_ids: [forSessions[i]!.proposalId] } });
       const chk = (i: number) => ({ path: '/v1/agentic-checkout', key: `chk-${tag}-${i}`, body: checkoutBody(forCheckouts[i]!) });
-      const requests = [reg(0), reg(1), ms(0), ms(1), chk(0), chk(1)];
-      const send = () => Promise.all(requests.map((r) => post(r.path, r.body, { 'idempotency-key': r.key })));
+      const prop = (i: number) => ({
+        path: '/v1/proposals',
+        key: `prop-${tag}-${i}`,
+        headers: { 'x-merchant-token': seller.body.registration_token as string },
+        body: { merchant_agent_id: `m-${tag}`, intent_id: forSessions[i]!.intentId, product_id: product.product_id, offer_title: 'Trail bottle, second offer', price: product.price_cents / 100 },
+      });
+      const requests: Array<{ path: string; key: string; body: unknown; headers?: Record<string, string> }> = [reg(0), reg(1), ms(0), ms(1), chk(0), chk(1), prop(0), prop(1)];
+      const send = () => Promise.all(requests.map((r) => post(r.path, r.body, { ...r.headers, 'idempotency-key': r.key })));
       const merchantsOf = () => db.selectFrom('merchants').select('merchant_id').where('merchant_id', 'like', `m-${tag}-%`).execute();
       const sessionsOf = () => db.selectFrom('match_sessions').select('match_session_id').where('intent_id', 'in', forSessions.map((g) => g.intentId)).execute();
+      const proposalsOf = () => db.selectFrom('proposals').select('proposal_id').where('intent_id', 'in', forSessions.map((g) => g.intentId)).execute();
       const checkoutsOf = () => db.selectFrom('agentic_checkouts').select('checkout_id').where('intent_id', 'in', forCheckouts.map((g) => g.intentId)).execute();
       const cut = await killAfterCommit(
         requests.map((r) => r.key),
-        ['merchants', 'match_sessions', 'agentic_checkouts'],
-        async () => (await merchantsOf()).length === 2 && (await sessionsOf()).length === 4 && (await checkoutsOf()).length === 2,
+        ['merchants', 'match_sessions', 'agentic_checkouts', 'proposals'],
+        async () => (await merchantsOf()).length === 2 && (await sessionsOf()).length === 4 && (await checkoutsOf()).length === 2 && (await proposalsOf()).length === 4,
         send,
       );
       expect(cut.map((r) => r.status)).toEqual(requests.map(() => 0));
       const planned = (await checkoutsOf()).map((c) => c.checkout_id).sort();
       const sessionsBefore = (await sessionsOf()).map((s) => s.match_session_id).sort();
+      const proposalsBefore = (await proposalsOf()).map((p) => p.proposal_id).sort();
 
       await d.startApi();
       const t0 = Date.now();
       const retried = await send();
       console.log(`[faults] keyed creates committed before an API SIGKILL: retries answered within ${Date.now() - t0} ms`);
-      const [regs, sessions, created] = [retried.slice(0, 2), retried.slice(2, 4), retried.slice(4)];
+      const [regs, sessions, created, proposals] = [retried.slice(0, 2), retried.slice(2, 4), retried.slice(4, 6), retried.slice(6)];
 
       // Registration: created (as the first run would have said), with credentials that work.
       for (const r of regs) expect(r.status, r.text).toBe(200);
@@ -198,6 +206,10 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
       for (const r of sessions) expect(r.status, r.text).toBe(201);
       expect(sessions.map((r) => r.body.match_session.match_session_id).every((id) => sessionsBefore.includes(id))).toBe(true);
       expect((await sessionsOf()).map((s) => s.match_session_id).sort()).toEqual(sessionsBefore);
+      // Proposals: the ones the first run stored.
+      for (const r of proposals) expect(r.status, r.text).toBe(201);
+      expect(proposals.map((r) => r.body.proposal.proposal_id).every((id) => proposalsBefore.includes(id))).toBe(true);
+      expect((await proposalsOf()).map((p) => p.proposal_id).sort()).toEqual(proposalsBefore);
       // Checkouts: the ids the first run planned; nothing planned twice; each workflow waits for its confirm.
       for (const r of created) expect(r.status, r.text).toBe(201);
       expect(created.map((r) => r.body.checkout.checkout_id).sort()).toEqual(planned);
