@@ -39,7 +39,10 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'currency_mismatch', 'The currency differs from the proposal currency.'],
       temporalUnavailable,
     ],
-    handler: async (ctx, { body }) => ({ status: 201, body: { checkout: await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), requestResourceId(ctx, 'chk')) } }),
+    handler: async (ctx, { body }) => {
+      const checkout = await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), requestResourceId(ctx, 'chk'));
+      return { status: 201, body: { checkout } };
+    },
   });
 
   r.add({

@@ -101,7 +101,8 @@ export function matchRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
-      const token = await acceptMatch(acceptDeps(ctx), params.matchSessionId, body, { requestId: ctx.state.requestId, keyId: ctx.state.apiKey?.keyId }, caller, requestResourceId(ctx, 'mt'));
+      const trace = { requestId: ctx.state.requestId, keyId: ctx.state.apiKey?.keyId };
+      const token = await acceptMatch(acceptDeps(ctx), params.matchSessionId, body, trace, caller, requestResourceId(ctx, 'mt'));
       return { body: { match_token: matchTokenView(token, caller) } };
     },
   });
@@ -145,7 +146,8 @@ export function matchRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
-      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, caller, { keyId: ctx.state.apiKey?.keyId }, requestResourceId(ctx, 'pauth'));
+      const trace = { keyId: ctx.state.apiKey?.keyId };
+      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, caller, trace, requestResourceId(ctx, 'pauth'));
       return { body: { payment_authorization: paymentAuthorizationView(authorization, token.intent_id), match_token: matchTokenView(token, caller) } };
     },
   });

@@ -124,7 +124,12 @@ async function remixBase(db: Db, productId: number, proposal: ProposalRow | null
 }
 
 /** `feedbackId`: fixed by the request's Idempotency-Key claim, so a retry after a crash records the event once. */
-export async function recordDecisionEvent(db: Db, input: DecisionEventInput, caller: Caller, feedbackId: string = newId('fb')): Promise<DecisionEventT> {
+export async function recordDecisionEvent(
+  db: Db,
+  input: DecisionEventInput,
+  caller: Caller,
+  feedbackId: string = newId('fb'),
+): Promise<DecisionEventT> {
   const stored = await db.selectFrom('decision_events').selectAll().where('feedback_id', '=', feedbackId).executeTakeFirst();
   if (stored && stored.developer_id === ownerOf(caller)) return decisionEventView(stored);
   const type = eventType(input.event_type);

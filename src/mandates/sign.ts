@@ -50,7 +50,12 @@ export async function signIntentMandate(
   if (!key) throw signingUnavailable();
   // A mandate may name only an intent of the caller's own (another developer's answers as unknown).
   if (input.intent_id !== undefined) await getOwnIntent(deps.db, input.intent_id, apiCaller(principal.developerId));
-  const stored = await deps.db.selectFrom('intent_mandates').selectAll().where('mandate_id', '=', mandate_id).where('developer_id', '=', principal.developerId).executeTakeFirst();
+  const stored = await deps.db
+    .selectFrom('intent_mandates')
+    .selectAll()
+    .where('mandate_id', '=', mandate_id)
+    .where('developer_id', '=', principal.developerId)
+    .executeTakeFirst();
   if (stored) return mandateOf(stored, deps.issuer);
 
   // Whole seconds, so issued_at/expires_at read the same in every language's date parser.

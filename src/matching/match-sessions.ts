@@ -55,7 +55,12 @@ export async function createMatchSession(
   const intent = await getOwnIntent(db, input.intent_id, opts.caller);
   const sessionId = opts.sessionId ?? newId('ms');
   // A keyed retry after a crash: the session the first run stored (one transaction: all of it or nothing).
-  const stored = await db.selectFrom('match_sessions').selectAll().where('match_session_id', '=', sessionId).where('intent_id', '=', intent.intent_id).executeTakeFirst();
+  const stored = await db
+    .selectFrom('match_sessions')
+    .selectAll()
+    .where('match_session_id', '=', sessionId)
+    .where('intent_id', '=', intent.intent_id)
+    .executeTakeFirst();
   if (stored) return stored;
   await expireDueProposals(db, { intentId: intent.intent_id });
   let candidates: RankableProposal[];

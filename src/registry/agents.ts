@@ -75,16 +75,34 @@ export async function registerAgent(
     const { token, hash } = mintRegistrationToken(AGENT_TOKEN_PREFIX);
     const inserted = await trx
       .insertInto('commerce_agents')
-      .values({ agent_id: input.agent_id, ...cols, agent_type: input.agent_type, endpoint: input.endpoint, token_hash: hash, registered_by_key_id: caller.keyId ?? null, created_by_request: caller.createdByRequest ?? null })
+      .values({
+        agent_id: input.agent_id,
+        ...cols,
+        agent_type: input.agent_type,
+        endpoint: input.endpoint,
+        token_hash: hash,
+        registered_by_key_id: caller.keyId ?? null,
+        created_by_request: caller.createdByRequest ?? null,
+      })
       .onConflict((oc) => oc.column('agent_id').doNothing())
       .returningAll()
       .executeTakeFirst();
     if (inserted) return { created: true, registrationToken: token, agent: inserted };
 
-    const existing = await trx.selectFrom('commerce_agents').select(['token_hash', 'created_by_request']).where('agent_id', '=', input.agent_id).forUpdate().executeTakeFirstOrThrow();
+    const existing = await trx
+      .selectFrom('commerce_agents')
+      .select(['token_hash', 'created_by_request'])
+      .where('agent_id', '=', input.agent_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (caller.createdByRequest && existing.created_by_request === caller.createdByRequest) {
       // The same keyed request, retried after the API died before answering: a fresh token for the agent its first run created.
-      const agent = await trx.updateTable('commerce_agents').set({ token_hash: hash, updated_at: sql`now()` }).where('agent_id', '=', input.agent_id).returningAll().executeTakeFirstOrThrow();
+      const agent = await trx
+        .updateTable('commerce_agents')
+        .set({ token_hash: hash, updated_at: sql`now()` })
+        .where('agent_id', '=', input.agent_id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return { created: true, registrationToken: token, agent };
     }
     assertRegistrationToken('x-agent-token', caller.presentedToken, existing.token_hash, input.agent_id);

@@ -114,7 +114,11 @@ export async function registerMerchant(
       // first credentials, so it gets fresh ones for the merchant its first run created.
       const merchant = await trx
         .updateTable('merchants')
-        .set({ token_hash: hash, webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, newSecret), updated_at: sql`now()` })
+        .set({
+          token_hash: hash,
+          webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, newSecret),
+          updated_at: sql`now()`,
+        })
         .where('merchant_id', '=', input.merchant_id)
         .returningAll()
         .executeTakeFirstOrThrow();
