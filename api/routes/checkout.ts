@@ -3,6 +3,7 @@ import { checkoutView, getCheckoutAs } from '../../src/checkout/checkouts';
 import { callerOf } from '../caller';
 import { CHECKOUT_WAIT, checkoutStatusUrl, confirmCheckout, createCheckout, type CheckoutWait } from '../../src/checkout/client';
 import { preferredWaitMs } from '../prefer-wait';
+import { requestResourceId } from '../middleware/idempotency';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Agentic checkout';
@@ -57,7 +58,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { body }) => {
       const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
-      return answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), waitMs), 201);
+      return answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), waitMs, requestResourceId(ctx, 'chk')), 201);
     },
   });
 

@@ -90,7 +90,9 @@ async function assertOwnReferences(db: Db, body: Pick<CheckoutCreateBody, 'inten
 
 /**
  * POST /v1/agentic-checkout: the plan (201), or the failed check's code; past `waitMs` the checkout id
- * (202). With no worker polling: 503 no_worker at once.
+ * (202). With no worker polling: 503 no_worker at once. `checkoutId` is fixed by the request's
+ * Idempotency-Key claim when it has one: a retry after the API died joins the same workflow
+ * (USE_EXISTING) and the same plan Update (its id), so one checkout exists, planned once.
  */
 export async function createCheckout(
   temporal: TemporalHandle | null,
@@ -98,10 +100,10 @@ export async function createCheckout(
   body: CheckoutCreateBody,
   caller: Caller,
   waitMs = CHECKOUT_WAIT.defaultS * 1000,
+  checkoutId: string = newId('chk'),
 ): Promise<CheckoutWait> {
   const t = requireTemporal(temporal);
   await assertOwnReferences(db, body, caller);
-  const checkoutId = newId('chk');
   const workflowId = workflowIds.checkout(checkoutId);
   const start = new WithStartWorkflowOperation<AgenticCheckoutWorkflow>('agenticCheckout', {
     workflowId,
