@@ -54,6 +54,9 @@ export interface ImportOptions {
   storeUrl?: string | null;
   trigger?: 'cli' | 'api' | 'schedule';
   feedId?: string | null;
+  /** The run record's id when the caller chose it (a scheduled refresh: a retried attempt reuses its run). */
+  runId?: string;
+  workflowId?: string | null;
   /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far. */
   onProgress?: (p: { rows: number; bytes: number }) => void;
 }
@@ -128,35 +131,65 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
   if (!merchant) throw new FeedFileError(`no registered merchant ${JSON.stringify(merchantId)}: register it first (POST /v1/merchant/register)`);
   const pool = poolOf(db);
   if (!pool) throw new Error('importFeed needs a Db made by createDb (it streams rows with COPY)');
-  const report: FeedReport = { run_id: newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [], timings_ms: {} };
+  const report: FeedReport = { run_id: opts.runId ?? newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [], timings_ms: {} };
   await db
     .insertInto('feed_runs')
-    .values({ run_id: report.run_id, merchant_id: merchantId, feed_id: opts.feedId ?? null, trigger: opts.trigger ?? 'cli', status: 'running', full_snapshot: opts.fullSnapshot ?? false })
+    .values({
+      run_id: report.run_id,
+      merchant_id: merchantId,
+      feed_id: opts.feedId ?? null,
+      trigger: opts.trigger ?? 'cli',
+      status: 'running',
+      full_snapshot: opts.fullSnapshot ?? false,
+      workflow_id: opts.workflowId ?? null,
+    })
+    // A retried attempt of the same run (or a scheduled run that recorded its fetch) continues its record.
+    .onConflict((oc) => oc.column('run_id').doUpdateSet({ status: 'running', error: null, finished_at: null }))
     .execute();
+  const counting = new CountingSource(source);
+  const progress = runProgress(db, report.run_id, opts.onProgress);
   const client = await pool.connect();
   try {
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('catalog-writer'))`);
-    await runImport(client, new CountingSource(source), merchantId, opts, report);
+    await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report);
     const t = Date.now();
     await client.query('commit');
     report.timings_ms.commit = Date.now() - t;
   } catch (err) {
     await client.query('rollback').catch(() => {});
-    await finishRun(db, report, 'failed', (err as Error).message);
+    await finishRun(db, report, counting.bytes, 'failed', (err as Error).message);
     throw err;
   } finally {
     client.release();
   }
-  await finishRun(db, report, 'succeeded', null);
+  await finishRun(db, report, counting.bytes, 'succeeded', null);
   return report;
 }
 
-async function finishRun(db: Db, r: FeedReport, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+/** Once a second at most: the caller's progress callback, and the counts so far on the run record (GET …/runs shows a running import). */
+function runProgress(db: Db, runId: string, onProgress: ImportOptions['onProgress']): NonNullable<ImportOptions['onProgress']> {
+  let last = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  return (p) => {
+    onProgress?.(p);
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    // Outside the import's transaction, so visible while it runs; a lost update is only a stale count.
+    writing = writing
+      .then(() => db.updateTable('feed_runs').set({ rows_read: p.rows, bytes_read: p.bytes }).where('run_id', '=', runId).where('status', '=', 'running').execute())
+      .catch(() => undefined);
+  };
+}
+
+async function finishRun(db: Db, r: FeedReport, bytes: number, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
   await db
     .updateTable('feed_runs')
     .set({
       status,
+      bytes_read: bytes,
+      timings_ms: JSON.stringify(r.timings_ms),
       format: r.format,
       rows_read: r.rows_read,
       added: r.imported,
