@@ -8,6 +8,7 @@ import type { Availability, ProductVariant } from '../db/schema-catalog';
 import { newId } from '../ids';
 import { minorUnitDigits, parseMajorUnits } from '../money';
 import { CountingSource, FeedFileError, fileSource, openFeed, type FeedFormat } from './feed-format';
+import { BulkIndexWork } from './bulk-index';
 import { canonicalRecords } from './feed-mappings';
 import { SEED_CATEGORY_ID_LIMIT, categorySlug, searchTags, slugify } from './taxonomy';
 
@@ -149,15 +150,20 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
   const counting = new CountingSource(source);
   const progress = runProgress(db, report.run_id, opts.onProgress);
   const client = await pool.connect();
+  const indexWork = new BulkIndexWork(pool);
   try {
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('catalog-writer'))`);
-    await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report);
-    const t = Date.now();
+    await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report, indexWork);
+    let t = Date.now();
     await client.query('commit');
     report.timings_ms.commit = Date.now() - t;
+    t = Date.now();
+    await indexWork.finish();
+    report.timings_ms.index_merge = Date.now() - t;
   } catch (err) {
     await client.query('rollback').catch(() => {});
+    await indexWork.finish().catch(() => undefined);
     await finishRun(db, report, counting.bytes, 'failed', (err as Error).message);
     throw err;
   } finally {
@@ -211,7 +217,14 @@ const STAGE_COLUMNS = [
   'feed_attributes', 'variant', 'has_options',
 ] as const;
 
-async function runImport(client: pg.PoolClient, source: CountingSource, merchantId: string, opts: ImportOptions, report: FeedReport): Promise<void> {
+async function runImport(
+  client: pg.PoolClient,
+  source: CountingSource,
+  merchantId: string,
+  opts: ImportOptions,
+  report: FeedReport,
+  indexWork: BulkIndexWork,
+): Promise<void> {
   const feed = await openFeed(source);
   report.format = feed.format;
   if (feed.header && feed.format !== 'shopify_csv') {
@@ -276,7 +289,7 @@ async function runImport(client: pg.PoolClient, source: CountingSource, merchant
   opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes });
   report.timings_ms.parse_copy = Date.now() - t;
   await categories.insertNew(client);
-  await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject);
+  await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject, indexWork);
 }
 
 /** COPY text format: tab-separated, \N for null, backslash escapes; arrays and objects as JSON. */
@@ -298,7 +311,14 @@ function escapeCopy(s: string): string {
 }
 
 /** The staged rows into products, as set operations (docs/CATALOG.md, "How an import is applied"). */
-async function merge(client: pg.PoolClient, merchantId: string, full: boolean, report: FeedReport, reject: (line: number, reason: string) => void): Promise<void> {
+async function merge(
+  client: pg.PoolClient,
+  merchantId: string,
+  full: boolean,
+  report: FeedReport,
+  reject: (line: number, reason: string) => void,
+  indexWork: BulkIndexWork,
+): Promise<void> {
   let t = Date.now();
   const lap = (name: string) => {
     report.timings_ms[name] = Date.now() - t;
@@ -329,6 +349,10 @@ async function merge(client: pg.PoolClient, merchantId: string, full: boolean, r
   await client.query(`create index on feed_products (product_key)`);
   await client.query('analyze feed_products');
   lap('group');
+  // Before anything here reads or writes products (the switch needs the index for an instant).
+  const staged = await client.query<{ n: number }>(`select count(*)::int as n from feed_products`);
+  await indexWork.deferIfLarge(staged.rows[0]!.n);
+  lap('index_defer');
 
   const fields = `title = x.title, description = x.description, brand = x.brand, price_cents = x.price_cents,
     original_price_cents = x.original_price_cents, currency = x.currency, discount_label = x.discount_label, main_image = x.main_image,
