@@ -154,6 +154,9 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
   try {
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('catalog-writer'))`);
+    // The set statements sort and hash every staged row (dedupe, group, anti-join): with the 4 MB
+    // default a large feed sorts on disk in many passes. Local to this transaction.
+    await client.query(`set local work_mem = '64MB'`);
     await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report, indexWork);
     let t = Date.now();
     await client.query('commit');
