@@ -1,8 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
@@ -13,6 +16,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
+import { workflowBundle } from '../worker/run';
 
 /**
  * Feeds that refresh themselves (docs/CATALOG.md): a merchant registers a feed URL served by a
@@ -24,6 +28,15 @@ import { startTestWorker } from './helpers/worker';
  */
 
 const FETCH_TIMEOUT_MS = 2000;
+const HISTORIES = path.join(import.meta.dirname, 'histories');
+
+/** A finished run replays against the current workflow code; recorded for the replay suite (test/temporal.test.ts). */
+async function replayAndRecord(workflowId: string, file: string) {
+  const history = await api.temporal!.client.workflow.getHandle(workflowId).fetchHistory();
+  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId);
+  const target = path.join(HISTORIES, file);
+  if (process.env.RECORD_HISTORIES || !existsSync(target)) await writeFile(target, `${historyToJSON(history)}\n`);
+}
 const HEADER = 'id\ttitle\tdescription\tlink\timage_link\tavailability\tprice\tbrand';
 const row = (id: string, title: string, price: string) => `${id}\t${title}\tA test product.\thttps://shop.test/p/${id}\thttps://cdn.shop.test/${id}.jpg\tin_stock\t${price} USD\tRefresco`;
 
@@ -130,6 +143,8 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
     expect(feedRequests()).toHaveLength(1);
     expect(feedRequests()[0]!.headers['if-none-match']).toBeUndefined();
     expect(await product(M, 'RF-2')).toMatchObject({ price_cents: 1250, availability: 'in_stock' });
+    await api.temporal!.client.workflow.getHandle(first.workflow_id).result();
+    await replayAndRecord(first.workflow_id, 'feed-refresh.json');
 
     const feed = await asMerchant(token, 'GET', `/v1/merchant/${M}/feeds/${feedId}`);
     expect(feed.body).toMatchObject({ feed_id: feedId, etag: '"v1"', last_run: { run_id: first.run_id, status: 'succeeded' } });
@@ -177,6 +192,9 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
     expect(elapsed).toBeLessThan(FETCH_TIMEOUT_MS + 15_000);
     expect(failed.duration_ms).toBeGreaterThanOrEqual(FETCH_TIMEOUT_MS - 100);
     expect((await api.temporal!.client.schedule.getHandle(scheduleId).describe()).state.paused).toBe(false);
+    // The workflow completed (a failed run does not fail the schedule's action) with the reason.
+    expect(await api.temporal!.client.workflow.getHandle(failed.workflow_id).result()).toMatchObject({ status: 'failed', error: failed.error });
+    await replayAndRecord(failed.workflow_id, 'feed-refresh-failed.json');
 
     // The server is back: the next run asks with the validators of the last good fetch.
     served.hang = false;

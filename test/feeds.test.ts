@@ -4,6 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
@@ -280,6 +281,16 @@ describe('catalogs belong to merchants', () => {
     const run = await db.selectFrom('feed_runs').selectAll().where('merchant_id', '=', 'feeds-progress').executeTakeFirstOrThrow();
     expect(run).toMatchObject({ status: 'succeeded', rows_read: rows, added: rows });
     expect(Number(run.bytes_read)).toBe((await stat(file)).size);
-    expect(Object.keys(run.timings_ms)).toEqual(expect.arrayContaining(['parse_copy', 'insert', 'commit']));
+    expect(Object.keys(run.timings_ms)).toEqual(expect.arrayContaining(['parse_copy', 'insert', 'commit', 'index_merge']));
+    // 30,000 new products is a large import: the read-tuned GIN indexes were switched to fastupdate
+    // for it and are back to fastupdate off, their pending lists merged.
+    const gin = await sql<{ relname: string; reloptions: string[] }>`select relname, reloptions from pg_class
+      where relname in ('products_search_tsv_idx', 'products_title_trgm_idx') order by relname`.execute(db);
+    expect(gin.rows).toEqual([
+      { relname: 'products_search_tsv_idx', reloptions: ['fastupdate=off'] },
+      { relname: 'products_title_trgm_idx', reloptions: ['fastupdate=off'] },
+    ]);
+    const found = await db.selectFrom('products').select('external_id').where('merchant_id', '=', 'feeds-progress').where(sql<boolean>`title % 'Progress item 29999'`).execute();
+    expect(found.map((p) => p.external_id)).toContain('P-29999');
   });
 });
