@@ -58,8 +58,8 @@ export interface ImportOptions {
   /** The run record's id when the caller chose it (a scheduled refresh: a retried attempt reuses its run). */
   runId?: string;
   workflowId?: string | null;
-  /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far. */
-  onProgress?: (p: { rows: number; bytes: number }) => void;
+  /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far; `final` once all are read. */
+  onProgress?: (p: { rows: number; bytes: number; final?: boolean }) => void;
 }
 
 /** Header aliases, lower-case (Google Merchant Center and ACP names are accepted too). */
@@ -183,7 +183,7 @@ function runProgress(db: Db, runId: string, onProgress: ImportOptions['onProgres
   return (p) => {
     onProgress?.(p);
     const now = Date.now();
-    if (now - last < 1000) return;
+    if (now - last < 1000 && !p.final) return;
     last = now;
     // Outside the import's transaction, so visible while it runs; a lost update is only a stale count.
     writing = writing
@@ -289,7 +289,7 @@ async function runImport(
   let t = Date.now();
   const copy = client.query(copyFrom(`copy feed_stage (${STAGE_COLUMNS.join(', ')}) from stdin`));
   await pipeline(Readable.from(copyLines()), copy);
-  opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes });
+  opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes, final: true });
   report.timings_ms.parse_copy = Date.now() - t;
   await categories.insertNew(client);
   await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject, indexWork);
