@@ -126,7 +126,7 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
     expect(res.status, res.text).toBe(201);
     feedId = res.body.feed_id;
     scheduleId = res.body.schedule_id;
-    expect(res.body).toMatchObject({ merchant_id: M, refresh_interval_s: 3600, full_snapshot: true, status: 'active', schedule_id: `feed-refresh-${feedId}` });
+    expect(res.body).toMatchObject({ merchant_id: M, refresh_interval_s: 3600, full_snapshot: true, currency: null, store_url: null, status: 'active', schedule_id: `feed-refresh-${feedId}` });
     expect(res.headers.get('location')).toBe(`/v1/merchant/${M}/feeds/${feedId}`);
 
     // Operators see the schedule in Temporal, starting the feedRefresh workflow on the API's task queue.

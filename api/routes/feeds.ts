@@ -1,4 +1,4 @@
-import { AppError } from '../../src/errors';
+import { AppError, temporalUnavailable } from '../../src/errors';
 import { FeedFileError, importFeedSource } from '../../src/catalog/feed-import';
 import { FeedRefreshError, feedView, fetchFeed, listFeeds, listRuns, loadFeed, markFeedDeleted, registerFeed } from '../../src/catalog/feed-refresh';
 import { scheduleFeedRefresh, unscheduleFeedRefresh } from '../../src/feed-refresh/client';
@@ -46,12 +46,14 @@ export function feedRoutes(r: RouteRegistry): void {
       }
       if (body.refresh_interval_s !== undefined) {
         if (body.url === undefined) throw new AppError(400, 'invalid_payload', 'A feed refreshed on a schedule needs a url, not content.', { fields: ['url'] });
-        if (!ctx.deps.temporal) throw new AppError(503, 'temporal_unavailable', 'Feed refresh runs on Temporal, which is not reachable from this API process; nothing was registered.');
+        if (!ctx.deps.temporal) throw temporalUnavailable('Feed refresh');
         const feed = await registerFeed(ctx.deps.db, ctx.deps.config, {
           merchantId: params.merchantId,
           url: body.url,
           refreshIntervalS: body.refresh_interval_s,
           fullSnapshot: body.full_snapshot ?? true,
+          defaultCurrency: body.currency,
+          storeUrl: body.store_url ?? null,
         });
         try {
           await scheduleFeedRefresh(ctx.deps.temporal, { feedId: feed.feed_id, merchantId: feed.merchant_id, refreshIntervalS: feed.refresh_interval_s });

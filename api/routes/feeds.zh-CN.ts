@@ -31,4 +31,6 @@ export const feedsZhCN: Record<string, string> = {
   "The feed is removed.": "数据源已移除。",
   "The runs, newest first.": "运行记录，最新在前。",
   "The registered feed, with its schedule id (Location: the feed).": "已登记的数据源及其调度 id（Location：该数据源）。",
+  "Currency of prices that name none, as registered (default USD).": "未注明币种的价格所用币种（登记时提供；默认 USD）。",
+  "Storefront origin for product links of a Shopify export, as registered.": "Shopify 导出商品链接所用的店铺源地址（登记时提供）。",
 };

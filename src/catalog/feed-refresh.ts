@@ -61,6 +61,8 @@ export interface FeedView {
   url: string;
   refresh_interval_s: number;
   full_snapshot: boolean;
+  currency: string | null;
+  store_url: string | null;
   status: 'active' | 'paused';
   schedule_id: string;
   etag: string | null;
@@ -101,6 +103,8 @@ export function feedView(row: FeedRow, lastRun: FeedRunView | null): FeedView {
     url: row.url,
     refresh_interval_s: row.refresh_interval_s,
     full_snapshot: row.full_snapshot,
+    currency: row.default_currency,
+    store_url: row.store_url,
     status: row.status === 'paused' ? 'paused' : 'active',
     schedule_id: feedScheduleId(row.feed_id),
     etag: row.etag,
@@ -114,7 +118,7 @@ export function feedView(row: FeedRow, lastRun: FeedRunView | null): FeedView {
 export async function registerFeed(
   db: Db,
   config: FeedFetchConfig,
-  input: { merchantId: string; url: string; refreshIntervalS: number; fullSnapshot: boolean },
+  input: { merchantId: string; url: string; refreshIntervalS: number; fullSnapshot: boolean; defaultCurrency?: string; storeUrl?: string | null },
 ): Promise<FeedRow> {
   try {
     await assertSafeEndpoint(input.url, endpointPolicy(config.ALLOW_PRIVATE_ENDPOINTS));
@@ -124,7 +128,15 @@ export async function registerFeed(
   }
   return db
     .insertInto('merchant_feeds')
-    .values({ feed_id: newId('feed'), merchant_id: input.merchantId, url: input.url, refresh_interval_s: input.refreshIntervalS, full_snapshot: input.fullSnapshot })
+    .values({
+      feed_id: newId('feed'),
+      merchant_id: input.merchantId,
+      url: input.url,
+      refresh_interval_s: input.refreshIntervalS,
+      full_snapshot: input.fullSnapshot,
+      default_currency: input.defaultCurrency?.toUpperCase() ?? null,
+      store_url: input.storeUrl ?? null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -213,6 +225,8 @@ export async function refreshFeed(db: Db, config: FeedFetchConfig, input: { feed
     report = await importFeedSource(db, (async function* () { yield res.body; })(), {
       merchantId: feed.merchant_id,
       fullSnapshot: feed.full_snapshot,
+      defaultCurrency: feed.default_currency ?? undefined,
+      storeUrl: feed.store_url,
       feedId: feed.feed_id,
       runId: input.runId,
       workflowId: input.workflowId,

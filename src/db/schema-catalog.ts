@@ -83,6 +83,8 @@ export interface MerchantFeedsTable {
   full_snapshot: Defaulted<boolean>;
   etag: string | null;
   last_modified: string | null;
+  default_currency: string | null;
+  store_url: string | null;
   status: Defaulted<'active' | 'paused' | 'deleted'>;
   created_at: Timestamp;
   updated_at: Timestamp;

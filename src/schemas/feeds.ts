@@ -60,6 +60,8 @@ export const MerchantFeed = z
     url: z.string(),
     refresh_interval_s: z.number().int(),
     full_snapshot: z.boolean(),
+    currency: z.string().nullable().meta({ description: 'Currency of prices that name none, as registered (default USD).' }),
+    store_url: z.string().nullable().meta({ description: 'Storefront origin for product links of a Shopify export, as registered.' }),
     status: z.enum(['active', 'paused']),
     schedule_id: z.string().meta({ description: 'The Temporal Schedule that refreshes the feed (operators see, pause and trigger it in the Temporal UI).' }),
     etag: z.string().nullable(),
