@@ -13,7 +13,13 @@ const recording = wf.proxyActivities<FeedActivities>({
 const refreshing = wf.proxyActivities<FeedActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3, nonRetryableErrorTypes: ['FeedRefreshError'] },
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['FeedRefreshError'],
+  },
 });
 
 /**
@@ -31,7 +37,8 @@ export async function feedRefresh(input: FeedRefreshInput): Promise<FeedRefreshO
   stage('refreshing', `feed ${input.feedId} of ${input.merchantId}: run ${runId}`);
   try {
     const result = await refreshing.refreshMerchantFeed({ feedId: input.feedId, runId, workflowId });
-    stage(result.status, `run ${runId}: ${result.rowsRead} rows read, ${result.added} added, ${result.changed} changed, ${result.removed} removed, ${result.rejected} rejected`);
+    const counts = `${result.added} added, ${result.changed} changed, ${result.removed} removed, ${result.rejected} rejected`;
+    stage(result.status, `run ${runId}: ${result.rowsRead} rows read, ${counts}`);
     return result;
   } catch (err) {
     if (!(err instanceof wf.ActivityFailure)) throw err;

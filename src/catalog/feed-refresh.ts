@@ -31,7 +31,11 @@ export class FeedRefreshError extends Error {
 const MAX_REDIRECTS = 3;
 
 /** One bounded GET of a feed URL. `validators`: the ETag / Last-Modified of the last good fetch. */
-export async function fetchFeed(url: string, config: FeedFetchConfig, validators: { etag?: string | null; lastModified?: string | null } = {}): Promise<OutboundResponse> {
+export async function fetchFeed(
+  url: string,
+  config: FeedFetchConfig,
+  validators: { etag?: string | null; lastModified?: string | null } = {},
+): Promise<OutboundResponse> {
   const headers: Record<string, string> = { accept: '*/*' };
   if (validators.etag) headers['if-none-match'] = validators.etag;
   if (validators.lastModified) headers['if-modified-since'] = validators.lastModified;
@@ -118,12 +122,21 @@ export function feedView(row: FeedRow, lastRun: FeedRunView | null): FeedView {
 export async function registerFeed(
   db: Db,
   config: FeedFetchConfig,
-  input: { merchantId: string; url: string; refreshIntervalS: number; fullSnapshot: boolean; defaultCurrency?: string; storeUrl?: string | null },
+  input: {
+    merchantId: string;
+    url: string;
+    refreshIntervalS: number;
+    fullSnapshot: boolean;
+    defaultCurrency?: string;
+    storeUrl?: string | null;
+  },
 ): Promise<FeedRow> {
   try {
     await assertSafeEndpoint(input.url, endpointPolicy(config.ALLOW_PRIVATE_ENDPOINTS));
   } catch (err) {
-    if (err instanceof UnsafeEndpointError) throw new AppError(400, 'invalid_feed_url', `The feed URL is not allowed: ${err.message}.`, { fields: ['url'] });
+    if (err instanceof UnsafeEndpointError) {
+      throw new AppError(400, 'invalid_feed_url', `The feed URL is not allowed: ${err.message}.`, { fields: ['url'] });
+    }
     throw err;
   }
   return db
@@ -143,13 +156,25 @@ export async function registerFeed(
 
 /** A merchant's own registered feed; another merchant's, a deleted or an unknown one: 404. */
 export async function loadFeed(db: Db, merchantId: string, feedId: string): Promise<FeedRow> {
-  const row = await db.selectFrom('merchant_feeds').selectAll().where('feed_id', '=', feedId).where('merchant_id', '=', merchantId).where('status', '<>', 'deleted').executeTakeFirst();
+  const row = await db
+    .selectFrom('merchant_feeds')
+    .selectAll()
+    .where('feed_id', '=', feedId)
+    .where('merchant_id', '=', merchantId)
+    .where('status', '<>', 'deleted')
+    .executeTakeFirst();
   if (!row) throw new AppError(404, 'feed_not_found', 'No registered feed with this id for this merchant.');
   return row;
 }
 
 export async function listFeeds(db: Db, merchantId: string): Promise<FeedView[]> {
-  const rows = await db.selectFrom('merchant_feeds').selectAll().where('merchant_id', '=', merchantId).where('status', '<>', 'deleted').orderBy('created_at').execute();
+  const rows = await db
+    .selectFrom('merchant_feeds')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('status', '<>', 'deleted')
+    .orderBy('created_at')
+    .execute();
   return Promise.all(rows.map(async (r) => feedView(r, (await listRuns(db, r.feed_id, 1))[0] ?? null)));
 }
 
@@ -159,7 +184,14 @@ export async function markFeedDeleted(db: Db, feedId: string): Promise<void> {
 }
 
 export async function listRuns(db: Db, feedId: string, limit: number): Promise<FeedRunView[]> {
-  const rows = await db.selectFrom('feed_runs').selectAll().where('feed_id', '=', feedId).orderBy('started_at', 'desc').orderBy('run_id').limit(limit).execute();
+  const rows = await db
+    .selectFrom('feed_runs')
+    .selectAll()
+    .where('feed_id', '=', feedId)
+    .orderBy('started_at', 'desc')
+    .orderBy('run_id')
+    .limit(limit)
+    .execute();
   return rows.map((r) => ({
     run_id: r.run_id,
     feed_id: r.feed_id,
@@ -197,12 +229,23 @@ export interface FeedRefreshResult {
  * One refresh of a registered feed, recorded as run `runId` (a retried attempt reuses it). Throws
  * FeedRefreshError for what the merchant must fix; the caller records that as the run's failure.
  */
-export async function refreshFeed(db: Db, config: FeedFetchConfig, input: { feedId: string; runId: string; workflowId: string | null }): Promise<FeedRefreshResult> {
+export async function refreshFeed(
+  db: Db,
+  config: FeedFetchConfig,
+  input: { feedId: string; runId: string; workflowId: string | null },
+): Promise<FeedRefreshResult> {
   const none = { rowsRead: 0, added: 0, changed: 0, removed: 0, rejected: 0 };
   const feed = await db.selectFrom('merchant_feeds').selectAll().where('feed_id', '=', input.feedId).executeTakeFirst();
   // A run that fires while the feed is being removed (or is paused) does nothing and records nothing.
   if (!feed || feed.status !== 'active') return { runId: input.runId, status: 'skipped', ...none };
-  const run = { run_id: input.runId, merchant_id: feed.merchant_id, feed_id: feed.feed_id, trigger: 'schedule' as const, full_snapshot: feed.full_snapshot, workflow_id: input.workflowId };
+  const run = {
+    run_id: input.runId,
+    merchant_id: feed.merchant_id,
+    feed_id: feed.feed_id,
+    trigger: 'schedule' as const,
+    full_snapshot: feed.full_snapshot,
+    workflow_id: input.workflowId,
+  };
   await db
     .insertInto('feed_runs')
     .values({ ...run, status: 'running' })
@@ -241,18 +284,30 @@ export async function refreshFeed(db: Db, config: FeedFetchConfig, input: { feed
     return typeof v === 'string' && v.length <= 1024 ? v : null;
   };
   // The validators are kept only once the content they describe is in the catalog.
-  await db.updateTable('merchant_feeds').set({ etag: header('etag'), last_modified: header('last-modified'), updated_at: new Date() }).where('feed_id', '=', feed.feed_id).execute();
+  await db
+    .updateTable('merchant_feeds')
+    .set({ etag: header('etag'), last_modified: header('last-modified'), updated_at: new Date() })
+    .where('feed_id', '=', feed.feed_id)
+    .execute();
   await db
     .updateTable('feed_runs')
     .set({ timings_ms: JSON.stringify({ fetch: fetchMs, ...report.timings_ms }) })
     .where('run_id', '=', input.runId)
     .execute();
-  return { runId: input.runId, status: 'succeeded', rowsRead: report.rows_read, added: report.imported, changed: report.changed, removed: report.removed, rejected: report.rejected };
+  const { rows_read: rowsRead, imported: added, changed, removed, rejected } = report;
+  return { runId: input.runId, status: 'succeeded', rowsRead, added, changed, removed, rejected };
 }
 
 /** The run's failure, with the reason shown on GET …/runs; the feed keeps its schedule. */
-export async function recordRefreshFailure(db: Db, input: { feedId: string; runId: string; workflowId: string | null; error: string }): Promise<void> {
-  const feed = await db.selectFrom('merchant_feeds').select(['merchant_id', 'full_snapshot']).where('feed_id', '=', input.feedId).executeTakeFirst();
+export async function recordRefreshFailure(
+  db: Db,
+  input: { feedId: string; runId: string; workflowId: string | null; error: string },
+): Promise<void> {
+  const feed = await db
+    .selectFrom('merchant_feeds')
+    .select(['merchant_id', 'full_snapshot'])
+    .where('feed_id', '=', input.feedId)
+    .executeTakeFirst();
   if (!feed) return;
   const error = input.error.slice(0, 2000);
   await db

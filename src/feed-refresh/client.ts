@@ -37,7 +37,9 @@ function scheduleOptions(taskQueue: string, feed: { feedId: string; merchantId: 
 }
 
 /** Creates the feed's schedule (or brings it to this interval) and starts a first run now. */
-export async function scheduleFeedRefresh(temporal: TemporalHandle | null, feed: { feedId: string; merchantId: string; refreshIntervalS: number }): Promise<string> {
+type FeedSchedule = { feedId: string; merchantId: string; refreshIntervalS: number };
+
+export async function scheduleFeedRefresh(temporal: TemporalHandle | null, feed: FeedSchedule): Promise<string> {
   if (!temporal) throw temporalUnavailable('Feed refresh');
   const { scheduleId } = await ensureSchedule(temporal.client, scheduleOptions(temporal.taskQueue, feed)).catch(() => {
     throw temporalUnavailable('Feed refresh');

@@ -10,7 +10,8 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table merchant_feeds drop constraint merchant_feeds_status_check`.execute(db);
-  await sql`alter table merchant_feeds add constraint merchant_feeds_status_check check (status in ('active', 'paused', 'deleted'))`.execute(db);
+  await sql`alter table merchant_feeds
+    add constraint merchant_feeds_status_check check (status in ('active', 'paused', 'deleted'))`.execute(db);
   await sql`alter table merchant_feeds add column default_currency text, add column store_url text`.execute(db);
   await sql`alter table feed_runs
     add column bytes_read bigint not null default 0,
