@@ -1,6 +1,15 @@
 import { AppError, temporalUnavailable } from '../../src/errors';
 import { FeedFileError, importFeedSource } from '../../src/catalog/feed-import';
-import { FeedRefreshError, feedView, fetchFeed, listFeeds, listRuns, loadFeed, markFeedDeleted, registerFeed } from '../../src/catalog/feed-refresh';
+import {
+  FeedRefreshError,
+  feedView,
+  fetchFeed,
+  listFeeds,
+  listRuns,
+  loadFeed,
+  markFeedDeleted,
+  registerFeed,
+} from '../../src/catalog/feed-refresh';
 import { scheduleFeedRefresh, unscheduleFeedRefresh } from '../../src/feed-refresh/client';
 import * as S from '../../src/schemas/feeds';
 import { merchantToken } from './merchants';
@@ -15,7 +24,11 @@ const tokenErrors: ErrorRow[] = [
   [404, 'merchant_not_found', 'No merchant agent with this id.'],
 ];
 const merchantAuth = () => auth.apiKeyAnd('registry', 'MerchantToken', merchantToken((ctx) => ctx.params.merchantId), tokenErrors);
-const feedNotFound: ErrorRow = [404, 'feed_not_found', "No registered feed with this id for this merchant (another merchant's feed is not found either)."];
+const feedNotFound: ErrorRow = [
+  404,
+  'feed_not_found',
+  "No registered feed with this id for this merchant (another merchant's feed is not found either).",
+];
 
 export function feedRoutes(r: RouteRegistry): void {
   r.add({
@@ -45,7 +58,9 @@ export function feedRoutes(r: RouteRegistry): void {
         throw new AppError(400, 'invalid_payload', 'Give exactly one of content or url.', { fields: ['content', 'url'] });
       }
       if (body.refresh_interval_s !== undefined) {
-        if (body.url === undefined) throw new AppError(400, 'invalid_payload', 'A feed refreshed on a schedule needs a url, not content.', { fields: ['url'] });
+        if (body.url === undefined) {
+          throw new AppError(400, 'invalid_payload', 'A feed refreshed on a schedule needs a url, not content.', { fields: ['url'] });
+        }
         if (!ctx.deps.temporal) throw temporalUnavailable('Feed refresh');
         const feed = await registerFeed(ctx.deps.db, ctx.deps.config, {
           merchantId: params.merchantId,
@@ -56,7 +71,8 @@ export function feedRoutes(r: RouteRegistry): void {
           storeUrl: body.store_url ?? null,
         });
         try {
-          await scheduleFeedRefresh(ctx.deps.temporal, { feedId: feed.feed_id, merchantId: feed.merchant_id, refreshIntervalS: feed.refresh_interval_s });
+          const schedule = { feedId: feed.feed_id, merchantId: feed.merchant_id, refreshIntervalS: feed.refresh_interval_s };
+          await scheduleFeedRefresh(ctx.deps.temporal, schedule);
         } catch (err) {
           // No schedule, no feed: a retry registers it afresh.
           await markFeedDeleted(ctx.deps.db, feed.feed_id);
@@ -71,8 +87,8 @@ export function feedRoutes(r: RouteRegistry): void {
         try {
           bytes = (await fetchFeed(body.url!, ctx.deps.config)).body;
         } catch (err) {
-          if (err instanceof FeedRefreshError) throw new AppError(422, 'feed_unavailable', `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`);
-          throw err;
+          if (!(err instanceof FeedRefreshError)) throw err;
+          throw new AppError(422, 'feed_unavailable', `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`);
         }
       }
       try {
@@ -145,7 +161,10 @@ export function feedRoutes(r: RouteRegistry): void {
     params: S.FeedIdParams,
     notFoundCode: 'feed_not_found',
     responses: { 200: { description: 'The feed is removed.', schema: S.FeedDeleted } },
-    errors: [feedNotFound, [503, 'temporal_unavailable', 'Removing a feed needs Temporal to delete its schedule, which is not reachable; nothing was changed.']],
+    errors: [
+      feedNotFound,
+      [503, 'temporal_unavailable', 'Removing a feed needs Temporal to delete its schedule, which is not reachable; nothing was changed.'],
+    ],
     handler: async (ctx, { params }) => {
       const feed = await loadFeed(ctx.deps.db, params.merchantId, params.feedId);
       await unscheduleFeedRefresh(ctx.deps.temporal, feed.feed_id);

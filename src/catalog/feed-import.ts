@@ -187,7 +187,14 @@ function runProgress(db: Db, runId: string, onProgress: ImportOptions['onProgres
     last = now;
     // Outside the import's transaction, so visible while it runs; a lost update is only a stale count.
     writing = writing
-      .then(() => db.updateTable('feed_runs').set({ rows_read: p.rows, bytes_read: p.bytes }).where('run_id', '=', runId).where('status', '=', 'running').execute())
+      .then(() =>
+        db
+          .updateTable('feed_runs')
+          .set({ rows_read: p.rows, bytes_read: p.bytes })
+          .where('run_id', '=', runId)
+          .where('status', '=', 'running')
+          .execute(),
+      )
       .catch(() => undefined);
   };
 }

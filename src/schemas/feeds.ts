@@ -27,7 +27,9 @@ export const FeedImportBody = z
 
 export const FeedIdParams = z.object({ merchantId: z.string().min(1).max(128), feedId: z.string().min(1).max(64) });
 
-export const FeedRunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Newest first; default 20.' }) });
+export const FeedRunsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Newest first; default 20.' }),
+});
 
 export const FeedRunRecord = z
   .object({
