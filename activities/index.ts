@@ -6,6 +6,7 @@ import { createRuntimeActivities } from './runtime';
 import { createRuntimeReconcilerActivities } from './runtime-reconciler';
 import { createCheckoutActivities } from './checkout';
 import { createReconciliationActivities } from './reconciliation';
+import { createFeedActivities } from './feeds';
 
 export interface ActivityDeps {
   db: Db;
@@ -23,5 +24,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createRuntimeReconcilerActivities(deps),
     ...createCheckoutActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createFeedActivities(deps),
   };
 }

@@ -10,7 +10,9 @@ const USAGE = `usage: npm run import-feed -- [--merchant ID] [--full] [--currenc
   --merchant   the registered merchant whose catalog this is (default ${CATALOG_MERCHANT_ID})
   --full       the file is the merchant's whole catalog: its feed products missing from it become unavailable
   --currency   currency of prices that name none (a Shopify export; default USD)
-  --store-url  storefront origin for product links of a Shopify export (https://shop.example)`;
+  --store-url  storefront origin for product links of a Shopify export (https://shop.example)
+  --progress   print progress (rows/s, ETA) also when stderr is not a terminal (on a terminal it always shows)
+  --quiet      no progress at all`;
 
 /** `npm run import-feed -- FILE`: load a merchant feed; exit 1 when nothing could be imported. */
 async function main() {
@@ -18,7 +20,7 @@ async function main() {
   try {
     args = parseArgs({
       allowPositionals: true,
-      options: { merchant: { type: 'string' }, full: { type: 'boolean' }, currency: { type: 'string' }, 'store-url': { type: 'string' }, quiet: { type: 'boolean' } },
+      options: { merchant: { type: 'string' }, full: { type: 'boolean' }, currency: { type: 'string' }, 'store-url': { type: 'string' }, quiet: { type: 'boolean' }, progress: { type: 'boolean' } },
     });
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
@@ -32,10 +34,13 @@ async function main() {
   const size = await stat(file).then((s) => s.size).catch(() => 0);
   const started = Date.now();
   const tty = process.stderr.isTTY;
+  // A bar redrawn in place on a terminal; with --progress, a line a second for logs. The same counts
+  // land on the run record (rows_read, bytes_read) while the import runs.
+  const showProgress = !args.values.quiet && (tty || args.values.progress === true);
   let lastPrinted = 0;
-  const progress = ({ rows, bytes }: { rows: number; bytes: number }) => {
+  const progress = ({ rows, bytes }: { rows: number; bytes: number }, final = false) => {
     const now = Date.now();
-    if (args.values.quiet || now - lastPrinted < 1000) return;
+    if (!showProgress || (!final && now - lastPrinted < 1000)) return;
     lastPrinted = now;
     const secs = (now - started) / 1000;
     const rate = rows / Math.max(secs, 0.001);
@@ -55,7 +60,8 @@ async function main() {
         trigger: 'cli',
         onProgress: progress,
       });
-      if (tty && lastPrinted) process.stderr.write('\n');
+      progress({ rows: report.rows_read, bytes: size }, true);
+      if (tty && showProgress) process.stderr.write('\n');
       for (const s of report.skipped) console.log(`line ${s.line}: skipped: ${s.reason}`);
       if (report.rejected > report.skipped.length) console.log(`... and ${report.rejected - report.skipped.length} more skipped rows`);
       const secs = (Date.now() - started) / 1000;

@@ -54,6 +54,9 @@ export const envSchema = z.object({
   /** Deadline of one merchant health probe; the issue bounds it at 3 s. */
   HEALTH_PROBE_TIMEOUT_MS: positiveInt.max(3000).default(3000),
   AGENT_CARD_FETCH_TIMEOUT_MS: positiveInt.max(30_000).default(5000),
+  /** One fetch of a merchant's feed URL (one-shot import or scheduled refresh): the whole exchange, and the body size. */
+  FEED_FETCH_TIMEOUT_MS: positiveInt.max(600_000).default(60_000),
+  FEED_MAX_BYTES: positiveInt.max(500 * 1024 * 1024).default(50 * 1024 * 1024),
   DISPATCH_RETRY_SCHEDULE: csv
     .transform((parts) => parts.map(Number))
     .pipe(z.array(z.number().nonnegative()).min(1))

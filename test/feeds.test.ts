@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
@@ -249,14 +250,47 @@ describe('catalogs belong to merchants', () => {
 
   it('npm run import-feed -- --merchant ID FILE', async () => {
     await registerMerchant('feeds-cli');
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bin/import-feed.ts', '--merchant', 'feeds-cli', 'test/fixtures/feeds/merchant-center.tsv'], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bin/import-feed.ts', '--merchant', 'feeds-cli', 'test/fixtures/feeds/merchant-center.tsv'], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: scratch.url },
       timeout: 60_000,
     });
+    // Not a terminal and no --progress: no progress lines.
+    expect(stderr).not.toContain('rows/s');
     expect(stdout).toContain('line 5: skipped: price is missing');
     expect(stdout).toMatch(/merchant-center\.tsv \(merchant_center_tsv, merchant feeds-cli\): 5 rows read .*3 imported, 0 updated/);
     expect((await productOf('feeds-cli', 'FT-GMC-RAIN')).merchant_id).toBe('feeds-cli');
     expect(await db.selectFrom('feed_runs').select(['trigger', 'status', 'rows_read']).where('merchant_id', '=', 'feeds-cli').execute()).toEqual([{ trigger: 'cli', status: 'succeeded', rows_read: 5 }]);
+  });
+
+  it('--progress off a terminal: rows/s and ETA on stderr, the same counts on the run record', async () => {
+    await registerMerchant('feeds-progress');
+    const file = path.join(tmp, 'progress.tsv');
+    const rows = 30_000;
+    const lines = ['id\ttitle\tprice\tlink'];
+    for (let i = 0; i < rows; i++) lines.push(`P-${i}\tProgress item ${i}\t${(1 + (i % 50)).toFixed(2)} USD\thttps://shop.test/p/${i}`);
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'src/catalog/import-feed-cli.ts', '--merchant', 'feeds-progress', '--progress', file], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: scratch.url },
+      timeout: 120_000,
+    });
+    expect(stderr).toMatch(/\] +\d+% [\d,]+ rows, [\d,]+ rows\/s, ETA (\d+s|\?)\n/);
+    expect(stderr).toMatch(/100% 30,000 rows, [\d,]+ rows\/s, ETA 0s\n/);
+    expect(stdout).toMatch(/30000 rows read .*30000 imported/);
+    const run = await db.selectFrom('feed_runs').selectAll().where('merchant_id', '=', 'feeds-progress').executeTakeFirstOrThrow();
+    expect(run).toMatchObject({ status: 'succeeded', rows_read: rows, added: rows });
+    expect(Number(run.bytes_read)).toBe((await stat(file)).size);
+    expect(Object.keys(run.timings_ms)).toEqual(expect.arrayContaining(['parse_copy', 'insert', 'commit', 'index_merge']));
+    // 30,000 new products is a large import: the read-tuned GIN indexes were switched to fastupdate
+    // for it and are back to fastupdate off, their pending lists merged.
+    const gin = await sql<{ relname: string; reloptions: string[] }>`select relname, reloptions from pg_class
+      where relname in ('products_search_tsv_idx', 'products_title_trgm_idx') order by relname`.execute(db);
+    expect(gin.rows).toEqual([
+      { relname: 'products_search_tsv_idx', reloptions: ['fastupdate=off'] },
+      { relname: 'products_title_trgm_idx', reloptions: ['fastupdate=off'] },
+    ]);
+    const found = await db.selectFrom('products').select('external_id').where('merchant_id', '=', 'feeds-progress').where(sql<boolean>`title % 'Progress item 29999'`).execute();
+    expect(found.map((p) => p.external_id)).toContain('P-29999');
   });
 });

@@ -171,6 +171,11 @@ const WALK: Record<string, Entry> = {
   'GET /v1/merchant/{merchantId}': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200] },
   'POST /v1/merchant/{merchantId}/deactivate': { kind: 'credential', reason: "needs the merchant's registration token", req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'missing_registration_token'] },
   'POST /v1/merchant/{merchantId}/feeds': { kind: 'credential', reason: "imports into the merchant's own catalog: needs its registration token", req: () => ({ params: { merchantId: A.merchant }, body: { content: 'id,title,price\n1,x,1' } }), expect: [401, 'missing_registration_token'] },
+  'GET /v1/merchant/{merchantId}/feeds': { kind: 'credential', reason: "the merchant's own registered feeds: needs its registration token", req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'missing_registration_token'] },
+  // With its own token, a merchant naming another's feed id gets feed_not_found (test/feed-refresh.test.ts).
+  'GET /v1/merchant/{merchantId}/feeds/{feedId}': { kind: 'credential', reason: "the merchant's own feed: needs its registration token", req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }), expect: [401, 'missing_registration_token'] },
+  'DELETE /v1/merchant/{merchantId}/feeds/{feedId}': { kind: 'credential', reason: "removes the merchant's own feed: needs its registration token", req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }), expect: [401, 'missing_registration_token'] },
+  'GET /v1/merchant/{merchantId}/feeds/{feedId}/runs': { kind: 'credential', reason: "the merchant's own feed runs: needs its registration token", req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }), expect: [401, 'missing_registration_token'] },
   'GET /v1/merchant/{merchantId}/health': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200, 503] },
   'GET /v1/merchant/{merchantId}/agent-readiness': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200] },
   'POST /v1/agents/register': {

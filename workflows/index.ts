@@ -6,3 +6,4 @@ export { agenticCheckout } from './checkout';
 export { commerceRuntime } from './runtime';
 export { reconciliation } from './reconciliation';
 export { runtimeReconciler } from './runtime-reconciler';
+export { feedRefresh } from './feed-refresh';

@@ -15,7 +15,36 @@ export const feedsZhCN: LocaleTexts = {
         "413": "`payload_too_large`: 请求体超过 1 MB。",
         "415": "`unsupported_media_type`: 请求体不是 application/json。",
         "422": "`feed_unavailable`: 无法抓取数据源 URL（地址不安全、不可达、超时、过大、重定向过多或非 2xx 响应）。",
-        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。"
+        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。",
+        "201": "已登记的数据源及其调度 id（Location：该数据源）。"
+      }
+    },
+    "getV1MerchantMerchantIdFeeds": {
+      "summary": "列出商家已登记的数据源",
+      "description": "该商家登记为定时刷新的数据源，各附其调度 id 与最近一次运行。",
+      "responses": {
+        "200": "已登记的数据源，最早在前。"
+      }
+    },
+    "getV1MerchantMerchantIdFeedsFeedId": {
+      "summary": "获取已登记的数据源",
+      "description": "一个已登记的数据源：URL、刷新间隔、上次成功抓取的校验值、调度 id 与最近一次运行。",
+      "responses": {
+        "200": "该数据源。"
+      }
+    },
+    "deleteV1MerchantMerchantIdFeedsFeedId": {
+      "summary": "移除已登记的数据源",
+      "description": "删除该数据源的调度并移除数据源：不再刷新。其商品按原样保留在目录中（旧卡片与点击仍可解析），运行记录仍可供运维查看；再次删除返回 404。",
+      "responses": {
+        "200": "数据源已移除。"
+      }
+    },
+    "getV1MerchantMerchantIdFeedsFeedIdRuns": {
+      "summary": "列出已登记数据源的运行记录",
+      "description": "已登记数据源的运行记录，最新在前：状态（running、succeeded、not_modified、failed 及原因）、读取、新增、变更、未变、下架和拒绝（附行号与原因）的行数、读取字节数、开始与结束时间及各阶段毫秒数。进行中的导入显示当前计数。",
+      "responses": {
+        "200": "运行记录，最新在前。"
       }
     }
   },

@@ -8,6 +8,7 @@ import type { Availability, ProductVariant } from '../db/schema-catalog';
 import { newId } from '../ids';
 import { minorUnitDigits, parseMajorUnits } from '../money';
 import { CountingSource, FeedFileError, fileSource, openFeed, type FeedFormat } from './feed-format';
+import { BulkIndexWork } from './bulk-index';
 import { canonicalRecords } from './feed-mappings';
 import { SEED_CATEGORY_ID_LIMIT, categorySlug, searchTags, slugify } from './taxonomy';
 
@@ -54,8 +55,11 @@ export interface ImportOptions {
   storeUrl?: string | null;
   trigger?: 'cli' | 'api' | 'schedule';
   feedId?: string | null;
-  /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far. */
-  onProgress?: (p: { rows: number; bytes: number }) => void;
+  /** The run record's id when the caller chose it (a scheduled refresh: a retried attempt reuses its run). */
+  runId?: string;
+  workflowId?: string | null;
+  /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far; `final` once all are read. */
+  onProgress?: (p: { rows: number; bytes: number; final?: boolean }) => void;
 }
 
 /** Header aliases, lower-case (Google Merchant Center and ACP names are accepted too). */
@@ -128,35 +132,80 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
   if (!merchant) throw new FeedFileError(`no registered merchant ${JSON.stringify(merchantId)}: register it first (POST /v1/merchant/register)`);
   const pool = poolOf(db);
   if (!pool) throw new Error('importFeed needs a Db made by createDb (it streams rows with COPY)');
-  const report: FeedReport = { run_id: newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [], timings_ms: {} };
+  const report: FeedReport = { run_id: opts.runId ?? newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [], timings_ms: {} };
   await db
     .insertInto('feed_runs')
-    .values({ run_id: report.run_id, merchant_id: merchantId, feed_id: opts.feedId ?? null, trigger: opts.trigger ?? 'cli', status: 'running', full_snapshot: opts.fullSnapshot ?? false })
+    .values({
+      run_id: report.run_id,
+      merchant_id: merchantId,
+      feed_id: opts.feedId ?? null,
+      trigger: opts.trigger ?? 'cli',
+      status: 'running',
+      full_snapshot: opts.fullSnapshot ?? false,
+      workflow_id: opts.workflowId ?? null,
+    })
+    // A retried attempt of the same run (or a scheduled run that recorded its fetch) continues its record.
+    .onConflict((oc) => oc.column('run_id').doUpdateSet({ status: 'running', error: null, finished_at: null }))
     .execute();
+  const counting = new CountingSource(source);
+  const progress = runProgress(db, report.run_id, opts.onProgress);
   const client = await pool.connect();
+  const indexWork = new BulkIndexWork(pool);
   try {
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('catalog-writer'))`);
-    await runImport(client, new CountingSource(source), merchantId, opts, report);
-    const t = Date.now();
+    // The set statements sort and hash every staged row (dedupe, group, anti-join): with the 4 MB
+    // default a large feed sorts on disk in many passes. Local to this transaction.
+    await client.query(`set local work_mem = '64MB'`);
+    await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report, indexWork);
+    let t = Date.now();
     await client.query('commit');
     report.timings_ms.commit = Date.now() - t;
+    t = Date.now();
+    await indexWork.finish();
+    report.timings_ms.index_merge = Date.now() - t;
   } catch (err) {
     await client.query('rollback').catch(() => {});
-    await finishRun(db, report, 'failed', (err as Error).message);
+    await indexWork.finish().catch(() => undefined);
+    await finishRun(db, report, counting.bytes, 'failed', (err as Error).message);
     throw err;
   } finally {
     client.release();
   }
-  await finishRun(db, report, 'succeeded', null);
+  await finishRun(db, report, counting.bytes, 'succeeded', null);
   return report;
 }
 
-async function finishRun(db: Db, r: FeedReport, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+/** Once a second at most: the caller's progress callback, and the counts so far on the run record (GET …/runs shows a running import). */
+function runProgress(db: Db, runId: string, onProgress: ImportOptions['onProgress']): NonNullable<ImportOptions['onProgress']> {
+  let last = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  return (p) => {
+    onProgress?.(p);
+    const now = Date.now();
+    if (now - last < 1000 && !p.final) return;
+    last = now;
+    // Outside the import's transaction, so visible while it runs; a lost update is only a stale count.
+    writing = writing
+      .then(() =>
+        db
+          .updateTable('feed_runs')
+          .set({ rows_read: p.rows, bytes_read: p.bytes })
+          .where('run_id', '=', runId)
+          .where('status', '=', 'running')
+          .execute(),
+      )
+      .catch(() => undefined);
+  };
+}
+
+async function finishRun(db: Db, r: FeedReport, bytes: number, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
   await db
     .updateTable('feed_runs')
     .set({
       status,
+      bytes_read: bytes,
+      timings_ms: JSON.stringify(r.timings_ms),
       format: r.format,
       rows_read: r.rows_read,
       added: r.imported,
@@ -178,7 +227,14 @@ const STAGE_COLUMNS = [
   'feed_attributes', 'variant', 'has_options',
 ] as const;
 
-async function runImport(client: pg.PoolClient, source: CountingSource, merchantId: string, opts: ImportOptions, report: FeedReport): Promise<void> {
+async function runImport(
+  client: pg.PoolClient,
+  source: CountingSource,
+  merchantId: string,
+  opts: ImportOptions,
+  report: FeedReport,
+  indexWork: BulkIndexWork,
+): Promise<void> {
   const feed = await openFeed(source);
   report.format = feed.format;
   if (feed.header && feed.format !== 'shopify_csv') {
@@ -240,10 +296,10 @@ async function runImport(client: pg.PoolClient, source: CountingSource, merchant
   const t = Date.now();
   const copy = client.query(copyFrom(`copy feed_stage (${STAGE_COLUMNS.join(', ')}) from stdin`));
   await pipeline(Readable.from(copyLines()), copy);
-  opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes });
+  opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes, final: true });
   report.timings_ms.parse_copy = Date.now() - t;
   await categories.insertNew(client);
-  await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject);
+  await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject, indexWork);
 }
 
 /** COPY text format: tab-separated, \N for null, backslash escapes; arrays and objects as JSON. */
@@ -265,7 +321,14 @@ function escapeCopy(s: string): string {
 }
 
 /** The staged rows into products, as set operations (docs/CATALOG.md, "How an import is applied"). */
-async function merge(client: pg.PoolClient, merchantId: string, full: boolean, report: FeedReport, reject: (line: number, reason: string) => void): Promise<void> {
+async function merge(
+  client: pg.PoolClient,
+  merchantId: string,
+  full: boolean,
+  report: FeedReport,
+  reject: (line: number, reason: string) => void,
+  indexWork: BulkIndexWork,
+): Promise<void> {
   let t = Date.now();
   const lap = (name: string) => {
     report.timings_ms[name] = Date.now() - t;
@@ -296,6 +359,10 @@ async function merge(client: pg.PoolClient, merchantId: string, full: boolean, r
   await client.query(`create index on feed_products (product_key)`);
   await client.query('analyze feed_products');
   lap('group');
+  // Before anything here reads or writes products (the switch needs the index for an instant).
+  const staged = await client.query<{ n: number }>(`select count(*)::int as n from feed_products`);
+  await indexWork.deferIfLarge(staged.rows[0]!.n);
+  lap('index_defer');
 
   const fields = `title = x.title, description = x.description, brand = x.brand, price_cents = x.price_cents,
     original_price_cents = x.original_price_cents, currency = x.currency, discount_label = x.discount_label, main_image = x.main_image,

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Defaulted, Json, Timestamp } from './schema';
 
@@ -82,9 +83,11 @@ export interface MerchantFeedsTable {
   full_snapshot: Defaulted<boolean>;
   etag: string | null;
   last_modified: string | null;
-  status: Defaulted<'active' | 'paused'>;
-  created_at: Defaulted<Timestamp>;
-  updated_at: Defaulted<Timestamp>;
+  default_currency: string | null;
+  store_url: string | null;
+  status: Defaulted<'active' | 'paused' | 'deleted'>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface FeedRunsTable {
@@ -103,8 +106,12 @@ export interface FeedRunsTable {
   rejected: Defaulted<number>;
   rejections: Json<Array<{ line: number; reason: string }>>;
   error: string | null;
-  started_at: Defaulted<Timestamp>;
+  started_at: Timestamp;
   finished_at: Timestamp | null;
+  /** bigint: reads back as a string. */
+  bytes_read: ColumnType<string, number | undefined, number>;
+  timings_ms: Json<Record<string, number>>;
+  workflow_id: string | null;
 }
 
 export interface CreatorsTable {

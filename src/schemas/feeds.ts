@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** The bounds of a registered feed's refresh interval (the merchant_feeds check constraint). */
+export const MIN_REFRESH_INTERVAL_S = 300;
+export const MAX_REFRESH_INTERVAL_S = 604_800;
+
 export const FeedMerchantParams = z.object({ merchantId: z.string().min(1).max(128) });
 
 export const FeedImportBody = z
@@ -9,8 +13,69 @@ export const FeedImportBody = z
     full_snapshot: z.boolean().optional().meta({ description: "true: the feed is the merchant's whole catalog, and its feed products missing from it become unavailable (never deleted)." }),
     currency: z.string().regex(/^[A-Za-z]{3}$/).optional().meta({ description: 'Currency of prices that name none (a Shopify export); default USD.' }),
     store_url: z.string().url().max(2048).optional().meta({ description: "Storefront origin; a Shopify product's link is {store_url}/products/{handle}." }),
+    refresh_interval_s: z
+      .number()
+      .int()
+      .min(MIN_REFRESH_INTERVAL_S)
+      .max(MAX_REFRESH_INTERVAL_S)
+      .optional()
+      .meta({
+        description: `With \`url\`: register the feed instead of importing it once. A Temporal Schedule then refreshes it every refresh_interval_s seconds (${MIN_REFRESH_INTERVAL_S}..${MAX_REFRESH_INTERVAL_S}), the first run starting now; full_snapshot defaults to true.`,
+      }),
   })
   .meta({ id: 'FeedImportRequest' });
+
+export const FeedIdParams = z.object({ merchantId: z.string().min(1).max(128), feedId: z.string().min(1).max(64) });
+
+export const FeedRunsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Newest first; default 20.' }),
+});
+
+export const FeedRunRecord = z
+  .object({
+    run_id: z.string(),
+    feed_id: z.string().nullable(),
+    trigger: z.enum(['cli', 'api', 'schedule']),
+    status: z.enum(['running', 'succeeded', 'failed', 'not_modified']).meta({ description: 'not_modified: the feed URL answered 304 to the validators of the last good fetch; nothing was read.' }),
+    format: z.string().nullable(),
+    rows_read: z.number().int().meta({ description: 'Rows read so far while running (updated about once a second), all of them once finished.' }),
+    bytes_read: z.number().int(),
+    added: z.number().int(),
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    removed: z.number().int().meta({ description: 'Products missing from the (full) feed, now unavailable; never deleted.' }),
+    rejected: z.number().int(),
+    rejections: z.array(z.object({ line: z.number().int(), reason: z.string() })),
+    error: z.string().nullable().meta({ description: 'Why a failed run failed (fetch, HTTP status, or a feed that cannot be read as a whole).' }),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+    timings_ms: z.record(z.string(), z.number()).meta({ description: 'Milliseconds per phase: fetch, parse_copy, dedupe, group, update, insert, remove, commit.' }),
+    workflow_id: z.string().nullable().meta({ description: 'The Temporal workflow that ran a scheduled refresh.' }),
+  })
+  .meta({ id: 'FeedRunRecord' });
+
+export const MerchantFeed = z
+  .object({
+    feed_id: z.string(),
+    merchant_id: z.string(),
+    url: z.string(),
+    refresh_interval_s: z.number().int(),
+    full_snapshot: z.boolean(),
+    currency: z.string().nullable().meta({ description: 'Currency of prices that name none, as registered (default USD).' }),
+    store_url: z.string().nullable().meta({ description: 'Storefront origin for product links of a Shopify export, as registered.' }),
+    status: z.enum(['active', 'paused']),
+    schedule_id: z.string().meta({ description: 'The Temporal Schedule that refreshes the feed (operators see, pause and trigger it in the Temporal UI).' }),
+    etag: z.string().nullable(),
+    last_modified: z.string().nullable(),
+    created_at: z.string(),
+    last_run: FeedRunRecord.nullable(),
+  })
+  .meta({ id: 'MerchantFeed' });
+
+export const MerchantFeedList = z.object({ feeds: z.array(MerchantFeed) }).meta({ id: 'MerchantFeedList' });
+export const FeedRunList = z.object({ runs: z.array(FeedRunRecord) }).meta({ id: 'FeedRunList' });
+export const FeedDeleted = z.object({ feed_id: z.string(), status: z.literal('deleted') }).meta({ id: 'FeedDeleted' });
 
 export const FeedRun = z
   .object({
