@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Config } from '../src/config';
-import type { Db } from '../src/db/connect';
+import { dbPool, type Db } from '../src/db/connect';
 import type { Logger } from '../src/logger';
 import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
@@ -37,7 +37,7 @@ export function buildAppDeps(parts: {
       flushMs: parts.config.REQUEST_LOG_FLUSH_MS,
       onError: (err) => parts.logger.warn({ err }, 'request log flush failed; will retry'),
     }),
-    limiters: createRateLimiters(parts.config),
+    limiters: createRateLimiters(parts.config, dbPool(parts.db)),
     cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.db, parts.config.CARD_CACHE_TTL_S) : undefined,
     frozenTops: new FrozenTopCache(),
     catalogSnapshots: new CatalogSnapshotCache(parts.config.CARD_CACHE_TTL_S),

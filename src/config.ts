@@ -67,6 +67,11 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_KEY: positiveInt.default(6000),
   RATE_LIMIT_PER_IP: positiveInt.default(600),
   RATE_LIMIT_WINDOW_S: positiveInt.default(60),
+  /**
+   * Where rate-limit buckets live: `postgres` (shared by every replica of the deployment) or `memory`
+   * (per process; N replicas allow N times the limits). api/middleware/rate-limit.ts.
+   */
+  RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
   PORTAL_DEMO_RATE_LIMIT_PER_IP: positiveInt.default(30),
   /** Console credential endpoints: each has its own tight per-IP budget over CONSOLE_RATE_LIMIT_WINDOW_S. */
   REGISTER_RATE_LIMIT_PER_IP: positiveInt.default(10),
