@@ -4,6 +4,7 @@ import { createDispatchActivities } from './dispatch';
 import { createRuntimeActivities } from './runtime';
 import { createCheckoutActivities } from './checkout';
 import { createReconciliationActivities } from './reconciliation';
+import { createHousekeepingActivities } from './housekeeping';
 
 export interface ActivityDeps {
   db: Db;
@@ -18,5 +19,12 @@ export const pingActivities = {
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createCheckoutActivities(deps), ...createReconciliationActivities(deps) };
+  return {
+    ...pingActivities,
+    ...createDispatchActivities(deps),
+    ...createRuntimeActivities(deps),
+    ...createCheckoutActivities(deps),
+    ...createReconciliationActivities(deps),
+    ...createHousekeepingActivities(deps),
+  };
 }

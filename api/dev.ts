@@ -10,6 +10,7 @@ import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
 import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
 import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
+import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
 import { PROJECT_ROOT } from '../src/temporal/cli';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
 import { loadOrCreateDevSecrets } from '../src/dev/secrets';
@@ -102,6 +103,7 @@ async function main() {
     });
     const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
     await ensureRuntimeReconcileSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
+    await ensureHousekeepingSchedules(temporal.client, config.TEMPORAL_TASK_QUEUE);
     const running = worker.run();
     running.catch((err) => {
       console.error('worker stopped:', err);

@@ -5,9 +5,6 @@ import type { Logger } from '../src/logger';
 import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
 import { RequestLogWriter } from '../src/console/request-logs';
-import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
-import { expireDueProposals } from '../src/matching/proposals';
-import { startMissedSurges } from '../src/dispatch/surge-start';
 import { createApp } from './app';
 import { CardFactsCache } from '../src/catalog/cards';
 import { FrozenTopCache } from '../src/matching/session-render';
@@ -53,19 +50,8 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
-  // Housekeeping in the background: a failed round is logged and the next one tries again.
-  const timers: NodeJS.Timeout[] = [];
-  const every = (ms: number, what: string, task: () => Promise<unknown>) => {
-    const timer = setInterval(() => task().catch((err) => deps.logger.warn({ err }, `${what} failed`)), ms);
-    timer.unref();
-    timers.push(timer);
-  };
-  // Idempotency records are only replayed for 24 h; drop older ones hourly so the table stays small.
-  every(3600_000, 'idempotency purge', () => purgeExpiredIdempotencyKeys(deps.db));
-  // Reads apply proposal expiry themselves; the sweep makes it true for rows nobody reads too.
-  every(60_000, 'proposal expiry sweep', () => expireDueProposals(deps.db));
-  const { temporal } = deps;
-  if (temporal) every(30_000, 'surge sweep', () => startMissedSurges(temporal, deps.db, deps.logger));
+  // Housekeeping (idempotency purge, proposal expiry, missed fan-outs) runs as Temporal Schedules that
+  // the worker ensures (src/housekeeping/schedules.ts): once per deployment, not once per replica.
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : deps.config.PORT;
   return {
@@ -73,7 +59,6 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     url: `http://127.0.0.1:${port}`,
     deps,
     close: async () => {
-      timers.forEach(clearInterval);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -9,6 +9,7 @@ import { freePort } from '../src/net';
 import { observeDeliveries, startWorkerMetricsServer } from '../src/metrics/worker';
 import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import { createWorker } from './run';
+import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
 
 /** `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
 async function main() {
@@ -47,6 +48,7 @@ async function main() {
   const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
   logger.info(schedule, 'reconciliation schedule in place');
   logger.info(await ensureRuntimeReconcileSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE), 'runtime reconcile schedule in place');
+  logger.info({ schedules: await ensureHousekeepingSchedules(temporal.client, config.TEMPORAL_TASK_QUEUE) }, 'housekeeping schedules in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
   await worker.run();

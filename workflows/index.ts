@@ -7,3 +7,4 @@ export { agenticCheckout } from './agentic-checkout';
 export { commerceRuntime } from './commerce-runtime';
 export { reconciliation } from './reconciliation';
 export { runtimeReconciler } from './runtime-reconciler';
+export { housekeepingPurge, proposalExpirySweep, surgeSweep } from './housekeeping';
