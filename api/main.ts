@@ -20,14 +20,21 @@ async function main() {
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
   const api = await startApi(buildAppDeps({ config, db, temporal, signingKeys, logger }));
   logger.info({ url: api.url }, 'api listening');
-  const stop = async () => {
+  // SIGTERM (an orchestrator stopping this replica): stop accepting, let in-flight requests finish
+  // within SHUTDOWN_GRACE_MS, then close the Temporal connection and the pools. A second signal exits at once.
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'api draining');
     await api.close();
     await temporal.connection.close();
     await db.destroy();
+    logger.info('api stopped');
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((err) => {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Config } from '../src/config';
 import { dbPool, type Db } from '../src/db/connect';
 import type { Logger } from '../src/logger';
@@ -17,8 +17,11 @@ export interface RunningApi {
   server: Server;
   url: string;
   deps: AppDeps;
-  /** Stops accepting requests, lets in-flight ones finish, then flushes buffered request logs. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`
+   * (SHUTDOWN_GRACE_MS) and cuts off what is left, then flushes buffered request logs.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function buildAppDeps(parts: {
@@ -50,6 +53,12 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // While draining, every response closes its connection, so a keep-alive client reconnects (to
+  // another replica) for its next request instead of being cut off between two.
+  let draining = false;
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) res.shouldKeepAlive = false;
+  });
   // Housekeeping (idempotency purge, proposal expiry, missed fan-outs) runs as Temporal Schedules that
   // the worker ensures (src/housekeeping/schedules.ts): once per deployment, not once per replica.
   const addr = server.address();
@@ -58,11 +67,18 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     server,
     url: `http://127.0.0.1:${port}`,
     deps,
-    close: async () => {
-      await new Promise<void>((resolve) => {
+    close: async (graceMs = deps.config.SHUTDOWN_GRACE_MS) => {
+      draining = true;
+      const closed = new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      const grace = setTimeout(() => {
+        deps.logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still in flight');
+        server.closeAllConnections();
+      }, graceMs);
+      await closed;
+      clearTimeout(grace);
       await deps.requestLogs.close();
     },
   };

@@ -79,6 +79,11 @@ export const envSchema = z.object({
   INVITE_VERIFY_RATE_LIMIT_PER_IP: positiveInt.default(10),
   CONSOLE_RATE_LIMIT_WINDOW_S: positiveInt.default(600),
   REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
+  /**
+   * On SIGTERM: how long the API lets in-flight requests finish, and the worker its in-flight
+   * activities, before cutting them off (docs/OPERATIONS.md). Below a container's stop timeout.
+   */
+  SHUTDOWN_GRACE_MS: positiveInt.max(600_000).default(20_000),
   /** When set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** The worker's metrics and health listener (`/metrics`, `/healthz`); 0 turns it off. */

@@ -50,8 +50,11 @@ async function main() {
   logger.info(await ensureRuntimeReconcileSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE), 'runtime reconcile schedule in place');
   logger.info({ schedules: await ensureHousekeepingSchedules(temporal.client, config.TEMPORAL_TASK_QUEUE) }, 'housekeeping schedules in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
-  // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
+  // SIGINT/SIGTERM (the SDK's default shutdown signals) call worker.shutdown(): polling stops, in-flight
+  // activities get SHUTDOWN_GRACE_MS to finish, and Worker.run() returns once they have.
+  process.once('SIGTERM', () => logger.info({ graceMs: config.SHUTDOWN_GRACE_MS }, 'worker draining'));
   await worker.run();
+  logger.info('worker stopped');
   await metrics?.close();
   await closeWorker();
   await temporal.connection.close();

@@ -43,6 +43,11 @@ export async function createWorker(opts: {
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentWorkflowTaskPolls: 40,
     maxConcurrentLocalActivityExecutions: 200,
+    // On shutdown (SIGTERM): stop polling, let in-flight activities finish for the grace period, then
+    // cancel them (their attempt fails and Temporal retries it on another worker); past a further
+    // 10 s the worker gives up waiting, so a stuck activity cannot hold the process forever.
+    shutdownGraceTime: opts.deps.config.SHUTDOWN_GRACE_MS,
+    shutdownForceTime: opts.deps.config.SHUTDOWN_GRACE_MS + 10_000,
   });
   return {
     worker,
