@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from '../src/config';
+import { startTracing } from '../src/tracing';
 import { createDb } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import { createLogger } from '../src/logger';
@@ -12,6 +13,9 @@ async function main() {
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
   if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run api\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'api');
+  // Before any Temporal client or worker is made: they pick their interceptors from it.
+  const traced = startTracing('api');
+  if (traced) logger.info('OpenTelemetry tracing on (OTEL_* env)');
   const signingKeys = await loadSigningKeys(config);
   if (signingKeys.ephemeral) logger.warn('MATCH_TOKEN_SIGNING_KEY unset: using a per-process key; tokens will not verify after a restart');
   if (!config.SUPPLY_KEY) logger.warn('SUPPLY_KEY unset: supply-key operations will answer 401');

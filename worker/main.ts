@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from '../src/config';
+import { startTracing } from '../src/tracing';
 import { createDb } from '../src/db/connect';
 import { createLogger } from '../src/logger';
 import { connectTemporal } from '../src/temporal/client';
@@ -17,6 +18,9 @@ async function main() {
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
   if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run worker\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
+  // Before any Temporal client or worker is made: they pick their interceptors from it.
+  const traced = startTracing('worker');
+  if (traced) logger.info('OpenTelemetry tracing on (OTEL_* env)');
   // The SDK's runtime metrics (pollers, slots, task latencies, workflow outcomes) in Prometheus format
   // on a loopback port; the worker's listener serves them with its own. Must precede any connection.
   const sdkMetricsPort = config.WORKER_METRICS_PORT ? await freePort() : undefined;
