@@ -34,6 +34,8 @@ async function main() {
     await api.close();
     await temporal.connection.close();
     await db.destroy();
+    // The spans still batched go out before the exit.
+    await traced?.shutdown();
     logger.info('api stopped');
     process.exit(0);
   };

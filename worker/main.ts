@@ -63,6 +63,7 @@ async function main() {
   await closeWorker();
   await temporal.connection.close();
   await db.destroy();
+  await traced?.shutdown();
 }
 
 main().catch((err) => {
