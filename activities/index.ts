@@ -7,6 +7,7 @@ import { createRuntimeReconcilerActivities } from './runtime-reconciler';
 import { createCheckoutActivities } from './checkout';
 import { createReconciliationActivities } from './reconciliation';
 import { createFeedActivities } from './feeds';
+import { createHousekeepingActivities } from './housekeeping';
 
 export interface ActivityDeps {
   db: Db;
@@ -25,5 +26,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutActivities(deps),
     ...createReconciliationActivities(deps),
     ...createFeedActivities(deps),
+    ...createHousekeepingActivities(deps),
   };
 }

@@ -1,4 +1,6 @@
 import Koa from 'koa';
+import { tracing } from '../src/tracing';
+import { traceRequests } from './middleware/tracing';
 import Router from '@koa/router';
 import type { AppDeps, AppState } from './context';
 import { errorEnvelope } from './middleware/errors';
@@ -69,6 +71,8 @@ export function createApp(deps: AppDeps, opts: { extraRoutes?: (r: Router<AppSta
   observeDbPool(dbPool(deps.db));
   // Outermost: serves GET /metrics (unlogged, unlimited) and times everything else.
   app.use(metrics(router));
+  // Tracing off (the default) costs nothing: the middleware is not mounted.
+  if (tracing()) app.use(traceRequests);
   app.use(requestId);
   app.use(requestLog);
   app.use(errorEnvelope);

@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from '../src/config';
+import { startTracing } from '../src/tracing';
 import { createDb } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import { createLogger } from '../src/logger';
@@ -12,6 +13,9 @@ async function main() {
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
   if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run api\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'api');
+  // Before any Temporal client or worker is made: they pick their interceptors from it.
+  const traced = startTracing('api');
+  if (traced) logger.info('OpenTelemetry tracing on (OTEL_* env)');
   const signingKeys = await loadSigningKeys(config);
   if (signingKeys.ephemeral) logger.warn('MATCH_TOKEN_SIGNING_KEY unset: using a per-process key; tokens will not verify after a restart');
   if (!config.SUPPLY_KEY) logger.warn('SUPPLY_KEY unset: supply-key operations will answer 401');
@@ -20,14 +24,23 @@ async function main() {
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
   const api = await startApi(buildAppDeps({ config, db, temporal, signingKeys, logger }));
   logger.info({ url: api.url }, 'api listening');
-  const stop = async () => {
+  // SIGTERM (an orchestrator stopping this replica): stop accepting, let in-flight requests finish
+  // within SHUTDOWN_GRACE_MS, then close the Temporal connection and the pools. A second signal exits at once.
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'api draining');
     await api.close();
     await temporal.connection.close();
     await db.destroy();
+    // The spans still batched go out before the exit.
+    await traced?.shutdown();
+    logger.info('api stopped');
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((err) => {

@@ -1,13 +1,10 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Config } from '../src/config';
-import type { Db } from '../src/db/connect';
+import { dbPool, type Db } from '../src/db/connect';
 import type { Logger } from '../src/logger';
 import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
 import { RequestLogWriter } from '../src/console/request-logs';
-import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
-import { expireDueProposals } from '../src/matching/proposals';
-import { startMissedSurges } from '../src/dispatch/client';
 import { createApp } from './app';
 import { CardFactsCache } from '../src/catalog/cards';
 import { FrozenTopCache } from '../src/matching/session-render';
@@ -20,8 +17,11 @@ export interface RunningApi {
   server: Server;
   url: string;
   deps: AppDeps;
-  /** Stops accepting requests, lets in-flight ones finish, then flushes buffered request logs. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`
+   * (SHUTDOWN_GRACE_MS) and cuts off what is left, then flushes buffered request logs.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function buildAppDeps(parts: {
@@ -37,7 +37,7 @@ export function buildAppDeps(parts: {
       flushMs: parts.config.REQUEST_LOG_FLUSH_MS,
       onError: (err) => parts.logger.warn({ err }, 'request log flush failed; will retry'),
     }),
-    limiters: createRateLimiters(parts.config),
+    limiters: createRateLimiters(parts.config, dbPool(parts.db)),
     cardFacts: parts.config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(parts.db, parts.config.CARD_CACHE_TTL_S) : undefined,
     frozenTops: new FrozenTopCache(),
     catalogSnapshots: new CatalogSnapshotCache(parts.config.CARD_CACHE_TTL_S),
@@ -53,31 +53,32 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
-  // Housekeeping in the background: a failed round is logged and the next one tries again.
-  const timers: NodeJS.Timeout[] = [];
-  const every = (ms: number, what: string, task: () => Promise<unknown>) => {
-    const timer = setInterval(() => task().catch((err) => deps.logger.warn({ err }, `${what} failed`)), ms);
-    timer.unref();
-    timers.push(timer);
-  };
-  // Idempotency records are only replayed for 24 h; drop older ones hourly so the table stays small.
-  every(3600_000, 'idempotency purge', () => purgeExpiredIdempotencyKeys(deps.db));
-  // Reads apply proposal expiry themselves; the sweep makes it true for rows nobody reads too.
-  every(60_000, 'proposal expiry sweep', () => expireDueProposals(deps.db));
-  const { temporal } = deps;
-  if (temporal) every(30_000, 'surge sweep', () => startMissedSurges(temporal, deps.db, deps.logger));
+  // While draining, every response closes its connection, so a keep-alive client reconnects (to
+  // another replica) for its next request instead of being cut off between two.
+  let draining = false;
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) res.shouldKeepAlive = false;
+  });
+  // Housekeeping (idempotency purge, proposal expiry, missed fan-outs) runs as Temporal Schedules that
+  // the worker ensures (src/housekeeping/schedules.ts): once per deployment, not once per replica.
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : deps.config.PORT;
   return {
     server,
     url: `http://127.0.0.1:${port}`,
     deps,
-    close: async () => {
-      timers.forEach(clearInterval);
-      await new Promise<void>((resolve) => {
+    close: async (graceMs = deps.config.SHUTDOWN_GRACE_MS) => {
+      draining = true;
+      const closed = new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      const grace = setTimeout(() => {
+        deps.logger.warn({ graceMs }, 'shutdown grace period over: closing the connections still in flight');
+        server.closeAllConnections();
+      }, graceMs);
+      await closed;
+      clearTimeout(grace);
       await deps.requestLogs.close();
     },
   };

@@ -13,7 +13,7 @@
  * After it, `node dist/api/main.js` and `node dist/worker/main.js` run with production dependencies only.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,8 @@ async function main() {
   await cp(path.join(ROOT, 'api', 'documents'), path.join(DIST, 'api', 'documents'), { recursive: true });
   const bundle = await bundleWorkflowCode({
     workflowsPath: path.join(ROOT, 'workflows', 'index.ts'),
+    // As worker/run.ts bundles in development: the OpenTelemetry workflow interceptors are always in.
+    workflowInterceptorModules: [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
   await mkdir(DIST, { recursive: true });

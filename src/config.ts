@@ -70,6 +70,11 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_KEY: positiveInt.default(6000),
   RATE_LIMIT_PER_IP: positiveInt.default(600),
   RATE_LIMIT_WINDOW_S: positiveInt.default(60),
+  /**
+   * Where rate-limit buckets live: `postgres` (shared by every replica of the deployment) or `memory`
+   * (per process; N replicas allow N times the limits). api/middleware/rate-limit.ts.
+   */
+  RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
   PORTAL_DEMO_RATE_LIMIT_PER_IP: positiveInt.default(30),
   /** Console credential endpoints: each has its own tight per-IP budget over CONSOLE_RATE_LIMIT_WINDOW_S. */
   REGISTER_RATE_LIMIT_PER_IP: positiveInt.default(10),
@@ -77,6 +82,11 @@ export const envSchema = z.object({
   INVITE_VERIFY_RATE_LIMIT_PER_IP: positiveInt.default(10),
   CONSOLE_RATE_LIMIT_WINDOW_S: positiveInt.default(600),
   REQUEST_LOG_FLUSH_MS: positiveInt.default(250),
+  /**
+   * On SIGTERM: how long the API lets in-flight requests finish, and the worker its in-flight
+   * activities, before cutting them off (docs/OPERATIONS.md). Below a container's stop timeout.
+   */
+  SHUTDOWN_GRACE_MS: positiveInt.max(600_000).default(20_000),
   /** When set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** The worker's metrics and health listener (`/metrics`, `/healthz`); 0 turns it off. */

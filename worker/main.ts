@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from '../src/config';
+import { startTracing } from '../src/tracing';
 import { createDb } from '../src/db/connect';
 import { createLogger } from '../src/logger';
 import { connectTemporal } from '../src/temporal/client';
@@ -13,6 +14,9 @@ async function main() {
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
   if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run worker\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
+  // Before any Temporal client or worker is made: they pick their interceptors from it.
+  const traced = startTracing('worker');
+  if (traced) logger.info('OpenTelemetry tracing on (OTEL_* env)');
   // The SDK's runtime metrics (pollers, slots, task latencies, workflow outcomes) in Prometheus format
   // on a loopback port; the worker's listener serves them with its own. Must precede any connection.
   const sdkMetricsPort = config.WORKER_METRICS_PORT ? await freePort() : undefined;
@@ -37,13 +41,18 @@ async function main() {
       })
     : undefined;
   if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'worker metrics listening');
+  logger.info({ schedules: schedules.housekeeping }, 'housekeeping schedules in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
-  // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
+  // SIGINT/SIGTERM (the SDK's default shutdown signals) call worker.shutdown(): polling stops, in-flight
+  // activities get SHUTDOWN_GRACE_MS to finish, and Worker.run() returns once they have.
+  process.once('SIGTERM', () => logger.info({ graceMs: config.SHUTDOWN_GRACE_MS }, 'worker draining'));
   await worker.run();
+  logger.info('worker stopped');
   await metrics?.close();
   await closeWorker();
   await temporal.connection.close();
   await db.destroy();
+  await traced?.shutdown();
 }
 
 main().catch((err) => {

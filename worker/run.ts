@@ -1,16 +1,35 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import { DISCARD_SPANS, tracing } from '../src/tracing';
 import { createActivities, type ActivityDeps } from '../activities/index';
 import { activityMetricsInterceptor } from '../src/metrics/worker';
 import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
 import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import type { TemporalHandle } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
+import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
+import type { Context as ActivityContext } from '@temporalio/activity';
+import { Resource } from '@opentelemetry/resources';
+
+const EMPTY_RESOURCE = Resource.empty();
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** Written by `npm run build` next to the compiled modules (dist/workflow-bundle.js); absent in development. */
 export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+
+/**
+ * The OpenTelemetry workflow interceptors are always in the bundle (the prebuilt one cannot depend on
+ * the env at start); with tracing off their spans go to a processor that drops them.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES = [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
 let bundle: Promise<WorkflowBundleOption> | undefined;
 /**
@@ -20,7 +39,7 @@ let bundle: Promise<WorkflowBundleOption> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleOption> {
   bundle ??= existsSync(PREBUILT_WORKFLOW_BUNDLE)
     ? Promise.resolve({ codePath: PREBUILT_WORKFLOW_BUNDLE })
-    : bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+    : bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietBundlerLogger });
   return bundle;
 }
 
@@ -34,6 +53,7 @@ export async function createWorker(opts: {
   deps: ActivityDeps;
 }): Promise<{ worker: Worker; close(): Promise<void> }> {
   const connection = await NativeConnection.connect({ address: opts.address });
+  const traced = tracing();
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace,
@@ -41,12 +61,26 @@ export async function createWorker(opts: {
     workflowBundle: await workflowBundle(),
     activities: createActivities(opts.deps),
     // Activity latency and outcomes for the worker's /metrics (docs/OPERATIONS.md).
-    interceptors: { activity: [activityMetricsInterceptor] },
+    // With tracing on: activity spans in the workflow's trace, and workflows the activities start
+    // (the fan-out's deliveries) carry it on. Workflow spans leave the sandbox through the sink.
+    interceptors: {
+      activity: [
+        activityMetricsInterceptor,
+        ...(traced ? [(ctx: ActivityContext) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] : []),
+      ],
+      ...(traced ? { client: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+    },
+    sinks: { exporter: makeWorkflowExporter(traced?.spanProcessor ?? DISCARD_SPANS, traced?.resource ?? EMPTY_RESOURCE) },
     // A fan-out turns one intent into thousands of short delivery runs at once: more pollers and
     // slots than the defaults (10 / 40) keep their workflow tasks moving (docs/BENCHMARKS.md).
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentWorkflowTaskPolls: 40,
     maxConcurrentLocalActivityExecutions: 200,
+    // On shutdown (SIGTERM): stop polling, let in-flight activities finish for the grace period, then
+    // cancel them (their attempt fails and Temporal retries it on another worker); past a further
+    // 10 s the worker gives up waiting, so a stuck activity cannot hold the process forever.
+    shutdownGraceTime: opts.deps.config.SHUTDOWN_GRACE_MS,
+    shutdownForceTime: opts.deps.config.SHUTDOWN_GRACE_MS + 10_000,
   });
   return {
     worker,
@@ -71,6 +105,8 @@ export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalH
   const schedules = {
     reconciliation: await ensureReconciliationSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
     runtimeReconcile: await ensureRuntimeReconcileSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
+    // Housekeeping (purges, expiry sweep, missed fan-outs) once per deployment, not per API process.
+    housekeeping: await ensureHousekeepingSchedules(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
   };
   return { worker, close, addedSearchAttributes: added, schedules };
 }

@@ -7,3 +7,4 @@ export { commerceRuntime } from './runtime';
 export { reconciliation } from './reconciliation';
 export { runtimeReconciler } from './runtime-reconciler';
 export { feedRefresh } from './feed-refresh';
+export { housekeepingPurge, proposalExpirySweep, surgeSweep } from './housekeeping';

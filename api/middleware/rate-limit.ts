@@ -1,41 +1,81 @@
 import type { Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { sha256Hex } from '../../src/crypto/tokens';
 import { API_KEY_PREFIX, authenticateApiKey } from '../../src/console/api-keys';
 import { AppError } from '../../src/errors';
+import { DEFAULT_TASK_QUEUE } from '../../src/temporal/names';
 import type { AppContext, AppState } from '../context';
 import { bearerToken } from './auth';
 import { countRateLimitRejection } from '../../src/metrics/api';
 
 export interface RateLimiters {
-  perKey: RateLimiterMemory;
-  perIp: RateLimiterMemory;
+  perKey: RateLimiterAbstract;
+  perIp: RateLimiterAbstract;
   /** Keyless recommend calls on the portal demo channel: each writes an intent, proposals and a session. */
-  portalDemo: RateLimiterMemory;
+  portalDemo: RateLimiterAbstract;
   /** Console credential endpoints, each with its own per-IP budget (CONSOLE_AUTH_BUDGETS). */
-  register: RateLimiterMemory;
-  login: RateLimiterMemory;
-  inviteVerify: RateLimiterMemory;
+  register: RateLimiterAbstract;
+  login: RateLimiterAbstract;
+  inviteVerify: RateLimiterAbstract;
 }
 
-export function createRateLimiters(cfg: {
-  RATE_LIMIT_PER_KEY: number;
-  RATE_LIMIT_PER_IP: number;
-  RATE_LIMIT_WINDOW_S: number;
-  PORTAL_DEMO_RATE_LIMIT_PER_IP: number;
-  REGISTER_RATE_LIMIT_PER_IP: number;
-  LOGIN_RATE_LIMIT_PER_IP: number;
-  INVITE_VERIFY_RATE_LIMIT_PER_IP: number;
-  CONSOLE_RATE_LIMIT_WINDOW_S: number;
-}): RateLimiters {
-  const consoleBudget = (keyPrefix: string, points: number) => new RateLimiterMemory({ keyPrefix, points, duration: cfg.CONSOLE_RATE_LIMIT_WINDOW_S });
+/** The table of migration 0027; buckets of every limiter share it (their keys carry the limiter's prefix). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
+/**
+ * The limiters of one API process. With RATE_LIMIT_STORE=postgres (the default) the buckets live in
+ * Postgres, so every replica of a deployment spends from the same bucket and N replicas allow the
+ * documented limit, not N times it. A deployment is its task queue, as for the Schedules: two
+ * deployments sharing one database (or test files sharing one) keep separate buckets.
+ *
+ * Each Postgres limiter has an in-memory insurance limiter with the same budget: while Postgres
+ * cannot answer, limits hold per process (N times the limit across N replicas) instead of failing
+ * every request closed or letting a flood through open (docs/DECISIONS.md). A bucket spent in a
+ * window is also remembered in memory until the window ends (inMemoryBlockOnConsumed), so a caller
+ * that keeps hammering a spent bucket costs no Postgres round trip.
+ */
+export function createRateLimiters(
+  cfg: {
+    RATE_LIMIT_PER_KEY: number;
+    RATE_LIMIT_PER_IP: number;
+    RATE_LIMIT_WINDOW_S: number;
+    PORTAL_DEMO_RATE_LIMIT_PER_IP: number;
+    REGISTER_RATE_LIMIT_PER_IP: number;
+    LOGIN_RATE_LIMIT_PER_IP: number;
+    INVITE_VERIFY_RATE_LIMIT_PER_IP: number;
+    CONSOLE_RATE_LIMIT_WINDOW_S: number;
+    RATE_LIMIT_STORE: 'postgres' | 'memory';
+    TEMPORAL_TASK_QUEUE: string;
+  },
+  pool?: pg.Pool,
+): RateLimiters {
+  const scope = cfg.TEMPORAL_TASK_QUEUE === DEFAULT_TASK_QUEUE ? '' : `${cfg.TEMPORAL_TASK_QUEUE}:`;
+  const limiter = (name: string, points: number, duration: number): RateLimiterAbstract => {
+    const keyPrefix = `${scope}${name}`;
+    const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
+    if (cfg.RATE_LIMIT_STORE === 'memory' || !pool) return insuranceLimiter;
+    return new RateLimiterPostgres({
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: RATE_LIMIT_TABLE,
+      tableCreated: true,
+      // Expired rows are deleted by the hourly housekeeping schedule, once per deployment.
+      clearExpiredByTimeout: false,
+      keyPrefix,
+      points,
+      duration,
+      inMemoryBlockOnConsumed: points,
+      insuranceLimiter,
+    });
+  };
   return {
-    portalDemo: new RateLimiterMemory({ keyPrefix: 'demo', points: cfg.PORTAL_DEMO_RATE_LIMIT_PER_IP, duration: cfg.RATE_LIMIT_WINDOW_S }),
-    perKey: new RateLimiterMemory({ keyPrefix: 'key', points: cfg.RATE_LIMIT_PER_KEY, duration: cfg.RATE_LIMIT_WINDOW_S }),
-    perIp: new RateLimiterMemory({ keyPrefix: 'ip', points: cfg.RATE_LIMIT_PER_IP, duration: cfg.RATE_LIMIT_WINDOW_S }),
-    register: consoleBudget('register', cfg.REGISTER_RATE_LIMIT_PER_IP),
-    login: consoleBudget('login', cfg.LOGIN_RATE_LIMIT_PER_IP),
-    inviteVerify: consoleBudget('invite', cfg.INVITE_VERIFY_RATE_LIMIT_PER_IP),
+    portalDemo: limiter('demo', cfg.PORTAL_DEMO_RATE_LIMIT_PER_IP, cfg.RATE_LIMIT_WINDOW_S),
+    perKey: limiter('key', cfg.RATE_LIMIT_PER_KEY, cfg.RATE_LIMIT_WINDOW_S),
+    perIp: limiter('ip', cfg.RATE_LIMIT_PER_IP, cfg.RATE_LIMIT_WINDOW_S),
+    register: limiter('register', cfg.REGISTER_RATE_LIMIT_PER_IP, cfg.CONSOLE_RATE_LIMIT_WINDOW_S),
+    login: limiter('login', cfg.LOGIN_RATE_LIMIT_PER_IP, cfg.CONSOLE_RATE_LIMIT_WINDOW_S),
+    inviteVerify: limiter('invite', cfg.INVITE_VERIFY_RATE_LIMIT_PER_IP, cfg.CONSOLE_RATE_LIMIT_WINDOW_S),
   };
 }
 
@@ -61,12 +101,13 @@ function tooMany(res: RateLimiterRes): AppError {
   });
 }
 
-export async function take(limiter: RateLimiterMemory, bucket: string, points = 1): Promise<void> {
+export async function take(limiter: RateLimiterAbstract, bucket: string, points = 1): Promise<void> {
   try {
     await limiter.consume(bucket, points);
   } catch (res) {
     if (res instanceof RateLimiterRes) {
-      countRateLimitRejection(limiter.keyPrefix);
+      // The limiter's name, without the deployment scope (a bounded label set).
+      countRateLimitRejection(limiter.keyPrefix.split(':').at(-1)!);
       throw tooMany(res);
     }
     throw res;

@@ -40,7 +40,7 @@ import type { IntentCreateInput } from '../schemas/intents';
  * Starts the intent's fan-out once: the workflow id is `surge-<intent_id>` and a second start (a retried
  * create, the sweep racing the request) finds it, running or finished, and starts nothing.
  */
-export async function startSurge(temporal: TemporalHandle, db: Db, intentId: string): Promise<void> {
+export async function startSurge(temporal: Pick<TemporalHandle, 'client' | 'taskQueue'>, db: Db, intentId: string): Promise<void> {
   try {
     await temporal.client.workflow.start<IntentSurgeWorkflow>('intentSurge', {
       workflowId: workflowIds.surge(intentId),
@@ -87,9 +87,15 @@ export async function createIntentAndStartSurge(
 
 /**
  * An intent is stored before its fan-out starts; if Temporal was unreachable then, this starts it
- * later. Only for an hour: merchants get fresh demand, not a backlog of stale intents.
+ * later (the `surgeSweep` housekeeping flow, every 30 s). Only for an hour: merchants get fresh
+ * demand, not a backlog of stale intents.
  */
-export async function startMissedSurges(temporal: TemporalHandle, db: Db, logger: Logger, opts: { olderThanS?: number; limit?: number } = {}): Promise<number> {
+export async function startMissedSurges(
+  temporal: Pick<TemporalHandle, 'client' | 'taskQueue'>,
+  db: Db,
+  logger: Logger,
+  opts: { olderThanS?: number; limit?: number } = {},
+): Promise<number> {
   const missed = await db
     .selectFrom('intents')
     .select('intent_id')

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { outboundSpan, withTraceHeaders } from '../tracing';
 import https from 'node:https';
 import { assertSafeEndpoint, guardedLookup, UnsafeEndpointError, type EndpointPolicy } from '../registry/endpoint-safety';
 
@@ -46,7 +47,14 @@ function requestOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Prom
   return new Promise((resolve, reject) => {
     const req = client.request(
       url,
-      { method: opts.method ?? 'GET', headers: { 'user-agent': 'commerce-intent-gateway', ...opts.headers }, lookup: guardedLookup(opts.policy) as never, signal, agent: false },
+      {
+        method: opts.method ?? 'GET',
+        // The trace context when tracing is on (docs/OPERATIONS.md): the merchant sees `traceparent`.
+        headers: withTraceHeaders({ 'user-agent': 'commerce-intent-gateway', ...opts.headers }),
+        lookup: guardedLookup(opts.policy) as never,
+        signal,
+        agent: false,
+      },
       (res) => {
         if (opts.headersOnly) {
           res.destroy();
@@ -104,7 +112,7 @@ async function follow(rawUrl: string, opts: OutboundOptions, signal: AbortSignal
   let current = rawUrl;
   for (let hop = 0; ; hop++) {
     const url = await assertSafeEndpoint(current, opts.policy);
-    const res = await requestOnce(url, opts, signal);
+    const res = await outboundSpan(`${opts.method ?? 'GET'} ${url.host}`, url.toString(), () => requestOnce(url, opts, signal), (r) => r.status);
     const location = res.headers.location;
     // With no redirects allowed the 3xx itself is the answer (a health probe counts it as a bad status).
     if (res.status < 300 || res.status >= 400 || !location || opts.maxRedirects === 0) return res;

@@ -1,4 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { tracing } from '../tracing';
 
 export interface TemporalHandle {
   connection: Connection;
@@ -9,7 +11,9 @@ export interface TemporalHandle {
 
 export async function connectTemporal(address: string, namespace: string, taskQueue: string): Promise<TemporalHandle> {
   const connection = await Connection.connect({ address, connectTimeout: 5000 });
-  return { connection, client: new Client({ connection, namespace }), namespace, taskQueue };
+  // With tracing on, a workflow started inside a traced request carries the trace in its headers.
+  const interceptors = tracing() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
+  return { connection, client: new Client({ connection, namespace, interceptors }), namespace, taskQueue };
 }
 
 /** True when the server answers for our namespace within the deadline (used by /healthz). */

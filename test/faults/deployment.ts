@@ -26,22 +26,34 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
+/** What every process of one deployment shares: database, Temporal, task queue, keys, public URL. */
+export function deploymentEnv(opts: { databaseUrl: string; temporalAddress: string; url: string; taskQueue: string }): Record<string, string> {
+  return {
+    DATABASE_URL: opts.databaseUrl,
+    TEMPORAL_ADDRESS: opts.temporalAddress,
+    TEMPORAL_TASK_QUEUE: opts.taskQueue,
+    KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    MATCH_TOKEN_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    ALLOW_PRIVATE_ENDPOINTS: 'true',
+    PUBLIC_BASE_URL: opts.url,
+  };
+}
+
+/** The env of an API process of the deployment (console and supply keys of the test stack). */
+export const apiEnv = (shared: Record<string, string>, extra: Record<string, string> = {}) => ({
+  ...shared,
+  INVITE_CODES: TEST_INVITE,
+  SUPPLY_KEY: TEST_SUPPLY_KEY,
+  REQUEST_LOG_FLUSH_MS: '50',
+  ...extra,
+});
+
 /** `env`: extra settings for both processes (e.g. a short dispatch retry schedule). */
 export async function startDeployment(opts: { databaseUrl: string; temporalAddress: string; workers?: number; env?: Record<string, string> }): Promise<Deployment> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const taskQueue = `faults-${letters()}`;
-  const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  const shared = {
-    DATABASE_URL: opts.databaseUrl,
-    TEMPORAL_ADDRESS: opts.temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    MATCH_TOKEN_SIGNING_KEY: signingKey,
-    ALLOW_PRIVATE_ENDPOINTS: 'true',
-    PUBLIC_BASE_URL: url,
-    ...opts.env,
-  };
+  const shared = { ...deploymentEnv({ ...opts, url, taskQueue }), ...opts.env };
   const connection = await Connection.connect({ address: opts.temporalAddress });
   const d: Deployment = {
     url,
@@ -50,7 +62,7 @@ export async function startDeployment(opts: { databaseUrl: string; temporalAddre
     workers: [],
     temporal: new Client({ connection }),
     async startApi() {
-      d.api = startApiProcess(port, { ...shared, INVITE_CODES: TEST_INVITE, SUPPLY_KEY: TEST_SUPPLY_KEY, REQUEST_LOG_FLUSH_MS: '50' });
+      d.api = startApiProcess(port, apiEnv(shared));
       await d.api.ready;
       return d.api;
     },

@@ -24,6 +24,7 @@ import * as m0022 from './0022_exactly_once';
 import * as m0023 from './0023_merchant_catalogs';
 import * as m0025 from './0025_keyed_registration';
 import * as m0026 from './0026_feed_refresh';
+import * as m0027 from './0027_rate_limits';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_merchant_catalogs': m0023,
   '0025_keyed_registration': m0025,
   '0026_feed_refresh': m0026,
+  '0027_rate_limits': m0027,
 };
