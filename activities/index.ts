@@ -6,7 +6,7 @@ import { createRuntimeActivities } from './runtime';
 import { createRuntimeReconcilerActivities } from './runtime-reconciler';
 import { createCheckoutActivities } from './checkout';
 import { createReconciliationActivities } from './reconciliation';
-import { createFeedActivities } from './feeds';
+import { createFeedActivities } from './feed-refresh';
 import { createHousekeepingActivities } from './housekeeping';
 
 export interface ActivityDeps {

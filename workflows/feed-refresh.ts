@@ -1,5 +1,5 @@
 import * as wf from '@temporalio/workflow';
-import type { FeedActivities } from '../activities/feeds';
+import type { FeedActivities } from '../activities/feed-refresh';
 import { searchAttributes as SA } from '../src/temporal/names';
 import type { FeedRefreshInput, FeedRefreshOutcome } from './feed-refresh.shared';
 
