@@ -87,7 +87,10 @@ export async function waitOnWorkflow<T>(t: TemporalHandle, work: Promise<T>, dea
   work.catch(() => undefined);
   const settled = work.then((value) => ({ done: true as const, value }));
   const race: Array<Promise<Waited<T> | undefined>> = [within(settled, deadlineMs)];
-  if (opts.failFast) race.push(workerPolls(t).then((polls) => (polls ? new Promise<never>(() => {}) : { done: false as const, noWorker: true })));
+  // Fail fast only on Temporal's word that nothing polls: a server that does not say (or cannot, as
+  // the time-skipping test server) leaves the caller to the deadline.
+  const knownIdle = (p: WorkerPresence | null) => p !== null && p.workflowPollers === 0;
+  if (opts.failFast) race.push(workerPresence(t).then((p) => (knownIdle(p) ? { done: false as const, noWorker: true } : new Promise<never>(() => {}))));
   const out = await Promise.race(race);
   if (out) return out;
   return { done: false, noWorker: !(await workerPolls(t)) };
