@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 
 /**
  * What a flow costs Temporal, read from the histories of a sample of its runs: history events,
@@ -8,7 +8,7 @@ import { temporal } from '@temporalio/proto';
  * server; each activity task another poll and completion; each event a row written (docs/BENCHMARKS.md).
  */
 
-const E = temporal.api.enums.v1.EventType;
+const E = proto.temporal.api.enums.v1.EventType;
 
 export interface FlowCost {
   flow: string;
@@ -20,6 +20,8 @@ export interface FlowCost {
   workflowTasks: number;
   activityTasks: number;
   localActivities: number;
+  /** `patched(...)` markers. */
+  patches: number;
   timers: number;
   upserts: number;
   updates: number;
@@ -30,7 +32,6 @@ export interface FlowCost {
 const COUNTED: Array<[keyof FlowCost, number[]]> = [
   ['workflowTasks', [E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED]],
   ['activityTasks', [E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]],
-  ['localActivities', [E.EVENT_TYPE_MARKER_RECORDED]],
   ['timers', [E.EVENT_TYPE_TIMER_STARTED]],
   ['upserts', [E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, E.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED]],
   ['updates', [E.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED]],
@@ -58,16 +59,20 @@ export async function temporalCost(client: Client, flows: Record<string, string>
         if (picked.length >= sample) break;
       }
     }
-    const row: FlowCost = { flow, workflowType, runs: picked.length, closed: picked.filter((p) => p.closed).length, events: 0, workflowTasks: 0, activityTasks: 0, localActivities: 0, timers: 0, upserts: 0, updates: 0, signals: 0, children: 0 };
+    const row: FlowCost = { flow, workflowType, runs: picked.length, closed: picked.filter((p) => p.closed).length, events: 0, workflowTasks: 0, activityTasks: 0, localActivities: 0, patches: 0, timers: 0, upserts: 0, updates: 0, signals: 0, children: 0 };
     for (const p of picked) {
       const history = await client.workflow.getHandle(p.workflowId, p.runId).fetchHistory();
       const events = history.events ?? [];
       row.events += events.length;
       for (const ev of events) {
         for (const [field, types] of COUNTED) if (types.includes(ev.eventType as number)) (row[field] as number)++;
+        // Markers are local activities (core_local_activity) or patches (core_patch).
+        const marker = ev.markerRecordedEventAttributes?.markerName;
+        if (marker === 'core_local_activity') row.localActivities++;
+        else if (marker === 'core_patch') row.patches++;
       }
     }
-    for (const field of ['events', ...COUNTED.map(([f]) => f)] as const) if (row.runs) (row[field] as number) /= row.runs;
+    for (const field of ['events', 'localActivities', 'patches', ...COUNTED.map(([f]) => f)] as const) if (row.runs) (row[field] as number) /= row.runs;
     out.push(row);
   }
   return out;
@@ -77,11 +82,11 @@ export async function temporalCost(client: Client, flows: Record<string, string>
 export function costTable(rows: FlowCost[]): string[] {
   const f = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
   return [
-    '| flow (workflow type) | runs sampled (closed) | history events | workflow tasks | activity tasks | local activities | timers | SA upserts | Updates | signals | children |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| flow (workflow type) | runs sampled (closed) | history events | workflow tasks | activity tasks | local activities | patch markers | timers | SA upserts | Updates | signals | children |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.flow} (\`${r.workflowType}\`) | ${r.runs} (${r.closed}) | ${f(r.events)} | ${f(r.workflowTasks)} | ${f(r.activityTasks)} | ${f(r.localActivities)} | ${f(r.timers)} | ${f(r.upserts)} | ${f(r.updates)} | ${f(r.signals)} | ${f(r.children)} |`,
+        `| ${r.flow} (\`${r.workflowType}\`) | ${r.runs} (${r.closed}) | ${f(r.events)} | ${f(r.workflowTasks)} | ${f(r.activityTasks)} | ${f(r.localActivities)} | ${f(r.patches)} | ${f(r.timers)} | ${f(r.upserts)} | ${f(r.updates)} | ${f(r.signals)} | ${f(r.children)} |`,
     ),
   ];
 }
