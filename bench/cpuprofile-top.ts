@@ -1,10 +1,11 @@
 /**
  * Summarises the V8 CPU profiles of a benchmark run (`--cpu-prof`: one file per thread) as the top
- * frames by self time and the time per package / source directory, skipping the workflow bundling at
- * a worker's start (webpack and the bundler), which is start-up, not load.
+ * frames by self time and the time per package / source directory. With --windows (bench:load's
+ * --windows-file) only samples inside the timed windows count, so start-up, warm-up and shutdown do
+ * not; without, the workflow bundling at a worker's start (webpack and the bundler) is skipped.
  *
- *   BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:load -- --duration 10 ...
- *   npx tsx bench/cpuprofile-top.ts /tmp/prof [--top 20]
+ *   BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:load -- --duration 10 --windows-file /tmp/prof/w.json
+ *   npx tsx bench/cpuprofile-top.ts /tmp/prof [--windows /tmp/prof/w.json] [--top 20]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,12 +17,15 @@ interface Node {
   children?: number[];
 }
 interface Profile {
+  startTime: number;
   nodes: Node[];
   samples: number[];
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '20' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '20' }, windows: { type: 'string' } } });
+const windows = values.windows ? (JSON.parse(readFileSync(values.windows, 'utf8')) as Array<{ fromUs: number; untilUs: number }>) : undefined;
+const inWindow = (us: number) => !windows || windows.some((w) => us >= w.fromUs && us <= w.untilUs);
 const dir = positionals[0] ?? '.';
 const TOP = Number(values.top);
 
@@ -61,12 +65,16 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sor
   let total = 0;
   let idle = 0;
   let skipped = 0;
+  let outside = 0;
+  let at = p.startTime;
   p.samples.forEach((id, i) => {
     const us = p.timeDeltas[i] ?? 0;
+    at += us;
+    if (!inWindow(at)) return void (outside += us);
     const n = byId.get(id)!;
     const name = n.callFrame.functionName || '(anonymous)';
     if (name === '(idle)') return void (idle += us);
-    if (isBundling(id)) return void (skipped += us);
+    if (!windows && isBundling(id)) return void (skipped += us);
     total += us;
     const where = n.callFrame.url ? `${area(n.callFrame.url)}:${n.callFrame.lineNumber + 1}` : '';
     const key = `${name} ${where}`.trim();
@@ -76,7 +84,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sor
   });
   const s = (us: number) => `${(us / 1e6).toFixed(2)} s`;
   const share = (us: number) => `${((us / Math.max(1, total)) * 100).toFixed(1)} %`;
-  console.log(`\n## ${file}: busy ${s(total)} (idle ${s(idle)}, start-up bundling skipped ${s(skipped)})\n`);
+  console.log(`\n## ${file}: busy ${s(total)} (idle ${s(idle)}; ${windows ? `outside the timed windows ${s(outside)}` : `start-up bundling skipped ${s(skipped)}`})\n`);
   if (total < 0.05e6) continue;
   console.log('| area | self time | share |\n|---|---|---|');
   for (const [a, us] of [...areas].sort((x, y) => y[1] - x[1]).slice(0, 12)) console.log(`| ${a} | ${s(us)} | ${share(us)} |`);

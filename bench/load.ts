@@ -4,7 +4,8 @@
  * agentic checkout create + confirm ≥ 30/s with p99 ≤ 1 s.
  *
  *   npm run bench:load [-- --clients 20 --duration 60 --phases runtime,checkout,mixed,floor-empty,floor-update]
- *   (or BENCH_CLIENTS / BENCH_DURATION; --fanout off: intents of the checkout chain reach no merchant)
+ *   (or BENCH_CLIENTS / BENCH_DURATION; --fanout off: intents of the checkout chain reach no merchant;
+ *   --windows-file f: writes each phase's timed window on the monotonic clock, for bench/cpuprofile-top.ts)
  *
  * Closed loop: each of --clients clients sends its next request as soon as the last is answered, for
  * --warmup s untimed, then --duration s timed. Phases, one after another on the same stack:
@@ -22,6 +23,7 @@
  * database with the seeded catalog, `npm run api` and `npm run worker` as their own processes.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { seedCatalog } from '../src/catalog/seed';
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     phases: { type: 'string', default: 'runtime,checkout,mixed,floor-empty,floor-update' },
     fanout: { type: 'string', default: 'on' },
     sample: { type: 'string', default: '20' },
+    'windows-file': { type: 'string' },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -64,6 +67,10 @@ interface PhaseResult {
   cpu: CpuSplit;
 }
 
+/** The timed window of each phase in µs of the monotonic clock, the clock V8's CPU profiles stamp samples with. */
+const windows: Array<{ phase: string; fromUs: number; untilUs: number }> = [];
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 
 async function timedOp<T>(rec: Recorder, op: string, f: () => Promise<T>): Promise<T> {
@@ -82,6 +89,8 @@ async function phase(name: string, clients: number, iteration: (client: number, 
   const failed = new Map<string, number>();
   let firstError: string | undefined;
   const t0 = performance.now();
+  const window = { phase: name, fromUs: monotonicUs() + WARMUP * 1e6, untilUs: monotonicUs() + (WARMUP + DURATION) * 1e6 };
+  windows.push(window);
   const from = t0 + WARMUP * 1000;
   const until = from + DURATION * 1000;
   const inWindow = () => {
@@ -278,6 +287,7 @@ try {
   lines.push(`| commerce runtime, 3 merchants each | ${fmt(runtime)} | ≥ 40/s, p99 ≤ 1 s: ${met(runtime, 40)} | ${fmt(fe)} (empty workflow, start → result) | ${ratio(runtime, fe)} |`);
   lines.push(`| agentic checkout create+confirm | ${fmt(checkout)} | ≥ 30/s, p99 ≤ 1 s: ${met(checkout, 30)} | ${fmt(fu)} (empty workflow + one Update) | ${ratio(checkout, fu)} |`);
 
+  if (values['windows-file']) writeFileSync(values['windows-file'], JSON.stringify(windows));
   const cost = await temporalCost(temporal.client, FLOW_TYPES, { since, sample: Number(values.sample) });
   lines.push('', '### Temporal cost per flow (means over a sample of runs from this run)', '', ...costTable(cost));
   console.log(`\n${lines.join('\n')}`);
