@@ -239,6 +239,9 @@ try {
     const reg = await post(base, '/v1/merchant/register', { merchant_id: id, agent_endpoint: await merchantsOnLoopback.add(), subscription_tags: [TAG] }, auth);
     merchants.push({ id, token: reg.registration_token as string });
   }
+  // The gateway worker bundles its workflows at start too (tens of seconds on a loaded machine): the
+  // smallest round trip through it, `ping`, answers once it polls.
+  await temporal.client.workflow.execute('ping', { taskQueue: 'gateway', workflowId: `ping-bench-ready-${process.pid}`, args: ['ready'] });
   if (PHASES.some((p) => p.startsWith('floor'))) {
     // The floor worker bundles its workflows at start: wait for it before any clock runs.
     await temporal.client.workflow.execute(floorEmpty, { taskQueue: FLOOR_TASK_QUEUE, workflowId: `floor-ready-${process.pid}`, args: ['ready'] });
