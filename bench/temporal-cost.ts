@@ -82,7 +82,7 @@ export async function temporalCost(client: Client, flows: Record<string, string>
 export function costTable(rows: FlowCost[]): string[] {
   const f = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
   return [
-    '| flow (workflow type) | runs sampled (closed) | history events | workflow tasks | activity tasks | local activities | patch markers | timers | SA upserts | Updates | signals | children |',
+    '| flow (workflow type) | runs sampled (closed) | history events | workflow tasks | activity tasks | local activities | patch markers | timers | SA / memo upserts | Updates | signals | children |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
