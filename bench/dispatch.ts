@@ -124,7 +124,21 @@ try {
   const surge = await temporal.client.workflow.getHandle(`surge-${first.intent.intent_id}`).describe();
   const surgeMs = surge.closeTime!.getTime() - surge.startTime.getTime();
 
-  // 2. Dead-letter N deliveries, then replay them all once the sink is back.
+  // 2. The floor: the same number of POSTs of a real delivery's body, straight from here.
+  const blastMs = await rawBlast(sampleBody!, Number(values['blast-connections']));
+  const fanOutCost = await temporalCost(temporal.client, { 'intent fan-out': 'intentSurge', delivery: 'delivery' }, { since, sample: 50 });
+
+  // Printed now: a replay that runs out of time below still leaves the fan-out's figures.
+  console.log(`\nmachine: ${machine()}`);
+  console.log(`merchants: ${N}; webhook-ids answered 2xx more than once in the fan-out: ${dupFirst}`);
+  console.log('\n| operation | result | target |');
+  console.log('|---|---|---|');
+  console.log(`| fan-out of 1 intent to ${N} merchants: intent created → all delivered | ${(fanOutTotal / 1000).toFixed(1)} s (${(N / (fanOutTotal / 1000)).toFixed(0)} deliveries/s; the fan-out workflow started all ${N} delivery runs in ${(surgeMs / 1000).toFixed(1)} s) | ≤ 15 s; ≤ 2.5 s |`);
+  console.log(`| first webhook after the intent's 201 | ${(firstWebhookAt! - answered).toFixed(0)} ms (the 201 came ${(answered - t0).toFixed(0)} ms after the POST) | ≤ 100 ms |`);
+  console.log(`| floor: raw blast of ${N} POSTs (a delivery's ${sampleBody!.length}-byte body) to the same sink, ≤ ${values['blast-connections']} connections | ${(blastMs / 1000).toFixed(2)} s (${(N / (blastMs / 1000)).toFixed(0)}/s; ${blastAnswered} answered); fan-out / floor: ${(fanOutTotal / blastMs).toFixed(1)}× | — |`);
+
+  // 3. Dead-letter N deliveries, then replay them all once the sink is back.
+  const since2 = new Date(Date.now() - 1000);
   down = true;
   const second = await post(base, '/v1/intents', { raw_query: `${tag} mechanical keyboard` }, auth);
   await until(second.intent.intent_id, 'dlq', 120_000);
@@ -135,21 +149,12 @@ try {
   await until(second.intent.intent_id, 'delivered', 120_000);
   const replayTotal = performance.now() - t1;
   const duplicates = [...delivered.values()].filter((n) => n > 1).length;
+  const replayCost = await temporalCost(temporal.client, { 'dead-letter replay': 'dlqReplay', 'delivery (dead-lettered or replayed)': 'delivery' }, { since: since2, sample: 50 });
 
-  // 3. The floor: the same number of POSTs of a real delivery's body, straight from here.
-  const blastMs = await rawBlast(sampleBody!, Number(values['blast-connections']));
-  const cost = await temporalCost(temporal.client, { 'intent fan-out': 'intentSurge', delivery: 'delivery', 'dead-letter replay': 'dlqReplay' }, { since, sample: 50 });
-
-  console.log(`\nmachine: ${machine()}`);
-  console.log(`merchants: ${N}; sink requests: ${received}; webhook-ids answered 2xx more than once: ${duplicates} (${dupFirst} in the fan-out)`);
-  console.log('\n| operation | result | target |');
-  console.log('|---|---|---|');
-  console.log(`| fan-out of 1 intent to ${N} merchants: intent created → all delivered | ${(fanOutTotal / 1000).toFixed(1)} s (${(N / (fanOutTotal / 1000)).toFixed(0)} deliveries/s; the fan-out workflow started all ${N} delivery runs in ${(surgeMs / 1000).toFixed(1)} s) | ≤ 15 s |`);
-  console.log(`| first webhook after the intent's 201 (first intent) | ${(firstWebhookAt! - answered).toFixed(0)} ms (the 201 came ${(answered - t0).toFixed(0)} ms after the POST) | ≤ 100 ms |`);
-  console.log(`| floor: raw blast of ${N} POSTs (a delivery's ${sampleBody!.length}-byte body) to the same sink, ≤ ${values['blast-connections']} connections | ${(blastMs / 1000).toFixed(2)} s (${(N / (blastMs / 1000)).toFixed(0)}/s; ${blastAnswered} answered); fan-out / floor: ${(fanOutTotal / blastMs).toFixed(1)}× | fan-out ≤ 2.5 s |`);
   console.log(`| replay of ${N} dead-lettered deliveries: retry call → all delivered | ${(replayTotal / 1000).toFixed(1)} s (retry call answered in ${(scheduledMs / 1000).toFixed(1)} s with scheduled=${retry.scheduled}) | ≤ 30 s |`);
-  console.log('\nTemporal cost per flow (means over a sample of runs from this run):\n');
-  console.log(costTable(cost).join('\n'));
+  console.log(`\nsink requests: ${received}; webhook-ids answered 2xx more than once: ${duplicates}`);
+  console.log('\nTemporal cost per flow (means over a sample of runs from this run; the fan-out, then the replay):\n');
+  console.log(costTable([...fanOutCost, ...replayCost]).join('\n'));
 } finally {
   await temporal.connection.close();
   await stack.stop();
