@@ -151,7 +151,7 @@ try {
   const duplicates = [...delivered.values()].filter((n) => n > 1).length;
   const replayCost = await temporalCost(temporal.client, { 'dead-letter replay': 'dlqReplay', 'delivery (dead-lettered or replayed)': 'delivery' }, { since: since2, sample: 50 });
 
-  console.log(`| replay of ${N} dead-lettered deliveries: retry call → all delivered | ${(replayTotal / 1000).toFixed(1)} s (retry call answered in ${(scheduledMs / 1000).toFixed(1)} s with scheduled=${retry.scheduled}) | ≤ 30 s |`);
+  console.log(`| replay of ${N} dead-lettered deliveries: retry call → all delivered | ${(replayTotal / 1000).toFixed(1)} s (retry call answered in ${(scheduledMs / 1000).toFixed(1)} s with scheduled=${retry.scheduled}, status ${retry.status}) | ≤ 30 s |`);
   console.log(`\nsink requests: ${received}; webhook-ids answered 2xx more than once: ${duplicates}`);
   console.log('\nTemporal cost per flow (means over a sample of runs from this run; the fan-out, then the replay):\n');
   console.log(costTable([...fanOutCost, ...replayCost]).join('\n'));
