@@ -75,7 +75,8 @@ export interface CpuSplit {
 export function startCpuMeter(processes: Record<string, number | undefined>, databaseUrl?: string) {
   const named = Object.entries(processes).filter((e): e is [string, number] => e[1] !== undefined);
   // This process spawned the stack: its own time only, not its children's (counted by name).
-  const ticks = (n: string, pid: number, stats: Stat[]) => (pid === process.pid ? (stats.find((s) => s.pid === pid)?.own ?? 0) : treeTicks(pid, stats));
+  const ticks = (n: string, pid: number, stats: Stat[]) =>
+    pid === process.pid ? (stats.find((s) => s.pid === pid)?.own ?? 0) : treeTicks(pid, stats);
   const before = allStats();
   const start = Object.fromEntries(named.map(([n, pid]) => [n, ticks(n, pid, before)]));
   const startedAt = performance.now();
@@ -131,13 +132,16 @@ export function startCpuMeter(processes: Record<string, number | undefined>, dat
 export function cpuTable(split: CpuSplit, cores: number): string[] {
   const total = Object.values(split.cpu).reduce((a, b) => a + b, 0);
   const lines = [
-    `CPU over ${split.seconds.toFixed(1)} s on ${cores} cores (${((total / split.seconds / cores) * 100).toFixed(0)} % of the machine by these processes)`,
+    `CPU over ${split.seconds.toFixed(1)} s on ${cores} cores ` +
+      `(${((total / split.seconds / cores) * 100).toFixed(0)} % of the machine by these processes)`,
     '',
     '| process | CPU s | % of one core | share of these processes |',
     '|---|---|---|---|',
   ];
   for (const [n, s] of Object.entries(split.cpu)) {
-    lines.push(`| ${n} | ${s.toFixed(1)} | ${((s / split.seconds) * 100).toFixed(0)} % | ${total ? ((s / total) * 100).toFixed(0) : 0} % |`);
+    lines.push(
+      `| ${n} | ${s.toFixed(1)} | ${((s / split.seconds) * 100).toFixed(0)} % | ${total ? ((s / total) * 100).toFixed(0) : 0} % |`,
+    );
   }
   return lines;
 }

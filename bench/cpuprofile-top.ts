@@ -23,8 +23,13 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '20' }, windows: { type: 'string' } } });
-const windows = values.windows ? (JSON.parse(readFileSync(values.windows, 'utf8')) as Array<{ fromUs: number; untilUs: number }>) : undefined;
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '20' }, windows: { type: 'string' } },
+});
+const windows = values.windows
+  ? (JSON.parse(readFileSync(values.windows, 'utf8')) as Array<{ fromUs: number; untilUs: number }>)
+  : undefined;
 const inWindow = (us: number) => !windows || windows.some((w) => us >= w.fromUs && us <= w.untilUs);
 const dir = positionals[0] ?? '.';
 const TOP = Number(values.top);
@@ -44,7 +49,9 @@ function area(url: string): string {
   return url.includes('workflow') ? 'workflow bundle' : path.basename(url);
 }
 
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort()) {
   const p = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -84,7 +91,8 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sor
   });
   const s = (us: number) => `${(us / 1e6).toFixed(2)} s`;
   const share = (us: number) => `${((us / Math.max(1, total)) * 100).toFixed(1)} %`;
-  console.log(`\n## ${file}: busy ${s(total)} (idle ${s(idle)}; ${windows ? `outside the timed windows ${s(outside)}` : `start-up bundling skipped ${s(skipped)}`})\n`);
+  const left = windows ? `outside the timed windows ${s(outside)}` : `start-up bundling skipped ${s(skipped)}`;
+  console.log(`\n## ${file}: busy ${s(total)} (idle ${s(idle)}; ${left})\n`);
   if (total < 0.05e6) continue;
   console.log('| area | self time | share |\n|---|---|---|');
   for (const [a, us] of [...areas].sort((x, y) => y[1] - x[1]).slice(0, 12)) console.log(`| ${a} | ${s(us)} | ${share(us)} |`);

@@ -53,7 +53,14 @@ const PHASES = values.phases.split(',').map((p) => p.trim());
 const TAG = 'benchload';
 const SHIPPING_COST = 4.5;
 /** The workflow types whose Temporal cost is printed, by flow. */
-const FLOW_TYPES = { runtime: 'commerceRuntime', checkout: 'agenticCheckout', 'intent fan-out': 'intentSurge', delivery: 'delivery', 'floor: empty': 'floorEmpty', 'floor: update': 'floorUpdate' };
+const FLOW_TYPES = {
+  runtime: 'commerceRuntime',
+  checkout: 'agenticCheckout',
+  'intent fan-out': 'intentSurge',
+  delivery: 'delivery',
+  'floor: empty': 'floorEmpty',
+  'floor: update': 'floorUpdate',
+};
 
 // ---------- measurement ----------
 
@@ -84,7 +91,11 @@ async function timedOp<T>(rec: Recorder, op: string, f: () => Promise<T>): Promi
  * Runs `iteration` in a loop on each client: untimed for the warm-up, then timed for the duration.
  * An operation counts when it completes inside the timed window.
  */
-async function phase(name: string, clients: number, iteration: (client: number, i: number, rec: Recorder) => Promise<void>): Promise<PhaseResult> {
+async function phase(
+  name: string,
+  clients: number,
+  iteration: (client: number, i: number, rec: Recorder) => Promise<void>,
+): Promise<PhaseResult> {
   const ops = new Map<string, number[]>();
   const failed = new Map<string, number>();
   let firstError: string | undefined;
@@ -112,11 +123,14 @@ async function phase(name: string, clients: number, iteration: (client: number, 
   );
   let cpu: CpuSplit | undefined;
   const meterStopped = new Promise<void>((resolve) =>
-    setTimeout(async () => {
-      await meterStarted;
-      cpu = await meter!.stop();
-      resolve();
-    }, (WARMUP + DURATION) * 1000),
+    setTimeout(
+      async () => {
+        await meterStarted;
+        cpu = await meter!.stop();
+        resolve();
+      },
+      (WARMUP + DURATION) * 1000,
+    ),
   );
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
@@ -161,16 +175,23 @@ const since = new Date(Date.now() - 1000);
 
 /** POST that insists on one status; a failure carries the operation's name. */
 async function expect(op: string, status: number, path: string, body: unknown, headers: Record<string, string> = auth) {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
-  if (res.status !== status) throw Object.assign(new Error(`POST ${path} → ${res.status} (expected ${status}) ${text.slice(0, 200)}`), { op });
+  if (res.status !== status)
+    throw Object.assign(new Error(`POST ${path} → ${res.status} (expected ${status}) ${text.slice(0, 200)}`), { op });
   return JSON.parse(text) as any;
 }
 
 const merchants: Array<{ id: string; token: string }> = [];
 
 async function runtimeIteration(_c: number, _i: number, rec: Recorder) {
-  const r = await timedOp(rec, 'runtime', () => expect('runtime', 201, '/v1/commerce-runtime', { intent: { raw_query: `${TAG} ${product.title}`, intent_tags: [TAG] } }));
+  const r = await timedOp(rec, 'runtime', () =>
+    expect('runtime', 201, '/v1/commerce-runtime', { intent: { raw_query: `${TAG} ${product.title}`, intent_tags: [TAG] } }),
+  );
   const stage = r.runtime?.runtime_session?.stage;
   if (stage !== 'awaiting_user_confirmation') throw Object.assign(new Error(`runtime ended ${stage}`), { op: 'runtime' });
 }
@@ -179,11 +200,24 @@ async function checkoutIteration(c: number, i: number, rec: Recorder) {
   const m = merchants[(c + i) % merchants.length]!;
   const query = values.fanout === 'off' ? 'a sturdy water bottle for hiking' : `${TAG} a sturdy water bottle for hiking`;
   const { intent } = await timedOp(rec, 'intent', () => expect('intent', 201, '/v1/intents', { raw_query: query }));
-  const offer = { merchant_agent_id: m.id, intent_id: intent.intent_id, product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, shipping_commitment: { max_days: 3, cost: SHIPPING_COST } };
-  const { proposal } = await timedOp(rec, 'proposal', () => expect('proposal', 201, '/v1/proposals', offer, { ...auth, 'x-merchant-token': m.token }));
-  const { match_session } = await timedOp(rec, 'match', () => expect('match', 201, '/v1/match', { intent_id: intent.intent_id, proposal_ids: [proposal.proposal_id] }));
+  const offer = {
+    merchant_agent_id: m.id,
+    intent_id: intent.intent_id,
+    product_id: product.product_id,
+    offer_title: product.title,
+    price: product.price_cents / 100,
+    shipping_commitment: { max_days: 3, cost: SHIPPING_COST },
+  };
+  const { proposal } = await timedOp(rec, 'proposal', () =>
+    expect('proposal', 201, '/v1/proposals', offer, { ...auth, 'x-merchant-token': m.token }),
+  );
+  const { match_session } = await timedOp(rec, 'match', () =>
+    expect('match', 201, '/v1/match', { intent_id: intent.intent_id, proposal_ids: [proposal.proposal_id] }),
+  );
   const accept = { proposal_id: proposal.proposal_id };
-  const { match_token } = await timedOp(rec, 'match accept', () => expect('match accept', 200, `/v1/match/${match_session.match_session_id}/accept`, accept));
+  const { match_token } = await timedOp(rec, 'match accept', () =>
+    expect('match accept', 200, `/v1/match/${match_session.match_session_id}/accept`, accept),
+  );
   const amount = (product.price_cents + SHIPPING_COST * 100) / 100;
   const started = performance.now();
   const created = await timedOp(rec, 'checkout create', () =>
@@ -200,20 +234,30 @@ async function checkoutIteration(c: number, i: number, rec: Recorder) {
   const consent = { granted: true, statement: 'I agree to buy this for the plan total.', granted_at: new Date().toISOString() };
   const confirmBody = { consent, match_token: match_token.signed_token, proposal_id: proposal.proposal_id, amount, currency: 'USD' };
   const id = created.checkout.checkout_id as string;
-  const confirmed = await timedOp(rec, 'checkout confirm', () => expect('checkout confirm', 200, `/v1/agentic-checkout/${id}/confirm`, confirmBody));
-  if (confirmed.checkout.status !== 'confirmed') throw Object.assign(new Error(`checkout ${id} ${confirmed.checkout.status}`), { op: 'checkout confirm' });
+  const confirmed = await timedOp(rec, 'checkout confirm', () =>
+    expect('checkout confirm', 200, `/v1/agentic-checkout/${id}/confirm`, confirmBody),
+  );
+  if (confirmed.checkout.status !== 'confirmed')
+    throw Object.assign(new Error(`checkout ${id} ${confirmed.checkout.status}`), { op: 'checkout confirm' });
   rec('checkout create+confirm', performance.now() - started);
 }
 
 async function floorEmptyIteration(c: number, i: number, rec: Recorder) {
   await timedOp(rec, 'floor: empty workflow start → result', () =>
-    temporal.client.workflow.execute(floorEmpty, { taskQueue: FLOOR_TASK_QUEUE, workflowId: `floor-empty-${process.pid}-${c}-${i}`, args: ['x'] }),
+    temporal.client.workflow.execute(floorEmpty, {
+      taskQueue: FLOOR_TASK_QUEUE,
+      workflowId: `floor-empty-${process.pid}-${c}-${i}`,
+      args: ['x'],
+    }),
   );
 }
 
 async function floorUpdateIteration(c: number, i: number, rec: Recorder) {
   const started = performance.now();
-  const handle = await temporal.client.workflow.start(floorUpdate, { taskQueue: FLOOR_TASK_QUEUE, workflowId: `floor-update-${process.pid}-${c}-${i}` });
+  const handle = await temporal.client.workflow.start(floorUpdate, {
+    taskQueue: FLOOR_TASK_QUEUE,
+    workflowId: `floor-update-${process.pid}-${c}-${i}`,
+  });
   await handle.executeUpdate(floorFinish, { args: ['done'] });
   rec('floor: empty workflow start + one Update', performance.now() - started);
   await handle.result();
@@ -236,15 +280,28 @@ try {
   await stack.db.updateTable('products').set({ inventory_qty: 10_000_000 }).where('product_id', '=', product.product_id).execute();
   for (const m of ['a', 'b', 'c']) {
     const id = `bench-load-${m}`;
-    const reg = await post(base, '/v1/merchant/register', { merchant_id: id, agent_endpoint: await merchantsOnLoopback.add(), subscription_tags: [TAG] }, auth);
+    const reg = await post(
+      base,
+      '/v1/merchant/register',
+      { merchant_id: id, agent_endpoint: await merchantsOnLoopback.add(), subscription_tags: [TAG] },
+      auth,
+    );
     merchants.push({ id, token: reg.registration_token as string });
   }
   // The gateway worker bundles its workflows at start too (tens of seconds on a loaded machine): the
   // smallest round trip through it, `ping`, answers once it polls.
-  await temporal.client.workflow.execute('ping', { taskQueue: 'gateway', workflowId: `ping-bench-ready-${process.pid}`, args: ['ready'] });
+  await temporal.client.workflow.execute('ping', {
+    taskQueue: 'gateway',
+    workflowId: `ping-bench-ready-${process.pid}`,
+    args: ['ready'],
+  });
   if (PHASES.some((p) => p.startsWith('floor'))) {
     // The floor worker bundles its workflows at start: wait for it before any clock runs.
-    await temporal.client.workflow.execute(floorEmpty, { taskQueue: FLOOR_TASK_QUEUE, workflowId: `floor-ready-${process.pid}`, args: ['ready'] });
+    await temporal.client.workflow.execute(floorEmpty, {
+      taskQueue: FLOOR_TASK_QUEUE,
+      workflowId: `floor-ready-${process.pid}`,
+      args: ['ready'],
+    });
   }
   for (const p of PHASES) {
     const iteration = ITERATIONS[p];
@@ -255,15 +312,33 @@ try {
 
   // ---------- report ----------
   const lines: string[] = [];
-  lines.push(`machine: ${machine()}; load average before the report: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  lines.push(`clients: ${CLIENTS}, closed loop; ${WARMUP} s warm-up + ${DURATION} s timed per phase; intent fan-out to the 3 merchants: ${values.fanout}`);
-  lines.push(`merchant agents answered: ${merchantsOnLoopback.counts.queries} runtime queries, ${merchantsOnLoopback.counts.handoffs} handoffs, ${merchantsOnLoopback.counts.other} other POSTs (intent webhooks)`);
+  lines.push(
+    `machine: ${machine()}; load average before the report: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  const answered = merchantsOnLoopback.counts;
+  lines.push(
+    `clients: ${CLIENTS}, closed loop; ${WARMUP} s warm-up + ${DURATION} s timed per phase; ` +
+      `intent fan-out to the 3 merchants: ${values.fanout}`,
+    `merchant agents answered: ${answered.queries} runtime queries, ${answered.handoffs} handoffs, ` +
+      `${answered.other} other POSTs (intent webhooks)`,
+  );
   for (const r of results) {
     lines.push('', `### phase ${r.name}`, '');
     lines.push('| operation | completed | per s | p50 ms | p99 ms | max ms | failed |', '|---|---|---|---|---|---|---|');
     for (const [op, xs] of r.ops) {
       const s = [...xs].sort((a, b) => a - b);
-      lines.push(`| ${op} | ${s.length} | ${(s.length / r.seconds).toFixed(1)} | ${pct(s, 0.5).toFixed(0)} | ${pct(s, 0.99).toFixed(0)} | ${s.at(-1)!.toFixed(0)} | ${r.failed.get(op) ?? 0} |`);
+      const cells = [
+        op,
+        s.length,
+        (s.length / r.seconds).toFixed(1),
+        pct(s, 0.5).toFixed(0),
+        pct(s, 0.99).toFixed(0),
+        s.at(-1)!.toFixed(0),
+      ];
+      lines.push(`| ${[...cells, r.failed.get(op) ?? 0].join(' | ')} |`);
     }
     for (const [op, n] of r.failed) if (!r.ops.has(op)) lines.push(`| ${op} | 0 | 0 | – | – | – | ${n} |`);
     if (r.firstError) lines.push('', `first error: ${r.firstError}`);
@@ -281,14 +356,22 @@ try {
   const checkout = find('checkout', 'checkout create+confirm');
   const fe = find('floor-empty', 'floor: empty workflow start → result');
   const fu = find('floor-update', 'floor: empty workflow start + one Update');
-  const fmt = (m?: { rate: number; p50: number; p99: number }) => (m ? `${m.rate.toFixed(1)}/s, p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms` : '–');
+  const fmt = (m?: { rate: number; p50: number; p99: number }) =>
+    m ? `${m.rate.toFixed(1)}/s, p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms` : '–';
   const ratio = (m?: { rate: number; p50: number; p99: number }, f?: { rate: number; p50: number; p99: number }) =>
-    m && f ? `throughput ${((m.rate / f.rate) * 100).toFixed(0)} % of the floor's; p50 ${(m.p50 / f.p50).toFixed(1)}×, p99 ${(m.p99 / f.p99).toFixed(1)}× the floor's` : '–';
-  const met = (m: { rate: number; p99: number } | undefined, rate: number) => (m ? (m.rate >= rate && m.p99 <= 1000 ? 'met' : 'NOT met') : '–');
+    m && f
+      ? `throughput ${((m.rate / f.rate) * 100).toFixed(0)} % of the floor's; ` +
+        `p50 ${(m.p50 / f.p50).toFixed(1)}×, p99 ${(m.p99 / f.p99).toFixed(1)}× the floor's`
+      : '–';
+  const met = (m: { rate: number; p99: number } | undefined, rate: number) =>
+    m ? (m.rate >= rate && m.p99 <= 1000 ? 'met' : 'NOT met') : '–';
   lines.push('', '### against the targets', '');
   lines.push('| measure | this run | target | floor (same run) | flow / floor |', '|---|---|---|---|---|');
-  lines.push(`| commerce runtime, 3 merchants each | ${fmt(runtime)} | ≥ 40/s, p99 ≤ 1 s: ${met(runtime, 40)} | ${fmt(fe)} (empty workflow, start → result) | ${ratio(runtime, fe)} |`);
-  lines.push(`| agentic checkout create+confirm | ${fmt(checkout)} | ≥ 30/s, p99 ≤ 1 s: ${met(checkout, 30)} | ${fmt(fu)} (empty workflow + one Update) | ${ratio(checkout, fu)} |`);
+  const row = (cells: string[]) => lines.push(`| ${cells.join(' | ')} |`);
+  const runtimeFloor = `${fmt(fe)} (empty workflow, start → result)`;
+  const checkoutFloor = `${fmt(fu)} (empty workflow + one Update)`;
+  row(['commerce runtime, 3 merchants each', fmt(runtime), `≥ 40/s, p99 ≤ 1 s: ${met(runtime, 40)}`, runtimeFloor, ratio(runtime, fe)]);
+  row(['agentic checkout create+confirm', fmt(checkout), `≥ 30/s, p99 ≤ 1 s: ${met(checkout, 30)}`, checkoutFloor, ratio(checkout, fu)]);
 
   if (values['windows-file']) writeFileSync(values['windows-file'], JSON.stringify(windows));
   const cost = await temporalCost(temporal.client, FLOW_TYPES, { since, sample: Number(values.sample) });

@@ -12,7 +12,10 @@ export interface BenchMerchants {
   close(): void;
 }
 
-export function benchMerchants(offer: () => { product_id: number; price_cents: number; title: string }, shippingCost: number): BenchMerchants {
+export function benchMerchants(
+  offer: () => { product_id: number; price_cents: number; title: string },
+  shippingCost: number,
+): BenchMerchants {
   const counts = { queries: 0, handoffs: 0, other: 0 };
   const servers: http.Server[] = [];
   return {
@@ -28,7 +31,13 @@ export function benchMerchants(offer: () => { product_id: number; price_cents: n
         if (body?.type === 'runtime.query') {
           counts.queries++;
           const p = offer();
-          const proposal = { product_id: p.product_id, offer_title: p.title, price: p.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3, cost: shippingCost } };
+          const proposal = {
+            product_id: p.product_id,
+            offer_title: p.title,
+            price: p.price_cents / 100,
+            currency: 'USD',
+            shipping_commitment: { max_days: 3, cost: shippingCost },
+          };
           res.end(JSON.stringify({ proposals: [proposal] }));
         } else {
           if (body?.type === 'checkout.handoff') counts.handoffs++;

@@ -43,7 +43,11 @@ const COUNTED: Array<[keyof FlowCost, number[]]> = [
  * Samples up to `sample` runs of each workflow type started since `since` (closed runs first, then
  * running ones) and returns the mean counts per run. `flows`: label → workflow type name.
  */
-export async function temporalCost(client: Client, flows: Record<string, string>, opts: { since: Date; sample?: number }): Promise<FlowCost[]> {
+export async function temporalCost(
+  client: Client,
+  flows: Record<string, string>,
+  opts: { since: Date; sample?: number },
+): Promise<FlowCost[]> {
   const sample = opts.sample ?? 20;
   const out: FlowCost[] = [];
   for (const [flow, workflowType] of Object.entries(flows)) {
@@ -59,7 +63,22 @@ export async function temporalCost(client: Client, flows: Record<string, string>
         if (picked.length >= sample) break;
       }
     }
-    const row: FlowCost = { flow, workflowType, runs: picked.length, closed: picked.filter((p) => p.closed).length, events: 0, workflowTasks: 0, activityTasks: 0, localActivities: 0, patches: 0, timers: 0, upserts: 0, updates: 0, signals: 0, children: 0 };
+    const row: FlowCost = {
+      flow,
+      workflowType,
+      runs: picked.length,
+      closed: picked.filter((p) => p.closed).length,
+      events: 0,
+      workflowTasks: 0,
+      activityTasks: 0,
+      localActivities: 0,
+      patches: 0,
+      timers: 0,
+      upserts: 0,
+      updates: 0,
+      signals: 0,
+      children: 0,
+    };
     for (const p of picked) {
       const history = await client.workflow.getHandle(p.workflowId, p.runId).fetchHistory();
       const events = history.events ?? [];
@@ -72,21 +91,33 @@ export async function temporalCost(client: Client, flows: Record<string, string>
         else if (marker === 'core_patch') row.patches++;
       }
     }
-    for (const field of ['events', 'localActivities', 'patches', ...COUNTED.map(([f]) => f)] as const) if (row.runs) (row[field] as number) /= row.runs;
+    for (const field of ['events', 'localActivities', 'patches', ...COUNTED.map(([f]) => f)] as const)
+      if (row.runs) (row[field] as number) /= row.runs;
     out.push(row);
   }
   return out;
 }
 
+const COLUMNS: Array<[string, (r: FlowCost) => number]> = [
+  ['history events', (r) => r.events],
+  ['workflow tasks', (r) => r.workflowTasks],
+  ['activity tasks', (r) => r.activityTasks],
+  ['local activities', (r) => r.localActivities],
+  ['patch markers', (r) => r.patches],
+  ['timers', (r) => r.timers],
+  ['SA / memo upserts', (r) => r.upserts],
+  ['Updates', (r) => r.updates],
+  ['signals', (r) => r.signals],
+  ['children', (r) => r.children],
+];
+
 /** The counts as a markdown table. */
 export function costTable(rows: FlowCost[]): string[] {
   const f = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
-    '| flow (workflow type) | runs sampled (closed) | history events | workflow tasks | activity tasks | local activities | patch markers | timers | SA / memo upserts | Updates | signals | children |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${r.flow} (\`${r.workflowType}\`) | ${r.runs} (${r.closed}) | ${f(r.events)} | ${f(r.workflowTasks)} | ${f(r.activityTasks)} | ${f(r.localActivities)} | ${f(r.patches)} | ${f(r.timers)} | ${f(r.upserts)} | ${f(r.updates)} | ${f(r.signals)} | ${f(r.children)} |`,
-    ),
+    line(['flow (workflow type)', 'runs sampled (closed)', ...COLUMNS.map(([name]) => name)]),
+    line(Array.from({ length: COLUMNS.length + 2 }, () => '---')),
+    ...rows.map((r) => line([`${r.flow} (\`${r.workflowType}\`)`, `${r.runs} (${r.closed})`, ...COLUMNS.map(([, get]) => f(get(r)))])),
   ];
 }
