@@ -188,7 +188,8 @@ export async function startBenchStack(
     }
     const reg = await post(base, '/v1/developers/register', { display_name: 'Bench', contact_email: `bench${Date.now()}@example.com`, password: 'benchmark-password', invite_code: 'bench-invite' }, {});
     const key = await post(base, '/v1/developers/keys', {}, { authorization: `Bearer ${reg.developer_token}` });
-    const pids = { api: api.pid!, worker: worker?.pid, temporal: temporal.process.pid!, extra: Object.fromEntries(extra.map(([n, p]) => [n, p.pid!])) };
+    const extraPids = Object.fromEntries(extra.map(([n, p]) => [n, p.pid!]));
+    const pids = { api: api.pid!, worker: worker?.pid, temporal: temporal.process.pid!, extra: extraPids };
     return { base, apiKey: key.api_key, db, databaseUrl: database.url, temporalAddress: temporal.address, pids, stop };
   } catch (err) {
     await stop();
