@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `unit` (pure functions: ranking, understanding, parsing, retry schedule; no database,
- * no Temporal, runs in seconds with `npm run test:unit`) and `integration` (everything else, against
+ * Two projects: `unit` (pure functions: ranking, understanding, parsing, retry schedule, config, crypto,
+ * money, endpoint classification, the catalog generator, the compose file; no database, no Temporal,
+ * runs in seconds with `npm run test:unit`) and `integration` (everything else, against
  * a real Postgres and a real Temporal dev server started once per run by test/global-setup.ts).
  */
 export default defineConfig({
@@ -13,6 +14,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // Pure functions hold no state between files, so the files share one module graph: the run's
+          // cost is mostly module loading, and this halves it.
+          isolate: false,
           testTimeout: 10_000,
         },
       },

@@ -28,6 +28,7 @@ import { fromMinorUnits } from '../src/money';
 import { seededId } from '../src/idempotency/store';
 import { Client, Connection } from '@temporalio/client';
 import { reconcileRuntimes } from '../src/runtime/reconcile';
+import { paymentModeOfToken, voidStrandedAuthorizations } from '../src/runtime/payment';
 
 /**
  * Activities of the commerce runtime (docs/RUNTIME.md): every I/O of the loop. Each one that is an
@@ -417,11 +418,27 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       });
     },
 
-    /** Step `authorize_payment` (only when the budget does not require the user's confirmation). */
-    async authorizeRuntimePayment(s: StepRef & { matchTokenId: string }): Promise<{ authorizationId: string }> {
+    /**
+     * Step `authorize_payment` (only when the budget does not require the user's confirmation), and only
+     * for a seller whose agent takes the order: otherwise the step is `skipped` and null comes back.
+     */
+    async authorizeRuntimePayment(s: StepRef & { matchTokenId: string }): Promise<{ authorizationId: string | null }> {
       return businessErrors(async () => {
         const startedAt = new Date();
         const run = await getRuntimeRow(db, s.runtimeId);
+        if ((await paymentModeOfToken(db, s.matchTokenId)) !== 'agent_handoff') {
+          await recordStep(db, {
+            ...s,
+            agentId: run.entry_agent_id,
+            kind: 'authorize_payment',
+            status: 'skipped',
+            inputSummary: `match token ${s.matchTokenId}; commerce_budget.require_user_confirmation_before_payment is false`,
+            outputSummary: 'no payment authorized: the seller has no agent that takes orders (checkout_mode merchant_redirect); plan a checkout for its continue_url',
+            consumed: consumedOf(1),
+            startedAt,
+          });
+          return { authorizationId: null };
+        }
         const { authorization } = await authorizePayment(db, s.matchTokenId, {}, SYSTEM, { keyId: run.key_id ?? undefined });
         await recordStep(db, {
           ...s,
@@ -443,7 +460,9 @@ export function createRuntimeActivities({ db, config }: ActivityDeps) {
       // so nothing outlives the worker's shutdown.
       const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS!, connectTimeout: 5000 });
       try {
-        return await reconcileRuntimes(db, new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }));
+        const closed = await reconcileRuntimes(db, new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }));
+        // The same pass voids authorizations nothing took up (src/runtime/payment.ts).
+        return { ...closed, voided: await voidStrandedAuthorizations(db) };
       } finally {
         await connection.close();
       }

@@ -23,6 +23,8 @@ interface DemoCredentials {
 
 async function api(base: string, method: string, p: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  // The demo reads the API's own replies; their shapes are the OpenAPI document's, not restated here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const json = (await res.json()) as any;
   if (!res.ok) throw new Error(`demo setup: ${method} ${p} → ${res.status} ${json.error ?? ''} ${json.message ?? ''}`);
   return json;

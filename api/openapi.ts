@@ -3,6 +3,7 @@ import { ErrorBody } from '../src/schemas/common';
 import type { AnyRouteSpec } from './routes/registry';
 import { RATE_LIMIT_EXEMPT_PATHS } from './middleware/rate-limit';
 import { LOCALES, translate, type Locale } from './openapi-locales';
+import { operationIdOf } from './openapi-text';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -60,6 +61,7 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
     registry.registerPath({
       method: r.method,
       path: r.path,
+      operationId: operationIdOf(r.method, r.path),
       tags: [r.tag],
       summary: r.summary,
       description: r.description,

@@ -18,7 +18,7 @@ import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import { createScratchDatabase } from '../src/dev/scratch-database';
 import { attributionReport, reportWindow, type AttributionQuery } from '../src/supply/attribution';
-import { machine } from './harness';
+import { machine, percentile } from './harness';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '25' } } });
 const runs = Number(values.runs);
@@ -95,7 +95,7 @@ async function timed(label: string, fn: () => Promise<unknown>) {
     ms.push(performance.now() - t);
   }
   ms.sort((a, b) => a - b);
-  const at = (p: number) => ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)]!.toFixed(1);
+  const at = (p: number) => percentile(ms, p).toFixed(1);
   console.log(`| ${label} | ${at(0.5)} | ${at(0.95)} | ${ms[ms.length - 1]!.toFixed(1)} | ${runs} |`);
 }
 

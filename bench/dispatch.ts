@@ -91,7 +91,10 @@ const auth = { authorization: `Bearer ${stack.apiKey}` };
 const supply = { 'x-supply-key': BENCH_SUPPLY_KEY };
 
 async function summary(intentId: string) {
-  return (await json(`${base}/v1/merchant/dispatch-queue?intent_id=${intentId}&limit=1`, { headers: supply })).summary as Record<string, number>;
+  return (await json(`${base}/v1/merchant/dispatch-queue?intent_id=${intentId}&limit=1`, { headers: supply })).summary as Record<
+    string,
+    number
+  >;
 }
 
 async function until(intentId: string, state: 'delivered' | 'dlq', timeoutMs: number): Promise<number> {
@@ -109,7 +112,12 @@ try {
   for (let i = 0; i < N; i += 25) {
     await Promise.all(
       Array.from({ length: Math.min(25, N - i) }, (_, k) =>
-        post(base, '/v1/merchant/register', { merchant_id: `bench-${String(i + k).padStart(5, '0')}`, agent_endpoint: sinkUrl, subscription_tags: [tag] }, auth),
+        post(
+          base,
+          '/v1/merchant/register',
+          { merchant_id: `bench-${String(i + k).padStart(5, '0')}`, agent_endpoint: sinkUrl, subscription_tags: [tag] },
+          auth,
+        ),
       ),
     );
   }

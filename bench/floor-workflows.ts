@@ -19,7 +19,6 @@ export async function floorEmpty(message: string): Promise<string> {
 export async function floorUpdate(): Promise<string> {
   let answer: string | undefined;
   wf.setHandler(floorFinish, (value) => (answer = value));
-  if (!(await wf.condition(() => answer !== undefined, '1 minute')))
-    throw wf.ApplicationFailure.nonRetryable('no Update within a minute');
+  if (!(await wf.condition(() => answer !== undefined, '1 minute'))) throw wf.ApplicationFailure.nonRetryable('no Update within a minute');
   return answer!;
 }

@@ -16,7 +16,7 @@ import { seedCatalog } from '../src/catalog/seed';
 import { connectTemporal } from '../src/temporal/client';
 import { workflowIds } from '../src/temporal/names';
 import { ping } from '../workflows/index';
-import { machine, post, startBenchStack } from './harness';
+import { machine, percentile, post, startBenchStack } from './harness';
 import { stockedProduct } from '../test/helpers/catalog';
 import { benchMerchants } from './merchant-agents';
 
@@ -61,8 +61,7 @@ async function expectStatus(status: number, url: string, body: unknown, headers:
 
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  const pct = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-  return { p50: pct(0.5), p90: pct(0.9), mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return { p50: percentile(s, 0.5), p90: percentile(s, 0.9), mean: s.reduce((a, b) => a + b, 0) / s.length };
 };
 
 const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -17,6 +17,15 @@ import { PROJECT_ROOT } from '../src/temporal/cli';
  * prepared), `npm run api` as its own process with rate limits out of the way, and an API key.
  */
 
+/**
+ * The q-quantile (0 < q ≤ 1) of ascending-sorted samples by the nearest-rank rule: the smallest sample
+ * with at least q of all samples at or below it. Every benchmark reports percentiles with this one rule.
+ */
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
 export async function json(url: string, init?: RequestInit) {
   const res = await fetch(url, init);
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${res.status} ${await res.text()}`);
@@ -87,7 +96,8 @@ export async function measureOpenLoop(
   const r = await run(opts.duration);
   agent.destroy();
   const sorted = r.latencies.sort((a, b) => a - b);
-  const pct = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN);
+  // Whole milliseconds, like autocannon's percentiles, so both kinds of run compare.
+  const pct = (q: number) => Math.round(percentile(sorted, q));
   return {
     name,
     mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length),
@@ -182,7 +192,9 @@ export async function startBenchStack(
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(`${base}/healthz`)).ok) break;
-      } catch {}
+      } catch {
+        // Not listening yet: try again below.
+      }
       if (i > 100) throw new Error('API did not come up');
       await new Promise((r) => setTimeout(r, 200));
     }

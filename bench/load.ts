@@ -31,7 +31,7 @@ import { connectTemporal } from '../src/temporal/client';
 import { stockedProduct } from '../test/helpers/catalog';
 import { startCpuMeter, cpuTable, type CpuSplit } from './cpu';
 import { FLOOR_TASK_QUEUE, floorEmpty, floorFinish, floorUpdate } from './floor-workflows';
-import { machine, post, startBenchStack } from './harness';
+import { machine, percentile, post, startBenchStack } from './harness';
 import { benchMerchants } from './merchant-agents';
 import { costTable, temporalCost } from './temporal-cost';
 
@@ -78,7 +78,7 @@ interface PhaseResult {
 const windows: Array<{ phase: string; fromUs: number; untilUs: number }> = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
-const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+const pct = percentile;
 
 async function timedOp<T>(rec: Recorder, op: string, f: () => Promise<T>): Promise<T> {
   const started = performance.now();

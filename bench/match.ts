@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { seedCatalog } from '../src/catalog/seed';
-import { machine, measure, measureOpenLoop, post, startBenchStack } from './harness';
+import { machine, measure, measureOpenLoop, percentile, post, startBenchStack } from './harness';
 
 const { values } = parseArgs({
   options: {
@@ -65,7 +65,7 @@ try {
     if (match_session.ranked_proposals.length !== 200) throw new Error(`ranked ${match_session.ranked_proposals.length}, expected 200`);
   }
   timings.sort((a, b) => a - b);
-  const pct = (q: number) => timings[Math.min(timings.length - 1, Math.floor(q * timings.length))]!.toFixed(1);
+  const pct = (q: number) => percentile(timings, q).toFixed(1);
 
   // The target is at 50 connections; 10 and 1 show how much of that latency is queueing on 2 cores.
   const gets = [];

@@ -28,12 +28,12 @@ import { freePort } from '../src/net';
 import { importAffiliateOrders } from '../src/supply/affiliate-orders';
 import { reconcileAffiliateOrders, type ReconciliationSummary } from '../src/supply/reconciliation';
 import { recordRunStarted } from '../src/supply/reconciliation-runs';
-import { windowEnding } from '../src/supply/reconciliation-window';
+import { windowEnding } from '../src/supply/window';
 import { connectTemporal } from '../src/temporal/client';
 import { startDevServer } from '../src/temporal/dev-server';
 import type { reconciliation } from '../workflows/reconciliation';
 import { createWorker } from '../worker/run';
-import { machine } from './harness';
+import { machine, percentile } from './harness';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
 const runs = Number(values.runs);
@@ -173,7 +173,7 @@ try {
   await client.connection.close();
 
   const sorted = [...times].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
+  const median = percentile(sorted, 0.5);
   console.log(
     [
       `reconciliation: ${N.toLocaleString('en-US')} affiliate orders vs ${s.gateway_records.expected.toLocaleString('en-US')} gateway records (${machine()})`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from './temporal/names';
 
 /**
- * The service's environment contract (DESIGN §4). These names are public: operators and black-box
+ * The service's environment contract (docs/CONTRACT.md#environment). These names are public: operators and black-box
  * tests drive the gateway with them, so renaming one is a breaking change.
  */
 const csv = z

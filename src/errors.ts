@@ -1,5 +1,5 @@
 /**
- * A failure the caller caused or must know about, carrying the spec's status and error code.
+ * A failure the caller caused or must know about, carrying its status and error code (docs/CONTRACT.md#errors).
  * Domain code throws these; the API renders them as `{error, message}`.
  */
 export class AppError extends Error {

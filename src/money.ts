@@ -1,6 +1,6 @@
 /**
  * Money, in one place. Amounts are stored as integer minor units of their ISO 4217 currency
- * (DESIGN §7) and shown by the API as major-unit numbers. How many minor units a major unit has
+ * (docs/CONTRACT.md#money) and shown by the API as major-unit numbers. How many minor units a major unit has
  * depends on the currency: 100 for most, 1 for the yen and the won, 1000 for the Kuwaiti dinar.
  * Every conversion between the two goes through here, with the currency, so a JPY price of 2400
  * is stored as 2400 and a KWD price of 12.345 as 12345.

@@ -53,3 +53,11 @@ export function mayRead(caller: Caller, owner: string | null | undefined): boole
  * with this `developer_id`: its owner only. A record without an owner is read-only for every API key.
  */
 export const mayAct = owns;
+
+/**
+ * The caller may read what was sent to or measured for merchant `merchantId` (its deliveries and their
+ * attempts, its SLA): operators (the gateway), and the merchant itself through its registration token.
+ */
+export function seesMerchant(caller: Caller, merchantId: string): boolean {
+  return caller.kind === 'system' || caller.merchantId === merchantId;
+}

@@ -138,6 +138,25 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     expect((await call(api.url, 'GET', `/v1/agentic-checkout/${plan.checkout_id}`, { token: dev.apiKey })).body.checkout.status).toBe('confirmed');
   });
 
+  it('streaming: the card says false, so the JS client\'s sendMessageStream (defaults) yields the task once over SendMessage', async () => {
+    const client = await new ClientFactory().createFromUrl(api.url);
+    expect((await client.getAgentCard()).capabilities?.streaming).toBe(false);
+    const auth = { serviceParameters: { Authorization: `Bearer ${dev.apiKey}` } };
+    const handedOff = handoffs.length;
+    const events = [];
+    for await (const e of client.sendMessageStream({ tenant: '', message: userMessage([textPart(REQUEST)]), configuration: undefined, metadata: undefined }, auth)) {
+      events.push(e);
+      if (events.length > 5) break;
+    }
+    expect(events).toHaveLength(1);
+    const payload = events[0]!.payload;
+    expect(payload?.$case).toBe('task');
+    const task = payload?.$case === 'task' ? payload.value : undefined;
+    expect(task?.status?.state, JSON.stringify(task?.status)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    // It asks for consent; nothing is bought.
+    expect(handoffs).toHaveLength(handedOff);
+  });
+
   it('a merchant that refuses the handoff: the consented task ends failed with the reason, no order', async () => {
     // Its own tag keeps the trail-shoe merchant out of this run.
     const tag = `zq${letters()}`;

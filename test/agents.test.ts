@@ -36,7 +36,7 @@ const paymentAgent = (agent_id = uid('pay')) => ({
   metadata: { psp: 'acme' },
 });
 
-describe('commerce agent registry (spec 2.7, 4.6)', () => {
+describe('commerce agent registry (docs/REGISTRIES.md)', () => {
   it('register 201 with a token; fetch; re-register with X-Agent-Token 200; 401/403 without or with a wrong token', async () => {
     const body = paymentAgent();
     const created = await post('/v1/agents/register', body);

@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-describe('cards (spec 4.1) and the click redirect (DESIGN §6)', () => {
+describe('cards and the click redirect (docs/CATALOG.md, docs/CONTRACT.md#recommendation)', () => {
   it('builds a fresh card for a product under a new rec_id, kept for GET /v1/cards/{recId}', async () => {
     const a = await get('/v1/products/1/card?channel=chat');
     expect(a.status, a.text).toBe(200);

@@ -10,7 +10,6 @@ import type { Database } from '../src/db/schema';
 import { createScratchDatabase, type ScratchDatabase } from '../src/dev/scratch-database';
 import { buildProductCards, CardFactsCache } from '../src/catalog/cards';
 import { FeedFileError, importFeed } from '../src/catalog/feed-import';
-import { generateCatalog } from '../src/catalog/generator';
 import { getProduct, getProducts, productView } from '../src/catalog/products';
 import { seedCatalog } from '../src/catalog/seed';
 import { ProductCardDocument } from '../src/schemas/catalog';
@@ -55,23 +54,6 @@ async function seedFingerprints() {
     videos: await fingerprint('videos', 'task_id'),
   };
 }
-
-describe('generator', () => {
-  it('is deterministic: the same seed gives the same catalog, another seed a different one', () => {
-    const a = generateCatalog({ seed: 7, products: 300, creators: 50, videos: 800 });
-    const b = generateCatalog({ seed: 7, products: 300, creators: 50, videos: 800 });
-    const c = generateCatalog({ seed: 8, products: 300, creators: 50, videos: 800 });
-    expect(b).toEqual(a);
-    expect(c.products.map((p) => p.title)).not.toEqual(a.products.map((p) => p.title));
-    expect(a.products.map((p) => p.product_id)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
-  });
-
-  it('keeps product k the same whatever the catalog size', () => {
-    const small = generateCatalog({ seed: 7, products: 100, creators: 10, videos: 0 });
-    const large = generateCatalog({ seed: 7, products: 500, creators: 10, videos: 0 });
-    expect(large.products.slice(0, 100)).toEqual(small.products);
-  });
-});
 
 describe('seeded catalog (full scale)', () => {
   it('seeds the required volume quickly, with product ids 1..N', async () => {

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowBundle } from '../worker/run';
 import { findTemporalCli } from '../src/temporal/cli';
 import { workflowIds } from '../src/temporal/names';
@@ -19,11 +20,14 @@ import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
 import { redirectRecId } from '../src/checkout/seller';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
+import { startTimeSkippingTemporal } from './helpers/time-skipping';
 
 /**
- * Agentic checkout end to end (spec 4.3, DESIGN §5/§6.1): the real API starts `agenticCheckout` on the
+ * Agentic checkout end to end (docs/CHECKOUT.md): the real API starts `agenticCheckout` on the
  * run's Temporal dev server, a real worker runs it, the merchant agent is an HTTP server on loopback.
- * Three stacks: defaults; MATCH_TOKEN_TTL_S=2 (token expiry); CHECKOUT_PLAN_TTL_S=2 (plan timer).
+ * Three stacks: defaults; MATCH_TOKEN_TTL_S=2 (token expiry, judged by the wall clock, so it is waited
+ * out); and one on a time-skipping Temporal server of its own with the default CHECKOUT_PLAN_TTL_S, so
+ * the plan's 15-minute workflow timer passes without waiting.
  */
 
 interface Stack {
@@ -33,7 +37,8 @@ interface Stack {
 
 let main: Stack;
 let shortToken: Stack;
-let shortPlan: Stack;
+let planClock: Stack;
+let timeSkipping: TestWorkflowEnvironment | undefined;
 let dev: Onboarded;
 let productId: number;
 let priceCents: number;
@@ -129,7 +134,9 @@ const acceptedUpdates = async (s: Stack, checkoutId: string) =>
     .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest?.input?.name);
 
 beforeAll(async () => {
-  [main, shortToken, shortPlan] = await Promise.all([stack(), stack({ MATCH_TOKEN_TTL_S: '2' }), stack({ CHECKOUT_PLAN_TTL_S: '2' })]);
+  timeSkipping = await startTimeSkippingTemporal();
+  const planServer = timeSkipping.address;
+  [main, shortToken, planClock] = await Promise.all([stack(), stack({ MATCH_TOKEN_TTL_S: '2' }), stack({ TEMPORAL_ADDRESS: planServer })]);
   dev = await onboard(main.api.url);
   const p = await main.api.db.selectFrom('products').select(['product_id', 'price_cents']).where('inventory_qty', '>', 20).orderBy('product_id').limit(1).executeTakeFirstOrThrow();
   productId = p.product_id;
@@ -137,7 +144,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([main, shortToken, shortPlan].filter(Boolean).map((s) => s.stop()));
+  await Promise.all([main, shortToken, planClock].filter(Boolean).map((s) => s.stop()));
+  await timeSkipping?.teardown();
   await Promise.all(servers.map((s) => s.close()));
 });
 
@@ -397,23 +405,28 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     expect(['match_token_expired', 'match_token_in_checkout']).toContain(late.body.error);
   });
 
-  it('an unconfirmed plan expires by the workflow timer (CHECKOUT_PLAN_TTL_S=2); confirm then → 409 checkout_expired', async () => {
-    const c = await chain(shortPlan);
-    const res = await post(shortPlan, '/v1/agentic-checkout', createBody(c));
+  it('an unconfirmed plan expires by the workflow timer after CHECKOUT_PLAN_TTL_S (15 min, skipped); confirm then → 409 checkout_expired', async () => {
+    expect(planClock.api.config.CHECKOUT_PLAN_TTL_S).toBe(900);
+    const c = await chain(planClock);
+    const res = await post(planClock, '/v1/agentic-checkout', createBody(c));
     expect(res.status, res.text).toBe(201);
     const id = res.body.checkout.checkout_id as string;
-    const handle = shortPlan.api.temporal!.client.workflow.getHandle(workflowIds.checkout(id));
+    expect(Date.parse(res.body.checkout.expires_at) - Date.now()).toBeGreaterThan(800_000);
+    // Awaiting the result through the time-skipping client lets the server jump to the timer.
+    const waited = Date.now();
+    const handle = timeSkipping!.client.workflow.getHandle(workflowIds.checkout(id));
     expect(await handle.result()).toEqual({ checkoutId: id, status: 'expired' });
-    const after = await get(shortPlan, `/v1/agentic-checkout/${id}`);
+    expect(Date.now() - waited, 'the 15-minute timer was skipped, not waited out').toBeLessThan(120_000);
+    const after = await get(planClock, `/v1/agentic-checkout/${id}`);
     expect(after.body.checkout).toMatchObject({ status: 'expired' });
     expect(after.body.checkout.expired_at).not.toBeNull();
     expect(after.body.checkout.audit_trail.map((a: any) => a.step)).toEqual(['plan_created', 'expired']);
-    const conf = await post(shortPlan, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
+    const conf = await post(planClock, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
     expect(conf.status).toBe(409);
     expect(conf.body.error).toBe('checkout_expired');
     expect(c.agent.bodies).toHaveLength(0);
     // The token was not spent: it can back a new checkout.
-    expect((await get(shortPlan, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('accepted');
+    expect((await get(planClock, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('accepted');
   });
 
   it('503 temporal_unavailable from an API process without Temporal', async () => {

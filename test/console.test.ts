@@ -23,7 +23,7 @@ async function register(extra: Record<string, unknown> = {}) {
   return { res, email };
 }
 
-describe('onboarding order of spec 5.1, over HTTP', () => {
+describe('onboarding order (docs/CONTRACT.md#credentials), over HTTP', () => {
   it('register → login → verify invite → create key → call a business route → delete → 401', async () => {
     const { res: reg, email } = await register({ company: 'Acme', website: 'https://acme.example', metadata: { team: 'agents' } });
     expect(reg.status).toBe(201);
@@ -113,7 +113,7 @@ describe('onboarding order of spec 5.1, over HTTP', () => {
   });
 });
 
-describe('console error rows (spec 4.7 / 7)', () => {
+describe('console error rows (docs/CONTRACT.md#errors)', () => {
   it('register: 400 invalid payload names the field; 409 for an existing email, case-insensitively', async () => {
     for (const [body, field] of [
       [{ contact_email: uniqueEmail(), password }, 'display_name'],

@@ -93,7 +93,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
+describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
   it('fans out to the 3 matching merchants only; each verifies the signature and answers with a proposal', async () => {
     const tag = letters();
     // Two reference agents (verify with standardwebhooks, de-duplicate, propose) and one raw verifier.
@@ -312,13 +312,15 @@ describe('Intent.Surge fan-out and delivery (spec 3.5, DESIGN §6)', () => {
     expect(healthy.bodies).toHaveLength(1);
   });
 
-  it('the queue endpoints need the supply key (401), and validate their input', async () => {
-    for (const key of ['', 'wrong-key']) {
-      expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue', undefined, key)).body).toMatchObject({ error: 'invalid_supply_key' });
+  it("the queue endpoints need the supply key or a merchant's token (401), and validate their input", async () => {
+    for (const [key, error] of [['', 'unauthorized'], ['wrong-key', 'invalid_supply_key']] as const) {
+      expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue', undefined, key)).body).toMatchObject({ error });
       expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', {}, key)).status).toBe(401);
       expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue/dlv_x', undefined, key)).status).toBe(401);
     }
-    expect((await call(api.url, 'GET', '/v1/merchant/dispatch-queue', { token: dev.apiKey })).status).toBe(401);
+    // An API key reads a merchant's own deliveries only with its X-Merchant-Token (test/tenancy.test.ts).
+    expect((await call(api.url, 'GET', '/v1/merchant/dispatch-queue', { token: dev.apiKey })).body).toMatchObject({ error: 'missing_registration_token' });
+    expect((await call(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { token: dev.apiKey, body: {} })).body).toMatchObject({ error: 'invalid_supply_key' });
     expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue?state=lost')).status).toBe(400);
     expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue?limit=0')).status).toBe(400);
     expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue/dlv_missing')).body).toMatchObject({ error: 'delivery_not_found' });
@@ -437,7 +439,7 @@ describe('fan-out start and paging', () => {
   });
 });
 
-describe('endpoint safety at connect time (DESIGN §6)', () => {
+describe('endpoint safety at connect time (docs/CONTRACT.md#endpoint-safety)', () => {
   it('a delivery whose endpoint resolves to loopback is dead-lettered unsent when private endpoints are not allowed', async () => {
     const offline = await startTestApi({ env: DISPATCH_ENV, withTemporal: false, db: api.db });
     try {

@@ -88,7 +88,7 @@ describe('auth', () => {
   });
 });
 
-describe('proposal experience (spec 2.4)', () => {
+describe('proposal experience (docs/EXPERIENCE.md)', () => {
   it('builds experience_preview and experience_card from the product, its creator evidence and the context; every statement matches the data', async () => {
     const m = await merchant();
     const sceneWord = product.tags.find((t) => t.length > 3 && !/^\d/.test(t))!;

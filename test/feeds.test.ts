@@ -249,7 +249,7 @@ describe('catalogs belong to merchants', () => {
 
   it('npm run import-feed -- --merchant ID FILE', async () => {
     await registerMerchant('feeds-cli');
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'src/catalog/import-feed-cli.ts', '--merchant', 'feeds-cli', 'test/fixtures/feeds/merchant-center.tsv'], {
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bin/import-feed.ts', '--merchant', 'feeds-cli', 'test/fixtures/feeds/merchant-center.tsv'], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: scratch.url },
       timeout: 60_000,

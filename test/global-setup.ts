@@ -11,7 +11,7 @@ import { freePort } from '../src/net';
 
 /**
  * One real Temporal dev server and one fresh Postgres database per test run, shared by all files
- * (TEMPORAL-NOTES: one server per run). The database is dropped afterwards; nothing is reused.
+ * (one server per run: docs/CONTRACT.md#temporal). The database is dropped afterwards; nothing is reused.
  * Postgres: TEST_DATABASE_ADMIN_URL, else 127.0.0.1:5432 (trust auth), else an embedded server.
  */
 declare module 'vitest' {

@@ -133,7 +133,7 @@ describe('envelope, ids and limits', () => {
   });
 });
 
-describe('credentials (spec part 5)', () => {
+describe('credentials (docs/CONTRACT.md#credentials)', () => {
   it('B: missing, malformed, unknown → 401 invalid_api_key; missing scope → 403 insufficient_scope', async () => {
     for (const token of [undefined, 'garbage', 'cig_sk_unknownkeyunknownkeyunknownkey00000000']) {
       const res = await call(base, 'GET', '/v1/whoami', { token });
@@ -159,7 +159,7 @@ describe('credentials (spec part 5)', () => {
     expect(ok.body).toEqual({ supply: true });
   });
 
-  it('S or B: either credential works; neither → 401', async () => {
+  it('supply key or API key: either credential works; neither → 401', async () => {
     expect((await call(base, 'GET', '/v1/test/report')).status).toBe(401);
     expect((await call(base, 'GET', '/v1/test/report', { headers: { 'x-supply-key': 'bad' } })).status).toBe(401);
     expect((await call(base, 'GET', '/v1/test/report', { token: 'cig_sk_bad' })).status).toBe(401);

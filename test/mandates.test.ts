@@ -42,7 +42,7 @@ async function mandateJwk() {
   return jwk;
 }
 
-describe('POST /v1/intent-mandates/sign (spec 5.6)', () => {
+describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
   it('201: a signed mandate whose signature openssl verifies against the JWKS key', async () => {
     const res = await sign({ product_id: 'sku-123', amount_limit: 49.99 });
     expect(res.status, res.text).toBe(201);

@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-describe('intents (spec 2.3)', () => {
+describe('intents (docs/MATCHING.md)', () => {
   it('reads budget, region and tags from the text when not given, and says so', async () => {
     const i = await intent({ raw_query: 'Waterproof trail running shoes under $120, shipped to Canada!' });
     expect(i).toMatchObject({
@@ -125,7 +125,7 @@ describe('intents (spec 2.3)', () => {
   });
 });
 
-describe('proposals (spec 2.4, 3.3)', () => {
+describe('proposals (docs/MATCHING.md)', () => {
   it('submit freezes the product, computes a trust score with its basis, and starts quoted', async () => {
     const m = await merchant({ agent_ready_profile: { proposal_contract: 'committed', attribution_mode: 'match_token' } });
     const i = await intent();
@@ -219,7 +219,7 @@ async function rankedSession() {
   return { intent: i, session: res.body.match_session, best, slow, over, draft, good, plain };
 }
 
-describe('match sessions (spec 2.5)', () => {
+describe('match sessions (docs/MATCHING.md)', () => {
   it('ranks active quotes with a per-proposal breakdown and an explained summary; drafts are excluded', async () => {
     const { session, best, slow, over, draft } = await rankedSession();
     expect(session).toMatchObject({ status: 'open', best_proposal_id: best.proposal_id });

@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -311,6 +316,43 @@ describe('MCP endpoint /mcp', () => {
       expect(res.body.authentication).toMatch(/API key/);
     }
   });
+
+  it('the MCP Inspector CLI (--strict) lists every tool with no schema portability finding, and calls a tool with a bearer API key', async () => {
+    // The Inspector keeps a server catalog in its home directory: a throwaway one per run.
+    const home = await mkdtemp(join(tmpdir(), 'mcp-inspector-'));
+    const inspector = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(
+          'node_modules/.bin/mcp-inspector',
+          ['--cli', `${api.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${dev.apiKey}`, '--format', 'json', ...args],
+          { timeout: 60_000, env: { ...process.env, MCP_CATALOG_PATH: join(home, 'mcp.json'), HOME: home } },
+        );
+        return { code: 0, stdout, stderr };
+      } catch (err) {
+        const e = err as { code?: number; stdout?: string; stderr?: string };
+        return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+      }
+    };
+    try {
+      const listed = await inspector('--method', 'tools/list', '--strict');
+      expect(listed.code, listed.stderr).toBe(0);
+      // --strict prints every finding (errors and warnings) on stderr and adds them to the JSON envelope.
+      expect(listed.stderr, listed.stderr).not.toMatch(/Warning|Error|portability/i);
+      const envelope = JSON.parse(listed.stdout);
+      expect(envelope.schemaFindings).toBeUndefined();
+      expect(envelope.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(TOOLS);
+      for (const t of envelope.result.tools) expect(schemaProblems(t.inputSchema), t.name).toEqual([]);
+
+      const called = await inspector('--method', 'tools/call', '--tool-name', 'recommend', '--tool-arg', 'intent=trail running shoes under $120', 'limit=3');
+      expect(called.code, called.stderr).toBe(0);
+      const result = JSON.parse(called.stdout).result;
+      expect(result.isError ?? false).toBe(false);
+      expect(result.structuredContent.items.length).toBeGreaterThan(0);
+      expect(result.structuredContent.next_step).toContain('accept_match');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('GET and DELETE are 405 (stateless server: no SSE stream, no sessions)', async () => {
     for (const method of ['GET', 'DELETE']) {

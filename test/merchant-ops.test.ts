@@ -285,13 +285,19 @@ describe('GET /v1/merchant/{merchantId}/reputation', () => {
 });
 
 describe('supply-key access', () => {
-  for (const op of ['sla', 'reputation']) {
+  // The SLA is also the merchant's own to read with its X-Merchant-Token (test/tenancy.test.ts); reputation is operators' only.
+  for (const [op, none, keyAlone] of [
+    ['sla', 'unauthorized', 'missing_registration_token'],
+    ['reputation', 'invalid_supply_key', 'invalid_supply_key'],
+  ] as const) {
     it(`${op}: 401 without or with a wrong supply key, and for an API key alone; 404 for an unknown merchant`, async () => {
       const path = `/v1/merchant/${merchant}/${op}`;
-      for (const res of [await supply(path, null), await supply(path, 'wrong-key'), await call(api.url, 'GET', path, { token: dev.apiKey })]) {
-        expect(res.status).toBe(401);
-        expect(res.body.error).toBe('invalid_supply_key');
-      }
+      const answers = [await supply(path, null), await supply(path, 'wrong-key'), await call(api.url, 'GET', path, { token: dev.apiKey })];
+      expect(answers.map((res) => [res.status, res.body.error])).toEqual([
+        [401, none],
+        [401, 'invalid_supply_key'],
+        [401, keyAlone],
+      ]);
       const unknown = await supply(`/v1/merchant/m-ops-unknown-${uid()}/${op}`);
       expect(unknown.status).toBe(404);
       expect(unknown.body.error).toBe('merchant_not_found');

@@ -56,7 +56,7 @@ const fullBody = {
   agent_ready_profile: { destination_strategy: 'embedded_workflow', proposal_contract: 'committed', attribution_mode: 'match_token' },
 };
 
-describe('merchant register and lookup (spec 2.6, 4.5)', () => {
+describe('merchant register and lookup (docs/REGISTRIES.md)', () => {
   it('register returns created, a registration token and a whsec_ webhook secret once; lookup shows every record field', async () => {
     const { merchant_id, token, res } = await registerMerchant(fullBody);
     expect(res.body).toMatchObject({ status: 'registered', created: true, merchant_id });

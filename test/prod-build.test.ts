@@ -76,6 +76,7 @@ describe('production build', () => {
     expect(existsSync(path.join(ROOT, 'dist/api/main.js'))).toBe(true);
     expect(existsSync(path.join(ROOT, 'dist/worker/main.js'))).toBe(true);
     expect(existsSync(path.join(ROOT, 'dist/workflow-bundle.js'))).toBe(true);
+    expect(existsSync(path.join(ROOT, 'dist/bin/migrate.js'))).toBe(true);
 
     dir = await mkdtemp(path.join(os.tmpdir(), 'cig-prod-'));
     for (const f of ['package.json', 'package-lock.json']) await cp(path.join(ROOT, f), path.join(dir, f));
@@ -105,6 +106,11 @@ describe('production build', () => {
       KEY_ENCRYPTION_KEY: 'b'.repeat(64),
       MATCH_TOKEN_SIGNING_KEY: signingKey,
     };
+    // The image's migration command (from bin/), against the run's database, migrated already: nothing to do.
+    const migrate = start('migrate:prod', dir, env);
+    expect(await migrate.exited, migrate.output()).toBe(0);
+    expect(migrate.output()).toContain('database is up to date');
+
     const api = start('api:prod', dir, env);
     const worker = start('worker:prod', dir, env);
     const base = `http://127.0.0.1:${port}`;

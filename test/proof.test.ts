@@ -39,7 +39,7 @@ async function rankedTaskIds(where = sql<boolean>`true`, limit = 12): Promise<st
   return rows.map((r) => r.task_id);
 }
 
-describe('commerce proof feed (spec 4.1, part 7)', () => {
+describe('commerce proof feed (docs/PROOF.md)', () => {
   it('by default: 12 videos with verified outcomes, ranked by conversion_score, then GMV, then task_id', async () => {
     const res = await get('/v1/proof-feed');
     expect(res.status, res.text).toBe(200);

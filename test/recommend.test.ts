@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-describe('GET /v1/recommend (spec 2.2, 4.1; DESIGN §6)', () => {
+describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
   it('resolves the intent, returns full cards within budget, and leaves a usable intent, proposals and match session', async () => {
     const res = await get(recommendUrl({ intent: 'running shoes under $120', channel: 'chat' }));
     expect(res.status, res.text).toBe(200);

@@ -16,7 +16,7 @@ import { registerOrderSource, stageRecords } from '../src/supply/affiliate-order
 import { reconcileAffiliateOrders } from '../src/supply/reconciliation';
 import type { reconciliation } from '../workflows/reconciliation';
 import { recordRunStarted } from '../src/supply/reconciliation-runs';
-import { windowEnding } from '../src/supply/reconciliation-window';
+import { windowEnding } from '../src/supply/window';
 import { ensureReconciliationSchedule, reconciliationScheduleId } from '../src/supply/reconciliation-schedule';
 import { workflowIds } from '../src/temporal/names';
 import { workflowBundle } from '../worker/run';
@@ -95,7 +95,7 @@ describe('affiliate order import', () => {
 
   it('JSON Lines through the CLI: amounts in minor or major units, bad lines reported, exit 0', async () => {
     const source = sourceName('jsonl');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/supply/import-affiliate-orders-cli.ts', `${FIXTURES}report.jsonl`, '--source', source], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/import-affiliate-orders.ts', `${FIXTURES}report.jsonl`, '--source', source], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: inject('databaseUrl') },
     });
@@ -293,7 +293,7 @@ describe('reconciliation runs', () => {
     expect(res.status, res.text).toBe(202);
     expect(res.body).toMatchObject({ status: 'running', run_id: expect.stringMatching(/^rcn_/) });
     expect(res.headers.get('location')).toBe(res.body.status_url);
-    let status = 0;
+    let status: number;
     let body: any;
     for (let i = 0; i < 100; i++) {
       ({ status, body } = await call(api.url, 'GET', res.body.status_url, { headers: supply }));

@@ -5,7 +5,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 
 /**
- * Attribution report and settlement preview (spec 4.5, docs/REPORTS.md) over a hand-built history.
+ * Attribution report and settlement preview (docs/REPORTS.md) over a hand-built history.
  * Everything this file creates sits on its own channel and on two catalog products picked at random,
  * so concurrent files cannot move the numbers; every expected number is worked out by hand below.
  */

@@ -93,7 +93,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('POST /v1/commerce-runtime (spec 2.9, 4.3; DESIGN §5, §6.1)', () => {
+describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
   it('runs the loop over 3 merchant agents: the honest one is chosen, the slow one times out, the liar loses on trust', async () => {
     const { tag, ids, good, slow, liar } = await threeMerchants();
     const memory = [{ ref_id: 'mem-1', kind: 'preference', uri: 'memory://user/42/prefs', summary: 'prefers over-ear' }];
@@ -381,6 +381,82 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     } finally {
       await handle.delete();
     }
+  });
+});
+
+describe('payment a runtime authorizes: only what can be handed off, and voided when no checkout takes it up', () => {
+  const SKIPPED_HISTORY = fileURLToPath(new URL('./histories/commerce-runtime-authorize-skipped.json', import.meta.url));
+
+  it('a catalog product whose seller has no agent: the authorize step is skipped, the run awaits the user, the token stays accepted', async () => {
+    const res = await post('/v1/commerce-runtime', { intent: { raw_query: `${product.title}`, intent_tags: [letters()] }, commerce_budget: { require_user_confirmation_before_payment: false } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.proposal).toMatchObject({ merchant_agent_id: 'gateway-catalog' });
+    expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
+    expect(rt.agent_steps.at(-1)).toMatchObject({ kind: 'authorize_payment', status: 'skipped' });
+    expect(rt.match_token.acceptance_state).toBe('accepted');
+    const auths = await api.db.selectFrom('payment_authorizations').select('authorization_id').where('match_token_id', '=', rt.match_token.match_token_id).execute();
+    expect(auths).toEqual([]);
+    const history = await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, rt.runtime_session.workflow_id);
+    if (process.env.RECORD_HISTORIES || !existsSync(SKIPPED_HISTORY)) await writeFile(SKIPPED_HISTORY, `${historyToJSON(history)}\n`);
+  });
+
+  it('the runtime-reconcile Schedule voids an authorization whose token expired without a checkout (payment_voided), and keeps one a live checkout holds', async () => {
+    const authorizedRun = async () => {
+      const tag = letters();
+      const good = await merchantAgent(() => offer(catalogPrice()));
+      await register(`m-${tag}-only`, good.server.url, [tag]);
+      const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { require_user_confirmation_before_payment: false } });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.runtime.runtime_session.stage).toBe('payment_authorized');
+      return res.body.runtime;
+    };
+    const [stranded, held] = [await authorizedRun(), await authorizedRun()];
+    // The held token's authorization is taken up by a checkout still awaiting the user's confirmation.
+    const plan = await post('/v1/agentic-checkout', {
+      buyer_agent_id: 'buyer-held',
+      intent_id: held.intent.intent_id,
+      proposal_id: held.proposal.proposal_id,
+      match_token_id: held.match_token.match_token_id,
+      amount: catalogPrice(),
+      currency: 'USD',
+    });
+    expect(plan.status, plan.text).toBe(201);
+    // Both tokens past their lifetime.
+    const tokens = [stranded.match_token.match_token_id, held.match_token.match_token_id];
+    await api.db.updateTable('match_tokens').set({ expires_at: sql`now() - interval '1 second'` }).where('match_token_id', 'in', tokens).execute();
+
+    const schedule = await ensureRuntimeReconcileSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
+    const handle = api.temporal!.client.schedule.getHandle(schedule.scheduleId);
+    try {
+      await handle.trigger();
+      const deadline = Date.now() + 30_000;
+      let auth;
+      for (;;) {
+        auth = await api.db.selectFrom('payment_authorizations').selectAll().where('match_token_id', '=', tokens[0]!).executeTakeFirstOrThrow();
+        if (auth.status === 'voided') break;
+        if (Date.now() > deadline) throw new Error(`not voided: ${JSON.stringify(auth)}`);
+        await sleep(250);
+      }
+      expect(auth.void_reason).toBe('match_token_expired_without_checkout');
+    } finally {
+      await handle.delete();
+    }
+    const after = (await get(`/v1/commerce-runtime/${stranded.runtime_session.runtime_id}`)).body.runtime;
+    expect(after.match_token.acceptance_state).toBe('expired');
+    expect(after.proposal.proposal_state).toBe('pending_confirmation');
+    expect(after.agent_steps.at(-1)).toMatchObject({ kind: 'payment_voided', status: 'succeeded', agent_id: 'gateway-reconciler' });
+    expect(after.agent_steps.at(-1).output_summary).toContain('voided');
+    // The held one is untouched: its checkout still holds the authorization (and voids it itself if it fails).
+    const heldAuth = await api.db.selectFrom('payment_authorizations').select('status').where('match_token_id', '=', tokens[1]!).executeTakeFirstOrThrow();
+    expect(heldAuth.status).toBe('authorized');
+    const heldToken = await api.db.selectFrom('match_tokens').select('acceptance_state').where('match_token_id', '=', tokens[1]!).executeTakeFirstOrThrow();
+    expect(heldToken.acceptance_state).toBe('payment_authorized');
+    // No token is left payment_authorized past its lifetime without a live checkout.
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from match_tokens t where t.acceptance_state = 'payment_authorized' and t.expires_at <= now()
+      and not exists (select 1 from agentic_checkouts c where c.match_token_id = t.match_token_id and c.status in ('awaiting_confirmation', 'confirming'))`.execute(api.db);
+    expect(rows[0]!.n).toBe(0);
   });
 });
 

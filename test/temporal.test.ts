@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('Temporal server and worker', () => {
-  it('the search attributes of DESIGN §5 exist on the server as keywords', async () => {
+  it('the search attributes of docs/CONTRACT.md#temporal exist on the server as keywords', async () => {
     const attrs = await listCustomSearchAttributes(temporal.connection, 'default');
     for (const name of SEARCH_ATTRIBUTE_NAMES) expect(attrs[name], name).toBe(2 /* KEYWORD */);
     // Registering again is a no-op.

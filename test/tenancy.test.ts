@@ -23,7 +23,7 @@ let a: Onboarded;
 let b: Onboarded;
 type Name =
   | 'merchant' | 'merchantToken' | 'agent' | 'product' | 'intent' | 'proposal' | 'session' | 'token' | 'jws' | 'authorization'
-  | 'checkout' | 'mandate' | 'shopper' | 'event' | 'recIntent' | 'recSession' | 'recId' | 'runtime' | 'creator';
+  | 'checkout' | 'mandate' | 'shopper' | 'event' | 'recIntent' | 'recSession' | 'recId' | 'runtime' | 'creator' | 'delivery';
 /** A's records, by name. */
 const A = {} as Record<Name, string>;
 /** B's own merchant (registered by B, subscribing to nothing A asks for). */
@@ -90,6 +90,16 @@ beforeAll(async () => {
   A.runtime = runtime.body.runtime?.runtime_session.runtime_id ?? runtime.body.runtime_id;
   const creator = await api.db.selectFrom('creators').select('username').orderBy('creator_id').executeTakeFirst();
   A.creator = creator?.username ?? 'nobody';
+  // A delivery of A's intent to A's merchant, with one failed attempt (as the fan-out records them).
+  A.delivery = `dlv_${uid('a')}`;
+  await api.db
+    .insertInto('deliveries')
+    .values({ delivery_id: A.delivery, intent_id: A.intent, merchant_id: A.merchant, state: 'pending', endpoint: `${agentServer.url}/agent`, payload: '{}', attempts: 1 })
+    .execute();
+  await api.db
+    .insertInto('delivery_attempts')
+    .values({ delivery_id: A.delivery, attempt: 1, replay: 0, outcome: 'failed', status_code: 503, error: 'HTTP 503', latency_ms: 12, retry_after_s: null, attempted_at: new Date() })
+    .execute();
 
   // --- B's own merchant: registered by B, subscribing to tags A's intent does not carry ---
   B.merchant = uid('mer-b');
@@ -139,8 +149,17 @@ const WALK: Record<string, Entry> = {
   'DELETE /v1/developers/keys/{keyId}': { kind: 'owned', as: 'developer', ids: ['key'], req: (i) => ({ params: { keyId: i.key! } }), expect: [404, 'api_key_not_found'] },
   'POST /v1/developers/keys/{keyId}/reveal': { kind: 'owned', as: 'developer', ids: ['key'], req: (i) => ({ params: { keyId: i.key! } }), expect: [404, 'api_key_not_found'] },
   'GET /v1/developers/logs': { kind: 'credential', reason: 'console session only (the session developer’s own logs)', expect: [401, 'invalid_developer_token'] },
-  'GET /v1/merchant/dispatch-queue': { kind: 'credential', reason: 'operators (supply key) only', expect: [401, 'invalid_supply_key'] },
-  'GET /v1/merchant/dispatch-queue/{deliveryId}': { kind: 'credential', reason: 'operators only', req: () => ({ params: { deliveryId: 'dlv_x' } }), expect: [401, 'invalid_supply_key'] },
+  'GET /v1/merchant/dispatch-queue': {
+    kind: 'credential',
+    reason: "operators see every delivery; an API key only with a merchant's X-Merchant-Token, that merchant's own (checked below)",
+    expect: [401, 'missing_registration_token'],
+  },
+  'GET /v1/merchant/dispatch-queue/{deliveryId}': {
+    kind: 'credential',
+    reason: "operators, or the delivery's merchant with its X-Merchant-Token; another merchant's token: 404 (checked below)",
+    req: () => ({ params: { deliveryId: A.delivery } }),
+    expect: [401, 'missing_registration_token'],
+  },
   'POST /v1/merchant/dispatch-queue/retry': { kind: 'credential', reason: 'operators only', req: () => ({ body: {} }), expect: [401, 'invalid_supply_key'] },
   'POST /v1/merchant/register': {
     kind: 'credential',
@@ -201,7 +220,12 @@ const WALK: Record<string, Entry> = {
   'POST /v1/decision-events': { kind: 'owned', ids: ['proposal'], req: (i) => ({ body: { event_type: 'pick', proposal_id: i.proposal, agent_id: 'b-agent' } }), expect: [404, 'proposal_not_found'] },
   // 200 either way: B's feed for A's shopper agent tells nothing of A's events (checked below too).
   'POST /v1/experience-feed': { kind: 'owned', ids: ['shopper'], req: (i) => ({ body: { agent_id: i.shopper, limit: 2 } }), expect: [200, ''] },
-  'GET /v1/merchant/{merchantId}/sla': { kind: 'credential', reason: 'operators only', req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'invalid_supply_key'] },
+  'GET /v1/merchant/{merchantId}/sla': {
+    kind: 'credential',
+    reason: "operators read any merchant's SLA; an API key only with that merchant's X-Merchant-Token (checked below)",
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [401, 'missing_registration_token'],
+  },
   'GET /v1/merchant/{merchantId}/reputation': { kind: 'credential', reason: 'operators only', req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'invalid_supply_key'] },
   'GET /v1/report/attribution': { kind: 'self', reason: "an API key's report counts its own developer's traffic only (checked below)" },
   'POST /v1/billing/settlement-preview': {
@@ -360,6 +384,41 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
     expect((await asMerchant(B.merchantToken, `/v1/intents/${A.intent}`)).body.error).toBe('intent_not_found');
     expect((await asMerchant(B.merchantToken, `/v1/proposals/${A.proposal}`)).body.error).toBe('proposal_not_found');
     expect((await asMerchant('mrt_not_a_token', `/v1/intents/${A.intent}`)).status).toBe(403);
+  });
+
+  it("a merchant reads its own deliveries (with their attempts) and SLA with its token; another merchant's are 404 or left out; operators see all", async () => {
+    const asMerchant = (token: string, path: string) => call(api.url, 'GET', path, { token: b.apiKey, headers: { 'x-merchant-token': token } });
+    const asOperator = (path: string) => call(api.url, 'GET', path, { headers: { 'x-supply-key': TEST_SUPPLY_KEY } });
+    const ids = (res: HttpResult) => res.body.deliveries.map((d: { delivery_id: string }) => d.delivery_id);
+    // The delivery's own merchant: the delivery and every attempt, and it is listed.
+    const own = await asMerchant(A.merchantToken, `/v1/merchant/dispatch-queue/${A.delivery}`);
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.delivery.merchant_id).toBe(A.merchant);
+    expect(own.body.attempts.map((t: { status_code: number }) => t.status_code)).toEqual([503]);
+    const ownList = await asMerchant(A.merchantToken, '/v1/merchant/dispatch-queue?limit=500');
+    expect(ids(ownList)).toContain(A.delivery);
+    expect(ownList.body.deliveries.every((d: { merchant_id: string }) => d.merchant_id === A.merchant)).toBe(true);
+    expect(ownList.body.summary.pending).toBeGreaterThanOrEqual(1);
+    // Another merchant: the delivery is an unknown id, and it is not listed, even when filtered for.
+    const other = await asMerchant(B.merchantToken, `/v1/merchant/dispatch-queue/${A.delivery}`);
+    const nothing = await asMerchant(B.merchantToken, `/v1/merchant/dispatch-queue/${unknownLike(A.delivery)}`);
+    expect([other.status, other.body.error]).toEqual([404, 'delivery_not_found']);
+    expect([nothing.status, nothing.body.error]).toEqual([404, 'delivery_not_found']);
+    const otherList = await asMerchant(B.merchantToken, `/v1/merchant/dispatch-queue?${new URLSearchParams({ merchant_id: A.merchant, limit: '500' })}`);
+    expect(otherList.status, otherList.text).toBe(200);
+    expect(otherList.body).toEqual({ summary: { pending: 0, inflight: 0, delivered: 0, dlq: 0 }, deliveries: [] });
+    expect(otherList.text).not.toContain(A.intent);
+    expect((await asMerchant('mrt_not_a_token', '/v1/merchant/dispatch-queue')).status).toBe(403);
+    // Operators see every merchant's.
+    expect((await asOperator(`/v1/merchant/dispatch-queue/${A.delivery}`)).status).toBe(200);
+    expect(ids(await asOperator(`/v1/merchant/dispatch-queue?${new URLSearchParams({ merchant_id: A.merchant })}`))).toContain(A.delivery);
+    // SLA: the merchant's own with its token; another merchant's token is refused (the SLA is not shown); operators read any.
+    const sla = await asMerchant(A.merchantToken, `/v1/merchant/${A.merchant}/sla?days=1`);
+    expect(sla.status, sla.text).toBe(200);
+    expect(sla.body.merchant_id).toBe(A.merchant);
+    const otherSla = await asMerchant(B.merchantToken, `/v1/merchant/${A.merchant}/sla?days=1`);
+    expect([otherSla.status, otherSla.body.error]).toEqual([403, 'invalid_registration_token']);
+    expect((await asOperator(`/v1/merchant/${A.merchant}/sla?days=1`)).status).toBe(200);
   });
 
   it('a merchant may propose to an intent dispatched to it or meeting its subscription, not to others', async () => {

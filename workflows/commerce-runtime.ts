@@ -45,6 +45,13 @@ const finishOptions = { startToCloseTimeout: '1 minute', retry: untilPostgresAns
  */
 export const RUNTIME_VISIBILITY_PATCH = 'runtime-failures-visible';
 
+/**
+ * From this patch on the authorize step authorizes only for a seller whose agent takes the order and
+ * a run whose step skipped ends `awaiting_user_confirmation`. (Before it, the step always authorized,
+ * so recorded histories never see a skipped step.)
+ */
+export const RUNTIME_AUTHORIZE_HANDOFF_ONLY_PATCH = 'runtime-authorize-handoff-only';
+
 /** What an operator does about a failed run, by error code (details of the workflow failure). */
 function nextAction(code: string): string {
   switch (code) {
@@ -178,7 +185,9 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
 
     if (budget.require_user_confirmation_before_payment) return await finish('awaiting_user_confirmation', collectionAudit);
     if (!step()) return await stopped();
-    await bookkeeping.authorizeRuntimePayment({ runtimeId, index: index++, matchTokenId: minted.matchTokenId });
+    const paid = await bookkeeping.authorizeRuntimePayment({ runtimeId, index: index++, matchTokenId: minted.matchTokenId });
+    // A seller without an order-taking agent: nothing was authorized; the user continues on its page.
+    if (paid.authorizationId === null && wf.patched(RUNTIME_AUTHORIZE_HANDOFF_ONLY_PATCH)) return await finish('awaiting_user_confirmation', collectionAudit);
     return await finish('payment_authorized', collectionAudit);
   } catch (err) {
     if (wf.isCancellation(err)) {

@@ -9,8 +9,9 @@ import type { AppContext, AppState } from '../context';
 import { take } from './rate-limit';
 
 /**
- * One middleware per credential of spec part 5, composed per route. Each sets what it proved on
- * `ctx.state`; a route lists the ones it needs (B, D, S, M, G) and the OpenAPI security that matches.
+ * One middleware per credential (docs/CONTRACT.md#credentials), composed per route. Each sets what it
+ * proved on `ctx.state`; a route lists the ones it needs (API key, developer session token, supply key,
+ * merchant or agent registration token) and the OpenAPI security that matches.
  */
 
 export function bearerToken(ctx: AppContext): string | null {
@@ -35,7 +36,7 @@ async function resolveApiKey(ctx: AppContext, scope?: ApiKeyScope): Promise<void
   ctx.state.apiKey = principal;
 }
 
-/** B: an API key (never a developer token), optionally holding `scope`. */
+/** An API key (never a developer session token), optionally holding `scope`. */
 export function requireApiKey(scope?: ApiKeyScope): Middleware<AppState> {
   return async (ctx, next) => {
     await resolveApiKey(ctx as AppContext, scope);
@@ -43,10 +44,10 @@ export function requireApiKey(scope?: ApiKeyScope): Middleware<AppState> {
   };
 }
 
-/** Recommend channels that answer without an API key (DESIGN §6), rate-limited per IP. */
+/** Recommend channels that answer without an API key (docs/CONTRACT.md#credentials), rate-limited per IP. */
 export const PORTAL_DEMO_CHANNELS: ReadonlySet<string> = new Set(['portal_demo']);
 
-/** B, except that a request without any bearer on a portal demo channel spends from its IP's demo bucket instead. */
+/** An API key, except that a request without any bearer on a portal demo channel spends from its IP's demo bucket instead. */
 export function requireApiKeyUnlessPortalDemo(scope: ApiKeyScope): Middleware<AppState> {
   return async (ctx, next) => {
     const channel = typeof ctx.query.channel === 'string' ? ctx.query.channel.trim() : '';
@@ -60,7 +61,7 @@ export function requireApiKeyUnlessPortalDemo(scope: ApiKeyScope): Middleware<Ap
   };
 }
 
-/** D: a live developer console session (never an API key). */
+/** A live developer console session token (never an API key). */
 export const requireDeveloper: Middleware<AppState> = async (ctx, next) => {
   const token = bearerToken(ctx as AppContext);
   const found = token
@@ -82,14 +83,14 @@ function supplyKeyValid(ctx: AppContext): boolean {
 
 const invalidSupplyKey = () => new AppError(401, 'invalid_supply_key', 'Invalid or missing X-Supply-Key.');
 
-/** S: the supply/admin key. */
+/** The supply (operator) key. */
 export const requireSupplyKey: Middleware<AppState> = async (ctx, next) => {
   if (!supplyKeyValid(ctx as AppContext)) throw invalidSupplyKey();
   ctx.state.supply = true;
   await next();
 };
 
-/** S or B: report and billing operations accept either credential (spec 4.5). */
+/** Supply key or API key: report and billing operations accept either credential (docs/CONTRACT.md#credentials). */
 export function requireSupplyKeyOrApiKey(scope: ApiKeyScope): Middleware<AppState> {
   return async (ctx, next) => {
     if (ctx.get('x-supply-key')) {
@@ -104,7 +105,7 @@ export function requireSupplyKeyOrApiKey(scope: ApiKeyScope): Middleware<AppStat
   };
 }
 
-/** S, or B followed by `then` (a registration-token middleware): S skips `then`. */
+/** Supply key, or API key followed by `then` (a registration-token middleware): the supply key skips `then`. */
 export function requireSupplyKeyOrApiKeyAnd(scope: ApiKeyScope, then: Middleware<AppState>): Middleware<AppState> {
   const either = requireSupplyKeyOrApiKey(scope);
   return (ctx, next) => either(ctx, () => (ctx.state.supply ? next() : then(ctx, next)));
@@ -120,8 +121,8 @@ export type RegistrationTokenVerifier = (
 ) => Promise<{ principalId: string; result: 'valid' | 'invalid' | 'unknown' }>;
 
 /**
- * M and G: a registration token in `X-Merchant-Token` / `X-Agent-Token`. Missing → 401, wrong → 403
- * (spec 5.4); the verifier compares against the token hash stored for the principal the request
+ * A merchant or agent registration token in `X-Merchant-Token` / `X-Agent-Token`. Missing → 401, wrong
+ * → 403 (docs/CONTRACT.md#credentials); the verifier compares against the token hash stored for the principal the request
  * names, so merchant A's token never works for merchant B.
  */
 export function requireRegistrationToken(opts: {

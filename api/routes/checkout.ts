@@ -8,7 +8,7 @@ const TAG = 'Agentic checkout';
 const notFound: ErrorRow = [404, 'checkout_not_found', 'No agentic checkout with this id.'];
 const temporalUnavailable: ErrorRow = [503, 'temporal_unavailable', 'Temporal is not reachable.'];
 
-/** Spec 4.3 agentic checkout (DESIGN §5/§6.1, docs/CHECKOUT.md): each checkout is a workflow `checkout-<checkout_id>`. */
+/** Agentic checkout (docs/CHECKOUT.md): each checkout is a workflow `checkout-<checkout_id>`. */
 export function checkoutRoutes(r: RouteRegistry): void {
   r.add({
     method: 'post',

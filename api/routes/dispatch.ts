@@ -1,7 +1,14 @@
 import * as D from '../../src/schemas/dispatch';
 import { attemptView, deliveryView, getDelivery, listAttempts, listDispatchQueue } from '../../src/dispatch/deliveries';
 import { replayDeadLetters } from '../../src/dispatch/replay';
+import { apiCaller, SYSTEM, type Caller } from '../../src/tenancy';
+import type { AppContext } from '../context';
+import { callerMerchantToken, callerMerchantTokenErrors } from './merchants';
 import { auth, type RouteRegistry } from './registry';
+
+/** Operators (supply key) see every merchant's deliveries; an API key with X-Merchant-Token, that merchant's own. */
+const readers = auth.supplyOrApiKeyAnd('proposals', 'MerchantToken', callerMerchantToken, callerMerchantTokenErrors);
+const callerOf = (ctx: AppContext): Caller => (ctx.state.supply ? SYSTEM : apiCaller(ctx.state.apiKey?.developerId, ctx.state.merchantId));
 
 const TAG = 'Dispatch queue';
 /** How long a retry call waits for the replay workflow to report the runs it started. */
@@ -14,11 +21,12 @@ export function dispatchRoutes(r: RouteRegistry): void {
     path: '/v1/merchant/dispatch-queue',
     tag: TAG,
     summary: 'Intent.Surge dispatch queue',
-    description: 'Counts per state and the newest deliveries (filter by state, merchant_id, intent_id), each with its last attempt.',
-    auth: auth.supply,
+    description:
+      'Counts per state and the newest deliveries (filter by state, merchant_id, intent_id), each with its last attempt. Operators (supply key) see every merchant; an API key with X-Merchant-Token sees that merchant\'s deliveries only (another merchant_id filter lists nothing).',
+    auth: readers,
     query: D.DispatchQueueQuery,
     responses: { 200: { description: 'Queue summary and deliveries.', schema: D.DispatchQueue } },
-    handler: async (ctx, { query }) => ({ body: await listDispatchQueue(ctx.deps.db, query) }),
+    handler: async (ctx, { query }) => ({ body: await listDispatchQueue(ctx.deps.db, query, callerOf(ctx)) }),
   });
 
   r.add({
@@ -26,13 +34,15 @@ export function dispatchRoutes(r: RouteRegistry): void {
     path: '/v1/merchant/dispatch-queue/{deliveryId}',
     tag: TAG,
     summary: 'One delivery with every attempt',
-    auth: auth.supply,
+    description: "Operators see any delivery; a merchant (API key with X-Merchant-Token) its own: another merchant's answers 404 as an unknown id.",
+    auth: readers,
     params: D.DeliveryIdParams,
     notFoundCode: 'delivery_not_found',
     responses: { 200: { description: 'The delivery and its attempts, oldest first.', schema: D.DeliveryDetail } },
     errors: [[404, 'delivery_not_found', 'No delivery with this id.']],
     handler: async (ctx, { params }) => {
-      const [delivery, attempts] = await Promise.all([getDelivery(ctx.deps.db, params.deliveryId), listAttempts(ctx.deps.db, params.deliveryId)]);
+      const delivery = await getDelivery(ctx.deps.db, params.deliveryId, callerOf(ctx));
+      const attempts = await listAttempts(ctx.deps.db, delivery.delivery_id);
       return { body: { delivery: deliveryView(delivery, attempts.at(-1) ?? null), attempts: attempts.map(attemptView) } };
     },
   });

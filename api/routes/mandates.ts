@@ -5,7 +5,7 @@ import { auth, type RouteRegistry } from './registry';
 
 const TAG = 'Intent mandates';
 
-/** POST /v1/intent-mandates/sign (spec 5.6). */
+/** POST /v1/intent-mandates/sign (docs/MANDATES.md). */
 export function mandateRoutes(r: RouteRegistry): void {
   r.add({
     method: 'post',

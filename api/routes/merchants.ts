@@ -14,7 +14,7 @@ import { checkMerchantHealth } from '../../src/registry/merchant-health';
 import { assessReadiness } from '../../src/registry/readiness';
 import { AppError } from '../../src/errors';
 import type { Middleware } from 'koa';
-import { invalidRegistrationToken } from '../../src/registry/secrets';
+import { invalidRegistrationToken, missingRegistrationToken } from '../../src/registry/secrets';
 import type { AppContext, AppState } from '../context';
 import { requireRegistrationToken } from '../middleware/auth';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
@@ -72,6 +72,19 @@ export const optionalMerchantToken: Middleware<AppState> = async (ctx, next) => 
   await next();
 };
 export const optionalMerchantTokenErrors: ErrorRow[] = [[403, 'invalid_registration_token', 'X-Merchant-Token is not the registration token of any merchant.']];
+
+/**
+ * The X-Merchant-Token that makes an API key caller the merchant it belongs to, on reads of what
+ * was sent to that merchant (its deliveries): required, whichever merchant it is.
+ */
+export const callerMerchantToken: Middleware<AppState> = async (ctx, next) => {
+  if (!ctx.get('x-merchant-token').trim()) throw missingRegistrationToken('x-merchant-token');
+  await optionalMerchantToken(ctx, next);
+};
+export const callerMerchantTokenErrors: ErrorRow[] = [
+  [401, 'missing_registration_token', 'An API key caller did not send X-Merchant-Token.'],
+  ...optionalMerchantTokenErrors,
+];
 
 /** The body member naming the merchant, read before validation (the token check runs first). */
 export const bodyMember = (name: string) => (ctx: AppContext) => (ctx.request as { body?: Record<string, unknown> }).body?.[name];

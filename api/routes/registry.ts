@@ -42,7 +42,7 @@ export const auth = {
     middleware: [requireApiKey(scope)],
     errors: apiKeyErrors,
   }),
-  /** B, or nothing at all on a portal demo channel (security `{}` marks the credential optional). */
+  /** API key, or nothing at all on a portal demo channel (security `{}` marks the credential optional). */
   apiKeyOrPortalDemo: (scope: ApiKeyScope): AuthSpec => ({
     security: [{ ApiKey: [] }, {}],
     middleware: [requireApiKeyUnlessPortalDemo(scope)],
@@ -63,19 +63,19 @@ export const auth = {
     middleware: [requireSupplyKeyOrApiKey(scope)],
     errors: [[401, 'unauthorized', 'Invalid or missing supply key or API key.'], apiKeyErrors[1]!],
   }),
-  /** B, optionally with a registration token that widens what the call may read (docs/TENANCY.md). */
+  /** API key, optionally with a merchant registration token that widens what the call may read (docs/TENANCY.md). */
   apiKeyOptionalToken: (scope: ApiKeyScope, scheme: 'MerchantToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
     security: [{ ApiKey: [] }, { ApiKey: [], [scheme]: [] }],
     middleware: [requireApiKey(scope), tokenMiddleware],
     errors: [...apiKeyErrors, ...errors],
   }),
-  /** S, or B plus a registration token (M): operators for everyone, a merchant for itself. */
+  /** Supply key, or API key plus merchant registration token: operators for everyone, a merchant for itself. */
   supplyOrApiKeyAnd: (scope: ApiKeyScope, scheme: 'MerchantToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
     security: [{ SupplyKey: [] }, { ApiKey: [], [scheme]: [] }],
     middleware: [requireSupplyKeyOrApiKeyAnd(scope, tokenMiddleware)],
     errors: [[401, 'unauthorized', 'Invalid or missing supply key or API key.'], apiKeyErrors[1]!, ...errors],
   }),
-  /** B plus a registration token (M or G), the token middleware supplied by the owning domain. */
+  /** API key plus a merchant or agent registration token, the token middleware supplied by the owning domain. */
   apiKeyAnd: (scope: ApiKeyScope, scheme: 'MerchantToken' | 'AgentToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
     security: [{ ApiKey: [], [scheme]: [] }],
     middleware: [requireApiKey(scope), tokenMiddleware],
@@ -110,11 +110,11 @@ export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends 
   query?: Q;
   body?: B;
   bodyRequired?: boolean;
-  /** Body members whose absence is the spec's 400 `missing_fields` (checked before validation). */
+  /** Body members whose absence is a 400 `missing_fields` (docs/CONTRACT.md#errors) (checked before validation). */
   missingFields?: string[];
-  /** The code of a missing-fields 400 when the spec names its own (default `missing_fields`). */
+  /** The code of a missing-fields 400 when the operation has its own (default `missing_fields`). */
   missingCode?: string;
-  /** Error code for a request that fails validation (the spec's code for this operation). */
+  /** Error code for a request that fails validation (the operation's own code, default `invalid_payload`). */
   invalidCode?: string;
   /** A path parameter that cannot name anything is a 404 with this code (default `not_found`). */
   notFoundCode?: string;
@@ -124,6 +124,8 @@ export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends 
   handler: (ctx: AppContext, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<Reply | undefined> | Reply | undefined;
 }
 
+// The handler's input is contravariant, so a list of specs with different schemas needs the existential `any`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRouteSpec = RouteSpec<any, any, any>;
 
 export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');

@@ -59,7 +59,7 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
   | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcError };
 
-/** JSON-RPC 2.0 and A2A error codes (A2A 0.3 §8). */
+/** JSON-RPC 2.0 and A2A error codes (A2A 0.3, section 8). */
 export const RPC = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type QueryExecutorProvider } from 'kysely';
 
 /**
  * Multi-row writes through one JSON parameter (jsonb_to_recordset): a single bind value per
@@ -11,7 +11,7 @@ export type ColumnSpec = readonly (readonly [name: string, pgType: string])[];
 const CHUNK_ROWS = 5_000;
 
 export async function bulkUpsert(
-  db: Kysely<any>,
+  db: QueryExecutorProvider,
   table: string,
   columns: ColumnSpec,
   rows: readonly object[],
@@ -34,7 +34,7 @@ export async function bulkUpsert(
 }
 
 /** Serialises catalog writers (seed, feed import) so id allocation and replacement never interleave. */
-export async function lockCatalog(trx: Kysely<any>): Promise<void> {
+export async function lockCatalog(trx: QueryExecutorProvider): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext('catalog-writer'))`.execute(trx);
 }
 

@@ -11,7 +11,7 @@ import { freshness } from '../refresh-ahead';
 import { readCatalogVersion } from './version';
 
 /**
- * Product Card Documents (spec 2.1). All copy is derived from catalog facts with fixed templates,
+ * Product Card Documents (docs/CATALOG.md). All copy is derived from catalog facts with fixed templates,
  * so the same product and data always give the same card; only rec_id and generated_at vary.
  */
 

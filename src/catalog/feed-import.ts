@@ -237,7 +237,7 @@ async function runImport(client: pg.PoolClient, source: CountingSource, merchant
     }
     if (buffer) yield buffer;
   }
-  let t = Date.now();
+  const t = Date.now();
   const copy = client.query(copyFrom(`copy feed_stage (${STAGE_COLUMNS.join(', ')}) from stdin`));
   await pipeline(Readable.from(copyLines()), copy);
   opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes });

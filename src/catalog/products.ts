@@ -6,7 +6,7 @@ import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
 
 export type { ProductRow };
 
-/** The spec's Product object: prices as numbers, in USD only (other currencies show null). */
+/** The API's Product object (docs/CATALOG.md): prices as numbers, in USD only (other currencies show null). */
 export interface ProductView {
   id: string;
   title: string;

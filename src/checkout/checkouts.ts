@@ -12,9 +12,11 @@ import { openWebhookSecret } from '../registry/secrets';
 import { iso } from '../time';
 import { mayAct, SYSTEM, type Caller } from '../tenancy';
 import { checkoutModeOf, checkoutSeller, continueUrl, redirectRecId } from './seller';
+import type { z } from 'zod';
+import type { CheckoutFailure, CheckoutPlan as CheckoutPlanSchema, NextAction as NextActionSchema } from '../schemas/checkout';
 
 /**
- * Agentic checkout (spec 4.3, DESIGN §6.1, docs/CHECKOUT.md). Every function here is called by one
+ * Agentic checkout (docs/CHECKOUT.md). Every function here is called by one
  * activity of the `agenticCheckout` workflow (the API only reads): plan, authorize, hand off (to the
  * merchant agent, or to the merchant's site), settle, expire, fail (voiding a payment authorization
  * that can no longer be handed off). Each is safe to run again (activity retries, workflow resets).
@@ -23,21 +25,10 @@ import { checkoutModeOf, checkoutSeller, continueUrl, redirectRecId } from './se
 export type CheckoutRow = Selectable<AgenticCheckoutsTable>;
 
 /** What the buyer's agent can do after a failed checkout (in the failure record and the error body). */
-export interface NextAction {
-  action: 'plan_new_checkout' | 'accept_match_again' | 'choose_another_proposal';
-  description: string;
-  match_token_id?: string;
-  /** plan_new_checkout: the token is usable until then. */
-  until?: string;
-}
+export type NextAction = z.infer<typeof NextActionSchema>;
 
 /** A business check that failed: the API answers `status` with `{error: code, message}` (plus `next_action` when known). */
-export interface Rejection {
-  status: number;
-  code: string;
-  message: string;
-  next_action?: NextAction;
-}
+export type Rejection = z.infer<typeof CheckoutFailure>;
 
 export const checkoutNotFound = (id: string) => new AppError(404, 'checkout_not_found', `No agentic checkout '${id}'.`);
 
@@ -54,26 +45,11 @@ export interface CheckoutRequest {
   metadata?: Record<string, unknown>;
 }
 
-export interface CheckoutPlan {
-  checkout_id: string;
-  intent_id: string;
-  proposal_id: string;
-  match_token_id: string;
-  merchant_id: string;
-  /** How the confirm completes: chosen here from the seller (src/checkout/seller.ts), never changed after. */
-  checkout_mode: CheckoutMode;
-  /** merchant_redirect: the card the buyer continues through (its `/r/<rec_id>` link is the confirm's continue_url). */
-  rec_id?: string | null;
-  buyer_agent_id: string;
-  line_items: Array<{ product_id: number; title: string; quantity: number; unit_amount_minor: number; amount_minor: number }>;
-  shipping: { amount_minor: number; commitment: Record<string, unknown> };
-  totals: { subtotal_minor: number; shipping_minor: number; total_minor: number };
-  /** Plan total in major units (what the confirm body's `amount` must equal). */
-  amount: number;
-  currency: string;
-  shipping_address: Record<string, unknown> | null;
-  expires_at: string;
-}
+/**
+ * The plan a checkout is confirmed against. `checkout_mode` is chosen from the seller (src/checkout/seller.ts) and never
+ * changes; `amount` is the total in major units, what the confirm body's `amount` must equal.
+ */
+export type CheckoutPlan = z.infer<typeof CheckoutPlanSchema>;
 
 export function checkoutView(c: CheckoutRow) {
   return {
@@ -89,7 +65,7 @@ export function checkoutView(c: CheckoutRow) {
     amount: fromMinorUnits(c.amount_cents, c.currency),
     currency: c.currency,
     // Plans stored before checkout modes existed have none: the column (default agent_handoff) is the truth.
-    plan: { ...(c.plan as unknown as CheckoutPlan), checkout_mode: c.checkout_mode },
+    plan: { ...c.plan, checkout_mode: c.checkout_mode },
     expires_at: c.expires_at.toISOString(),
     shipping_address: c.shipping_address,
     metadata: c.metadata,
@@ -333,7 +309,7 @@ export function handoffPayload(c: CheckoutRow) {
     match_token_id: c.match_token_id,
     payment_authorization_id: c.payment_authorization_id,
     buyer: { buyer_agent_id: c.buyer_agent_id },
-    shipping: { address: c.shipping_address, ...(c.plan as unknown as CheckoutPlan).shipping },
+    shipping: { address: c.shipping_address, ...c.plan.shipping },
     plan: c.plan,
     amount: fromMinorUnits(c.amount_cents, c.currency),
     currency: c.currency,
@@ -388,7 +364,7 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, a
     const reason = err instanceof OutboundError ? `${err.reason}: ${err.message}` : (err as Error).message;
     await note('failed', { endpoint: m.agent_endpoint, error: reason });
     if (err instanceof OutboundError && err.reason === 'unsafe_endpoint') throw new HandoffRejected(reason);
-    throw new Error(`merchant handoff failed: ${reason}`);
+    throw new Error(`merchant handoff failed: ${reason}`, { cause: err });
   }
   if (res.status < 200 || res.status >= 300) {
     await note('failed', { endpoint: m.agent_endpoint, status_code: res.status });
@@ -396,7 +372,7 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, a
     if (final) throw new HandoffRejected(`merchant answered HTTP ${res.status}`);
     throw new Error(`merchant answered HTTP ${res.status}`);
   }
-  let response: unknown = null;
+  let response: unknown;
   const text = res.body.toString('utf8');
   try {
     response = text ? JSON.parse(text) : null;
@@ -470,7 +446,7 @@ export async function handOffToMerchantSite(db: Db, checkoutId: string, consent:
   const c = await getCheckout(db, checkoutId);
   if (c.status === 'handed_off') return checkoutView(c);
   if (c.checkout_mode !== 'merchant_redirect') throw new Error(`checkout ${checkoutId} is ${c.checkout_mode}, not merchant_redirect`);
-  const plan = c.plan as unknown as CheckoutPlan;
+  const plan = c.plan;
   if (!plan.rec_id) throw new Error(`checkout ${checkoutId} has no rec_id to redirect through`);
   const url = continueUrl(publicBaseUrl, plan.rec_id);
   const now = new Date();
@@ -543,7 +519,8 @@ export async function failCheckout(db: Db, checkoutId: string, rejection: Reject
   return db.transaction().execute(async (trx) => {
     const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
     if (!c) throw checkoutNotFound(checkoutId);
-    if (c.status === 'failed') return c.failure as unknown as Rejection;
+    // A failed checkout always has its failure stored (this function writes both at once).
+    if (c.status === 'failed') return c.failure ?? rejection;
     if (c.status !== 'awaiting_confirmation' && c.status !== 'confirming') return rejection;
     const audit: AuditEntry[] = [];
     if (c.payment_authorization_id) {

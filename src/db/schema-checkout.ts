@@ -1,18 +1,17 @@
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { z } from 'zod';
+import type { AuditEntry as AuditEntrySchema, CheckoutMode as CheckoutModeSchema } from '../schemas/checkout';
+import type { CheckoutPlan, Rejection } from '../checkout/checkouts';
 
-/** Agentic checkout (spec 4.3, docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
+/** Agentic checkout (docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
 
 export type CheckoutStatus = 'awaiting_confirmation' | 'confirming' | 'confirmed' | 'handed_off' | 'expired' | 'failed';
 
 /** How a confirm completes (migration 0021, src/checkout/seller.ts). */
-export type CheckoutMode = 'agent_handoff' | 'merchant_redirect';
+export type CheckoutMode = z.infer<typeof CheckoutModeSchema>;
 
-export interface AuditEntry {
-  step: string;
-  at: string;
-  outcome: string;
-  detail?: Record<string, unknown>;
-}
+/** One step of a checkout's audit trail (the `audit_trail` JSONB column). */
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 export interface AgenticCheckoutsTable {
   checkout_id: string;
@@ -28,14 +27,14 @@ export interface AgenticCheckoutsTable {
   /** Plan total in minor units. */
   amount_cents: number;
   currency: string;
-  plan: Json;
+  plan: Json<CheckoutPlan>;
   shipping_address: Json<Record<string, unknown> | null>;
   metadata: Json;
   consent: Json<Record<string, unknown> | null>;
   payment_authorization_id: string | null;
   receipt: Json<Record<string, unknown> | null>;
   audit_trail: Json<AuditEntry[]>;
-  failure: Json<Record<string, unknown> | null>;
+  failure: Json<Rejection | null>;
   workflow_id: string;
   /** The owner (docs/TENANCY.md): the developer of the checkout's intent. */
   developer_id: string | null;

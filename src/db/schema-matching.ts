@@ -1,4 +1,7 @@
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { RankedProposal } from '../matching/ranking';
+import type { z } from 'zod';
+import type { CommissionPlan, ShippingCommitment } from '../schemas/proposals';
 
 /** Intents, proposals, match sessions, match tokens and payment authorizations (issue: matching core). */
 
@@ -45,8 +48,8 @@ export interface ProposalsTable {
   price_cents: number;
   currency: string;
   inventory_status: string;
-  shipping_commitment: Json;
-  commission_plan: Json;
+  shipping_commitment: Json<z.infer<typeof ShippingCommitment>>;
+  commission_plan: Json<z.infer<typeof CommissionPlan>>;
   service_terms: Json;
   evidence: Json<Record<string, unknown>[]>;
   valid_until: NullableTimestamp;
@@ -81,9 +84,9 @@ export interface MatchSessionsTable {
   match_session_id: string;
   intent_id: string;
   best_proposal_id: string | null;
-  ranked_proposals: Json<Record<string, unknown>[]>;
+  ranked_proposals: Json<RankedProposal[]>;
   /** The top RENDER_LIMIT_MAX of the ranking when it is longer; null when ranked_proposals is the top. */
-  ranked_top: Json<Record<string, unknown>[]> | null;
+  ranked_top: Json<RankedProposal[]> | null;
   summary: Json;
   status: MatchSessionStatus;
   expires_at: Timestamp;

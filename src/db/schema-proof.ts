@@ -1,15 +1,13 @@
 import type { Selectable } from 'kysely';
 import type { Json, Timestamp } from './schema';
+import type { z } from 'zod';
+import type { EvidenceClaim as EvidenceClaimSchema, STANCES } from '../schemas/proof';
 
 export type EvidenceSource = 'reddit' | 'forum';
-export type Stance = 'positive' | 'negative' | 'neutral';
+export type Stance = (typeof STANCES)[number];
 
-export interface EvidenceClaim {
-  /** Lower-case slug, e.g. `battery_life`: claims agree or contradict per attribute. */
-  attribute: string;
-  stance: Stance;
-  text: string;
-}
+/** One claim of a post; `attribute` is a lower-case slug (e.g. `battery_life`): claims agree or contradict per attribute. */
+export type EvidenceClaim = z.infer<typeof EvidenceClaimSchema>;
 
 /** One imported community post or comment (docs/PROOF.md). `search_tsv` is generated and not listed. */
 export interface CommunityEvidenceTable {

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Json, Timestamp } from './schema';
+import type { ProductCardDocumentT } from '../schemas/catalog';
 
 export type CardSource = 'match' | 'product_card' | 'showcase' | 'recommend' | 'checkout';
 
@@ -10,7 +11,7 @@ export interface RecCardsTable {
   source: CardSource;
   channel: string | null;
   match_session_id: string | null;
-  document: Json;
+  document: Json<ProductCardDocumentT>;
   created_at: Timestamp;
 }
 

@@ -1,18 +1,12 @@
 import type { Json, NullableTimestamp, Timestamp } from './schema';
+import type { z } from 'zod';
+import type { BudgetConsumed as BudgetConsumedSchema, CommerceBudget as CommerceBudgetSchema } from '../schemas/runtime';
 
 /** Budget units one AgentStep (or a whole run) consumed. */
-export interface BudgetConsumed {
-  iterations: number;
-  merchant_queries: number;
-  proposal_versions: number;
-}
+export type BudgetConsumed = z.infer<typeof BudgetConsumedSchema>;
 
-export interface CommerceBudget {
-  max_agent_iterations: number;
-  max_merchant_queries: number;
-  max_proposal_versions: number;
-  require_user_confirmation_before_payment: boolean;
-}
+/** The budget a run was given, defaults filled in (the `commerce_budget` JSONB column). */
+export type CommerceBudget = z.infer<typeof CommerceBudgetSchema>;
 
 export interface RuntimeTrace {
   loop: string;

@@ -1,9 +1,10 @@
 import type { Generated } from 'kysely';
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { ReconciliationSummary } from '../supply/reconciliation';
 
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */
 
-/** DESIGN §6: the experience guide's kinds, then the outcome events SLA and reputation read. */
+/** docs/CONTRACT.md#decision-events: the experience guide's kinds, then the outcome events SLA and reputation read. */
 export const DECISION_EVENT_TYPES = ['pick', 'nope', 'remix', 'confirm', 'view', 'click', 'purchase', 'return', 'complaint', 'fulfilled', 'late_delivery'] as const;
 export type DecisionEventType = (typeof DECISION_EVENT_TYPES)[number];
 
@@ -63,7 +64,8 @@ export interface ReconciliationRunsTable {
   window_start: Timestamp;
   window_end: Timestamp;
   status: 'running' | 'completed' | 'failed';
-  summary: Json;
+  /** `{}` while running or after a failure. */
+  summary: Json<ReconciliationSummary | Record<string, never>>;
   error: string | null;
   started_at: Timestamp;
   finished_at: NullableTimestamp;

@@ -8,6 +8,8 @@ import type { ProofTables } from './schema-proof';
 import type { RuntimeTables } from './schema-runtime';
 import type { CheckoutTables } from './schema-checkout';
 import type { SupplyTables } from './schema-supply';
+import type { z } from 'zod';
+import type { AgentReadyProfile, TrustEvidencePolicy, WorkflowContext } from '../schemas/merchants';
 
 /** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -100,9 +102,9 @@ export interface MerchantsTable {
   protocol_version: string | null;
   a2a_capabilities: Json;
   metadata: Json;
-  workflow_context: Json;
-  trust_evidence_policy: Json;
-  agent_ready_profile: Json;
+  workflow_context: Json<z.infer<typeof WorkflowContext>>;
+  trust_evidence_policy: Json<z.infer<typeof TrustEvidencePolicy>>;
+  agent_ready_profile: Json<z.infer<typeof AgentReadyProfile>>;
   status: Defaulted<'active' | 'inactive'>;
   token_hash: string;
   /** AES-256-GCM envelope (`v1.…`) when KEY_ENCRYPTION_KEY is set, else `plain.<secret>`. */

@@ -4,9 +4,10 @@ import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState } from '../d
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { intentView } from '../matching/intents';
+import { SYSTEM, seesMerchant, type Caller } from '../tenancy';
 import { workflowIds } from '../temporal/names';
 import { iso } from '../time';
-import { intentCategoryTags } from './category-terms';
+import { subscribedMerchants } from './subscribers';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
@@ -30,9 +31,9 @@ export interface PlannedDelivery {
 }
 
 /**
- * One page of the fan-out: active merchants whose subscription tags meet the intent's tags, filtered
- * by region and category tags when both sides state them, in merchant_id order after `after`. Each
- * gets its delivery row (created once: re-planning a page returns the same delivery ids). Only
+ * One page of the fan-out: the merchants subscribed to the intent (src/dispatch/subscribers.ts), in
+ * merchant_id order after `after`. Each gets its delivery row (created once: re-planning a page
+ * returns the same delivery ids). Only
  * deliveries nobody has attempted yet are handed back, so a re-run fan-out never sends twice.
  */
 export async function planSurgePage(
@@ -41,16 +42,9 @@ export async function planSurgePage(
 ): Promise<{ deliveries: PlannedDelivery[]; next: string | null }> {
   const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', opts.intentId).executeTakeFirst();
   if (!intent) return { deliveries: [], next: null };
-  const categories = intentCategoryTags(intent.intent_tags);
-  const merchants = await db
-    .selectFrom('merchants')
+  const merchants = await subscribedMerchants(db, intent)
     .select(['merchant_id', 'agent_endpoint', 'workflow_context'])
-    .where('status', '=', 'active')
-    .where(sql<boolean>`subscription_tags && ${sql.val(intent.intent_tags)}::text[]`)
-    .where(sql<boolean>`(cardinality(regions) = 0 or ${intent.region}::text is null or ${intent.region}::text = any(regions))`)
-    .where(sql<boolean>`(cardinality(category_tags) = 0 or ${categories.length} = 0 or lower(category_tags::text)::text[] && ${sql.val(categories)}::text[])`)
     .$if(opts.after !== null, (q) => q.where('merchant_id', '>', opts.after!))
-    .orderBy('merchant_id')
     .limit(opts.limit)
     .execute();
   if (!merchants.length) return { deliveries: [], next: null };
@@ -59,7 +53,7 @@ export async function planSurgePage(
   const view = intentView(intent);
   const rows = merchants.map((m) => {
     const deliveryId = newId('dlv');
-    const window = (m.workflow_context as { proposal_response_sla_seconds?: number }).proposal_response_sla_seconds ?? DEFAULT_RESPONSE_WINDOW_S;
+    const window = m.workflow_context.proposal_response_sla_seconds ?? DEFAULT_RESPONSE_WINDOW_S;
     return {
       delivery_id: deliveryId,
       intent_id: intent.intent_id,
@@ -131,9 +125,10 @@ export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit:
   }));
 }
 
-export async function getDelivery(db: Db, id: string): Promise<DeliveryRow> {
+/** A delivery the caller may read (docs/TENANCY.md): another merchant's answers as an unknown id does. */
+export async function getDelivery(db: Db, id: string, caller: Caller = SYSTEM): Promise<DeliveryRow> {
   const d = await db.selectFrom('deliveries').selectAll().where('delivery_id', '=', id).executeTakeFirst();
-  if (!d) throw deliveryNotFound(id);
+  if (!d || !seesMerchant(caller, d.merchant_id)) throw deliveryNotFound(id);
   return d;
 }
 
@@ -144,10 +139,16 @@ export interface QueueFilter {
   limit: number;
 }
 
-/** The dispatch queue: counts per state (for the merchant/intent filter) and the newest deliveries with their last attempt. */
-export async function listDispatchQueue(db: Db, f: QueueFilter) {
+/**
+ * The dispatch queue: counts per state (for the merchant/intent filter) and the newest deliveries with
+ * their last attempt. A merchant caller sees its own deliveries only, whatever the filter names.
+ */
+export async function listDispatchQueue(db: Db, f: QueueFilter, caller: Caller = SYSTEM) {
+  // An API caller without a merchant token is refused before this; '' keeps its list empty regardless.
+  const own = caller.kind === 'api' ? (caller.merchantId ?? '') : null;
   const scoped = db
     .selectFrom('deliveries')
+    .$if(own !== null, (q) => q.where('merchant_id', '=', own!))
     .$if(f.merchant_id !== undefined, (q) => q.where('merchant_id', '=', f.merchant_id!))
     .$if(f.intent_id !== undefined, (q) => q.where('intent_id', '=', f.intent_id!));
   const [counts, rows] = await Promise.all([

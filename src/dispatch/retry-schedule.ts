@@ -1,5 +1,5 @@
 /**
- * When the next delivery attempt happens (DESIGN §6). Pure and free of Node APIs: the delivery
+ * When the next delivery attempt happens (docs/CONTRACT.md#intentsurge). Pure and free of Node APIs: the delivery
  * workflow calls it with the workflow's deterministic Math.random.
  *
  * `scheduleS[i]` is the wait before attempt i+1 (the first is normally 0: immediately), so the
@@ -17,7 +17,7 @@ export function attemptDelayMs(scheduleS: readonly number[], attemptIndex: numbe
   return Math.round(Math.max(jittered, floor) * 1000);
 }
 
-/** Retry-After as seconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+/** Retry-After as seconds: delta-seconds or an HTTP date (RFC 9110, section 10.2.3); null when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: Date): number | null {
   if (!value) return null;
   const trimmed = value.trim();

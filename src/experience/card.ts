@@ -41,7 +41,7 @@ export interface CardInput {
 }
 
 /**
- * Spec 2.4 experience card. The same input always gives the same card (ids are content hashes), so a
+ * The experience card (docs/EXPERIENCE.md). The same input always gives the same card (ids are content hashes), so a
  * feed can be reproduced and a stored card compared with a rebuilt one.
  */
 export function buildExperienceCard(input: CardInput): ExperienceCardT {

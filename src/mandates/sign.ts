@@ -11,7 +11,7 @@ import { getOwnIntent } from '../matching/intents';
 import { apiCaller } from '../tenancy';
 
 /**
- * Intent mandates (spec 5.6): the payload is serialized as RFC 8785 canonical JSON, and those UTF-8
+ * Intent mandates (docs/MANDATES.md): the payload is serialized as RFC 8785 canonical JSON, and those UTF-8
  * bytes are signed twice with the integration's RSA key — once as a bare RSA-SHA256 (PKCS#1 v1.5)
  * signature that `openssl dgst -sha256 -verify` checks, once as a compact RS256 JWS whose payload
  * is the same canonical text (checked with jose and /.well-known/jwks.json). Every mandate is stored.

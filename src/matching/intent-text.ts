@@ -85,7 +85,7 @@ export function parseRegion(text: string): { code: string; phrase: string } | nu
 
 export function keywordTags(normalized: string, budgetPhrase?: string): string[] {
   const withoutBudget = budgetPhrase ? normalized.replace(normalizeQuery(budgetPhrase), ' ') : normalized;
-  const words = withoutBudget.split(/\s+/).map((w) => w.replace(/^[.\-$]+|[.\-]+$/g, ''));
+  const words = withoutBudget.split(/\s+/).map((w) => w.replace(/^[-.$]+|[.-]+$/g, ''));
   const tags = words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && !/^\$?\d/.test(w) && !REGION_NAMES[w]);
   return [...new Set(tags)].slice(0, 20);
 }

@@ -163,9 +163,9 @@ export function newMatchSessionRow(s: NewMatchSession): MatchSessionRow {
     match_session_id: s.sessionId,
     intent_id: s.intentId,
     best_proposal_id: s.ranking.summary.best_proposal_id,
-    ranked_proposals: s.ranking.ranked as unknown as Record<string, unknown>[],
+    ranked_proposals: s.ranking.ranked,
     // A second copy only when the ranking is longer than what a render shows.
-    ranked_top: s.ranking.ranked.length > s.ranking.top.length ? (s.ranking.top as unknown as Record<string, unknown>[]) : null,
+    ranked_top: s.ranking.ranked.length > s.ranking.top.length ? s.ranking.top : null,
     summary: s.ranking.summary,
     status: 'open',
     expires_at: new Date(s.now.getTime() + s.ttlSeconds * 1000),

@@ -98,7 +98,7 @@ async function signMatchToken(deps: AcceptDeps, t: { id: string; sessionId: stri
 }
 
 /**
- * Accept (spec 3.4): mint a token for a ranked proposal (the one named, else the best), or confirm
+ * Accept (docs/MATCHING.md): mint a token for a ranked proposal (the one named, else the best), or confirm
  * an existing token of this session. Idempotent: a proposal with a live token gets that token back.
  * The session row is locked, so concurrent accepts of one session are serialized.
  */
@@ -135,7 +135,7 @@ export async function acceptMatch(
         .executeTakeFirstOrThrow();
     }
 
-    const ranked = session.ranked_proposals as unknown as RankedProposal[];
+    const ranked = session.ranked_proposals;
     const proposalId = body.proposal_id ?? session.best_proposal_id;
     if (!proposalId) throw new AppError(409, 'no_ranked_proposals', `Match session ${sessionId} has no ranked proposal to accept.`);
     const entry = ranked.find((r) => r.proposal_id === proposalId);

@@ -10,7 +10,7 @@ import { transitionProposal } from './proposals';
 import { mayAct, type Caller } from '../tenancy';
 
 /**
- * Payment authorization against a match token (spec 3.4, 4.2). It succeeds only when every check
+ * Payment authorization against a match token (docs/MATCHING.md). It succeeds only when every check
  * holds; each failing check has its own 409 code so a payment agent knows what to fix. Repeating a
  * successful authorization returns the same record.
  */

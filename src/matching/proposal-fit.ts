@@ -2,14 +2,11 @@ import type { Db } from '../db/connect';
 import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
 import { understandShoppingIntent } from '../recommend/understand';
 import type { IntentRow } from './intents';
+import type { z } from 'zod';
+import type { ProposalWarning as ProposalWarningSchema } from '../schemas/proposals';
 
 /** Something about an accepted proposal the submitting merchant should know; it does not refuse it. */
-export interface ProposalWarning {
-  code: 'product_category_mismatch';
-  message: string;
-  product_category: string | null;
-  intent_categories: string[];
-}
+export type ProposalWarning = z.infer<typeof ProposalWarningSchema>;
 
 /**
  * Does the proposed product sit in a category the intent's words name? The intent is read as

@@ -2,7 +2,7 @@ import type { ProposalState } from '../db/schema-matching';
 import { AppError } from '../errors';
 
 /**
- * The proposal lifecycle of DESIGN §6: draft → quoted → pending_confirmation (a match token names
+ * The proposal lifecycle (docs/CONTRACT.md#states): draft → quoted → pending_confirmation (a match token names
  * it) → accepted (payment authorized or checkout confirmed) → settled (merchant handoff receipt);
  * accepted → pending_confirmation when a checkout voids its payment authorization (the handoff failed
  * for good), so the match token may back another checkout; every state that is not final may expire when valid_until passes. Anything else is a 409.

@@ -10,7 +10,7 @@ import { getMerchant } from '../registry/merchants';
 import { assessReadiness } from '../registry/readiness';
 import type { ProposalCreateInput } from '../schemas/proposals';
 import { getIntent, merchantWasSent, type IntentRow } from './intents';
-import { intentCategoryTags } from '../dispatch/category-terms';
+import { subscribesTo } from '../dispatch/subscribers';
 import type { MerchantRow } from '../db/schema';
 import { mayRead, SYSTEM, type Caller } from '../tenancy';
 import { fromMinorUnits, toMinorUnits } from '../money';
@@ -146,20 +146,6 @@ export async function submitProposal(db: Db, input: ProposalCreateInput, caller:
 }
 
 const intentNotFoundFor = (id: string) => new AppError(404, 'intent_not_found', `No intent '${id}'.`);
-
-/**
- * The merchant subscribes to the intent: the same rule Intent.Surge fans out by (planSurgePage):
- * subscription tags meet the intent's tags, and region and category tags agree when both sides
- * state them.
- */
-export function subscribesTo(m: Pick<MerchantRow, 'subscription_tags' | 'regions' | 'category_tags'>, i: Pick<IntentRow, 'intent_tags' | 'region'>): boolean {
-  const tags = new Set(i.intent_tags);
-  if (!m.subscription_tags.some((t) => tags.has(t))) return false;
-  if (m.regions.length && i.region !== null && !m.regions.includes(i.region)) return false;
-  const categories = intentCategoryTags(i.intent_tags);
-  if (m.category_tags.length && categories.length && !m.category_tags.some((t) => categories.includes(t.toLowerCase()))) return false;
-  return true;
-}
 
 /**
  * Who may answer an intent through its registration token (docs/TENANCY.md): a merchant the intent

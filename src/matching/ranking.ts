@@ -1,5 +1,7 @@
 import { fromMinorUnits } from '../money';
 import type { ProposalRow } from './proposals';
+import type { z } from 'zod';
+import type { RankedProposal as RankedProposalSchema } from '../schemas/match';
 
 /**
  * Match ranking (docs/MATCHING.md). Each proposal gets six component values in 0..1; the score is
@@ -62,7 +64,7 @@ function priceFit(p: RankableProposal, ctx: RankingContext, cheapestCents: numbe
 }
 
 function shipping(p: RankableProposal, ctx: RankingContext): Part {
-  const s = p.shipping_commitment as { max_days?: number; free?: boolean };
+  const s = p.shipping_commitment;
   if (s.max_days === undefined) return { value: 0.4, reason: 'no delivery commitment' };
   if (ctx.deadline) {
     const arrival = ctx.now.getTime() + s.max_days * 86_400_000;
@@ -80,24 +82,14 @@ function evidence(p: RankableProposal): Part {
 }
 
 function commission(p: RankableProposal): Part {
-  const c = p.commission_plan as { rate?: number; flat?: number };
+  const c = p.commission_plan;
   if (c.rate !== undefined) return { value: round(Math.min(c.rate / 0.2, 1)), reason: `commission rate ${c.rate}` };
   if (c.flat !== undefined) return { value: round(Math.min(c.flat / Math.max(fromMinorUnits(p.price_cents, p.currency), 1) / 0.2, 1)), reason: `flat commission ${c.flat}` };
   return { value: 0, reason: 'no commission plan' };
 }
 
-export interface RankedProposal {
-  rank: number;
-  proposal_id: string;
-  merchant_agent_id: string;
-  product_id: number;
-  offer_title: string;
-  price: number;
-  currency: string;
-  proposal_state: string;
-  score: number;
-  breakdown: Record<Component, { value: number; weight: number; contribution: number; reason: string }>;
-}
+/** One ranked proposal as the API shows it: its shape is the `RankedProposal` schema. */
+export type RankedProposal = z.infer<typeof RankedProposalSchema>;
 
 export function rankProposals(proposals: RankableProposal[], ctx: RankingContext): RankedProposal[] {
   if (proposals.length === 0) return [];

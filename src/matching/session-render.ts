@@ -114,13 +114,14 @@ export async function renderMatchSession(db: Db, id: string, top: number, caller
   const { ranked_top, tokens, ...session } = row;
   let frozen = known;
   if (!frozen) {
-    const rankedTop = ranked_top as unknown as RankedProposal[];
+    // Read with the top, ranked_top is coalesced to the whole ranking in SQL, so it is never null here.
+    const rankedTop = ranked_top ?? [];
     frozen = new FrozenTop(rankedTop, await getSessionCards(db, id, rankedTop.map((p) => p.product_id)));
     cache?.set(id, frozen);
   }
   const { ranked, cards } = frozen.cut(top);
   return {
-    session: { ...session, ranked_proposals: ranked as unknown as MatchSessionRow['ranked_proposals'] },
+    session: { ...session, ranked_proposals: ranked },
     top: ranked,
     cards,
     tokens: tokens.map((t) => ({

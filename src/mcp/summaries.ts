@@ -15,8 +15,18 @@ import type { RecommendResult } from '../recommend/recommend';
  * what is built here is exactly what clients validate against.
  */
 
-const money = { price: z.number().nullable().meta({ description: 'Major units, e.g. 93.89.' }), currency: z.string() };
-const full = z.record(z.string(), z.unknown()).optional().meta({ description: 'Only with detail "full": the full REST response body.' });
+/**
+ * Nullable, spelled as `anyOf` branches of one `type` each: zod writes `.nullable()` of a scalar as a
+ * `type` array, which clients mapping schemas onto a single-`type` dialect reject (the MCP Inspector's
+ * `--strict` flags it).
+ */
+const orNull = <T extends z.ZodType>(s: T) => z.union([s, z.null().meta({ description: 'null: not known, or not applicable.' })]);
+const money = { price: orNull(z.number()).meta({ description: 'Major units, e.g. 93.89.' }), currency: z.string() };
+// `additionalProperties: true` says "any JSON object" outright (zod's default `{}` constrains nothing).
+const full = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .meta({ description: 'Only with detail "full": the full REST response body.', additionalProperties: true });
 const nextStep = z.string().meta({ description: 'What to do next, in words, naming the tool to call.' });
 
 export const Pick = z.object({
@@ -27,7 +37,7 @@ export const Pick = z.object({
   title: z.string(),
   ...money,
   why: z.string().meta({ description: 'Why it is at this rank.' }),
-  buy_url: z.string().nullable().meta({ description: "The card's attributed link (cta.primary.url): pass it to the user verbatim." }),
+  buy_url: orNull(z.string()).meta({ description: "The card's attributed link (cta.primary.url): pass it to the user verbatim." }),
 });
 type PickT = z.infer<typeof Pick>;
 
@@ -36,9 +46,9 @@ const TokenBrief = z.object({ match_token_id: z.string(), proposal_id: z.string(
 export const RecommendOut = z.object({
   intent_id: z.string(),
   match_session_id: z.string(),
-  best_proposal_id: z.string().nullable(),
+  best_proposal_id: orNull(z.string()),
   shopper_guide: z.string(),
-  note: z.string().nullable(),
+  note: orNull(z.string()),
   items: z.array(Pick),
   next_step: nextStep,
   full,
@@ -48,8 +58,8 @@ export const IntentOut = z.object({
   intent_id: z.string(),
   raw_query: z.string(),
   intent_tags: z.array(z.string()),
-  budget: z.object({ min: z.number().nullable(), max: z.number().nullable(), currency: z.string() }).nullable(),
-  region: z.string().nullable(),
+  budget: z.object({ min: orNull(z.number()), max: orNull(z.number()), currency: z.string() }).nullable(),
+  region: orNull(z.string()),
   next_step: nextStep,
   full,
 });
@@ -66,7 +76,7 @@ export const ProposalsOut = z.object({
       ...money,
       proposal_state: z.string(),
       inventory_status: z.string(),
-      trust_risk: z.string().nullable(),
+      trust_risk: orNull(z.string()),
     }),
   ),
   next_step: nextStep,
@@ -77,7 +87,7 @@ export const SessionOut = z.object({
   match_session_id: z.string(),
   intent_id: z.string(),
   status: z.string(),
-  best_proposal_id: z.string().nullable(),
+  best_proposal_id: orNull(z.string()),
   ordered_by: z.string().meta({ description: 'score (match ranking) or recommendation (the recommendation\'s order).' }),
   ranked: z.array(Pick),
   match_tokens: z.array(TokenBrief),
@@ -101,16 +111,16 @@ export const TokenOut = z.object({
 export const CheckoutOut = z.object({
   checkout_id: z.string(),
   status: z.string().meta({ description: 'awaiting_confirmation, confirmed, handed_off, expired or failed.' }),
-  checkout_mode: z.string().nullable().meta({ description: 'agent_handoff (the merchant agent takes the order) or merchant_redirect (the user finishes on the merchant page at continue_url).' }),
+  checkout_mode: orNull(z.string()).meta({ description: 'agent_handoff (the merchant agent takes the order) or merchant_redirect (the user finishes on the merchant page at continue_url).' }),
   proposal_id: z.string(),
   merchant_id: z.string(),
   line_items: z.array(z.object({ title: z.string(), quantity: z.number().int(), amount: z.number() })),
   total: z.number().meta({ description: 'Plan total in major units: what confirm_checkout\'s amount must equal.' }),
   currency: z.string(),
   expires_at: z.string(),
-  order_id: z.string().nullable().meta({ description: "The merchant's order id once handed off." }),
-  receipt_id: z.string().nullable(),
-  continue_url: z.string().nullable().meta({ description: 'Where the user finishes the purchase (merchant_redirect): pass it verbatim.' }),
+  order_id: orNull(z.string()).meta({ description: "The merchant's order id once handed off." }),
+  receipt_id: orNull(z.string()),
+  continue_url: orNull(z.string()).meta({ description: 'Where the user finishes the purchase (merchant_redirect): pass it verbatim.' }),
   failure: z.object({ code: z.string(), message: z.string() }).nullable(),
   next_step: nextStep,
   full,
@@ -119,10 +129,10 @@ export const CheckoutOut = z.object({
 export const RuntimeOut = z.object({
   runtime_id: z.string(),
   status: z.enum(['running', 'finished']),
-  stage: z.string().nullable(),
-  audit_status: z.string().nullable(),
-  intent_id: z.string().nullable(),
-  match_session_id: z.string().nullable(),
+  stage: orNull(z.string()),
+  audit_status: orNull(z.string()),
+  intent_id: orNull(z.string()),
+  match_session_id: orNull(z.string()),
   proposal: z.object({ proposal_id: z.string(), merchant_id: z.string(), product_id: z.number().int(), title: z.string(), ...money }).nullable(),
   match_token: TokenBrief.nullable(),
   steps: z.array(z.object({ index: z.number().int(), kind: z.string(), agent_id: z.string(), status: z.string() })),

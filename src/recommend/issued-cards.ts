@@ -52,12 +52,12 @@ export async function getSessionCards(db: Db, sessionId: string, productIds: num
   const ids = [...new Set(productIds)];
   if (!ids.length) return [];
   const rows = await db.selectFrom('rec_cards').select(['rec_id', 'document']).where('rec_id', 'in', ids.map(recIdOf)).execute();
-  const byRecId = new Map(rows.map((r) => [r.rec_id, r.document as unknown as ProductCardDocumentT]));
+  const byRecId = new Map(rows.map((r) => [r.rec_id, r.document]));
   return ids.flatMap((id) => byRecId.get(recIdOf(id)) ?? []);
 }
 
 export async function getIssuedCard(db: Db, recId: string): Promise<ProductCardDocumentT> {
   const row = await db.selectFrom('rec_cards').select('document').where('rec_id', '=', recId).executeTakeFirst();
   if (!row) throw cardNotFound(recId);
-  return row.document as unknown as ProductCardDocumentT;
+  return row.document;
 }

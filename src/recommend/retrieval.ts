@@ -5,7 +5,7 @@ import type { CatalogSnapshot, TrendingProduct } from './catalog-snapshot';
 import type { ShoppingIntent } from './understand';
 
 /**
- * Retrieval tiers (DESIGN §6), tried in order until `limit` products are found; each tier adds
+ * Retrieval tiers (docs/CONTRACT.md#recommendation), tried in order until `limit` products are found; each tier adds
  * only products the earlier ones did not. Region, budget and the audience's excluded categories
  * filter every tier and the trending fill alike.
  */

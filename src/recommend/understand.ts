@@ -319,7 +319,7 @@ function splitWords(normalized: string): Word[] {
   const words: Word[] = [];
   for (const m of normalized.matchAll(/\S+/g)) {
     const lead = /^[.\-$]*/.exec(m[0])![0].length;
-    const text = m[0].slice(lead).replace(/[.\-]+$/, '');
+    const text = m[0].slice(lead).replace(/[.-]+$/, '');
     if (text) words.push({ text, start: m.index + lead });
   }
   return words;

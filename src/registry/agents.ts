@@ -9,12 +9,14 @@ import { assertEndpointField } from './endpoint-field';
 import type { RegistryDeps } from './merchants';
 import { endpointPolicy } from './endpoint-safety';
 import { boundedRequest, OutboundError } from './outbound-http';
-import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken, registrationTokenMatches } from './secrets';
+import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken } from './secrets';
+import { checkRegistrantToken, deactivateRegistrant, heartbeatRegistrant, type RegistrantKind } from './registrant';
 import { iso } from '../time';
 
-/** The general commerce-agent registry (spec 2.7, 3.6, 4.6) and A2A Agent Card import. */
+/** The general commerce-agent registry (docs/REGISTRIES.md) and A2A Agent Card import. */
 
 export const agentNotFound = (id: string) => new AppError(404, 'agent_not_found', `No commerce agent '${id}' is registered.`);
+const AGENTS: RegistrantKind<CommerceAgentRow> = { table: 'commerce_agents', idColumn: 'agent_id', notFound: agentNotFound };
 
 
 export function agentView(a: CommerceAgentRow) {
@@ -107,28 +109,10 @@ export async function listAgents(db: Db, filter: { agent_type?: string; status?:
   return q.execute();
 }
 
-export async function checkAgentToken(db: Db, agentId: string, token: string): Promise<'valid' | 'invalid' | 'unknown'> {
-  const a = await db.selectFrom('commerce_agents').select('token_hash').where('agent_id', '=', agentId).executeTakeFirst();
-  if (!a) return 'unknown';
-  return registrationTokenMatches(token, a.token_hash) ? 'valid' : 'invalid';
-}
-
-export async function heartbeatAgent(db: Db, agentId: string): Promise<CommerceAgentRow> {
-  const a = await db.updateTable('commerce_agents').set({ last_seen_at: sql`now()` }).where('agent_id', '=', agentId).returningAll().executeTakeFirst();
-  if (!a) throw agentNotFound(agentId);
-  return a;
-}
-
-export async function deactivateAgent(db: Db, agentId: string): Promise<CommerceAgentRow> {
-  const a = await db
-    .updateTable('commerce_agents')
-    .set({ status: 'inactive', deactivated_at: sql`coalesce(deactivated_at, now())`, updated_at: sql`now()` })
-    .where('agent_id', '=', agentId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!a) throw agentNotFound(agentId);
-  return a;
-}
+export const checkAgentToken = (db: Db, agentId: string, token: string) => checkRegistrantToken(db, AGENTS, agentId, token);
+export const heartbeatAgent = (db: Db, agentId: string) => heartbeatRegistrant(db, AGENTS, agentId);
+/** Idempotent: a second deactivation keeps the first deactivated_at. */
+export const deactivateAgent = (db: Db, agentId: string) => deactivateRegistrant(db, AGENTS, agentId);
 
 export const AGENT_CARD_MAX_BYTES = 256 * 1024;
 export const AGENT_CARD_MAX_REDIRECTS = 3;

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Endpoint safety (DESIGN §6): the gateway calls merchant and agent URLs that strangers register,
+ * Endpoint safety (docs/CONTRACT.md#endpoint-safety): the gateway calls merchant and agent URLs that strangers register,
  * so they must be https and must not reach private, loopback or link-local networks. The address
  * check runs on what DNS actually returns, at registration and again on every connection (redirects
  * included), so a name that later re-points at 10.0.0.1 is refused at connect time too.

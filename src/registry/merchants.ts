@@ -4,19 +4,19 @@ import type { MerchantRow } from '../db/schema';
 import { AppError } from '../errors';
 import type { MerchantRegisterInput } from '../schemas/merchants';
 import { assertEndpointField } from './endpoint-field';
+import { checkRegistrantToken, deactivateRegistrant, heartbeatRegistrant, type RegistrantKind } from './registrant';
 import {
   assertRegistrationToken,
   MERCHANT_TOKEN_PREFIX,
   mintRegistrationToken,
   newWebhookSecret,
   openWebhookSecret,
-  registrationTokenMatches,
   sealWebhookSecret,
 } from './secrets';
 import { iso } from '../time';
 import { sha256Hex } from '../crypto/tokens';
 
-/** The legacy merchant-agent registry (spec 2.6, 3.6, 4.5). */
+/** The legacy merchant-agent registry (docs/REGISTRIES.md). */
 
 export interface RegistryDeps {
   db: Db;
@@ -25,6 +25,7 @@ export interface RegistryDeps {
 }
 
 export const merchantNotFound = (id: string) => new AppError(404, 'merchant_not_found', `No merchant agent '${id}' is registered.`);
+const MERCHANTS: RegistrantKind<MerchantRow> = { table: 'merchants', idColumn: 'merchant_id', notFound: merchantNotFound };
 
 
 export function merchantView(m: MerchantRow) {
@@ -151,11 +152,7 @@ export async function getMerchant(db: Db, merchantId: string): Promise<MerchantR
 }
 
 /** For the X-Merchant-Token middleware: is `token` the token of this very merchant? */
-export async function checkMerchantToken(db: Db, merchantId: string, token: string): Promise<'valid' | 'invalid' | 'unknown'> {
-  const m = await db.selectFrom('merchants').select('token_hash').where('merchant_id', '=', merchantId).executeTakeFirst();
-  if (!m) return 'unknown';
-  return registrationTokenMatches(token, m.token_hash) ? 'valid' : 'invalid';
-}
+export const checkMerchantToken = (db: Db, merchantId: string, token: string) => checkRegistrantToken(db, MERCHANTS, merchantId, token);
 
 /** The merchant a registration token belongs to (tokens are stored as their SHA-256), if any. */
 export async function findMerchantByToken(db: Db, token: string): Promise<string | undefined> {
@@ -163,20 +160,7 @@ export async function findMerchantByToken(db: Db, token: string): Promise<string
   return m?.merchant_id;
 }
 
-export async function heartbeatMerchant(db: Db, merchantId: string): Promise<MerchantRow> {
-  const m = await db.updateTable('merchants').set({ last_seen_at: sql`now()` }).where('merchant_id', '=', merchantId).returningAll().executeTakeFirst();
-  if (!m) throw merchantNotFound(merchantId);
-  return m;
-}
+export const heartbeatMerchant = (db: Db, merchantId: string) => heartbeatRegistrant(db, MERCHANTS, merchantId);
 
 /** Idempotent: a second deactivation keeps the first deactivated_at. */
-export async function deactivateMerchant(db: Db, merchantId: string): Promise<MerchantRow> {
-  const m = await db
-    .updateTable('merchants')
-    .set({ status: 'inactive', deactivated_at: sql`coalesce(deactivated_at, now())`, updated_at: sql`now()` })
-    .where('merchant_id', '=', merchantId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!m) throw merchantNotFound(merchantId);
-  return m;
-}
+export const deactivateMerchant = (db: Db, merchantId: string) => deactivateRegistrant(db, MERCHANTS, merchantId);

@@ -1,9 +1,7 @@
 import type { MerchantRow } from '../db/schema';
-import type { AgentReadyProfile, TrustEvidencePolicy, WorkflowContext } from '../schemas/merchants';
-import type { z } from 'zod';
 
 /**
- * Agent readiness (spec 2.6): four checks of 25 points. When several are missing, `next_upgrade`
+ * Agent readiness (docs/REGISTRIES.md): four checks of 25 points. When several are missing, `next_upgrade`
  * names the first missing one in CHECK_ORDER, ordered by what each unlocks for a shopper agent: a
  * committed proposal is what makes a match token worth paying against; attribution is what gets
  * the merchant paid for it; workflow context lets intents be routed to it; trust evidence ranks it.
@@ -27,9 +25,9 @@ function check(passed: boolean, ok: string, missing: string): Check {
 }
 
 export function assessReadiness(m: MerchantRow) {
-  const wc = m.workflow_context as z.infer<typeof WorkflowContext>;
-  const tp = m.trust_evidence_policy as z.infer<typeof TrustEvidencePolicy>;
-  const rp = m.agent_ready_profile as z.infer<typeof AgentReadyProfile>;
+  const wc = m.workflow_context;
+  const tp = m.trust_evidence_policy;
+  const rp = m.agent_ready_profile;
   const checks: Record<CheckName, Check> = {
     workflow_context: check(
       Boolean(wc.origin_workflow && wc.accepted_intent_shapes?.length && wc.proposal_response_sla_seconds),

@@ -38,7 +38,7 @@ export function openWebhookSecret(key: Buffer | undefined, merchantId: string, s
 
 export type RegistrationTokenHeader = 'x-merchant-token' | 'x-agent-token';
 
-/** Spec 5.4: a missing registration token is 401, a wrong one 403. */
+/** A missing registration token is 401, a wrong one 403 (docs/CONTRACT.md#credentials). */
 export function missingRegistrationToken(header: RegistrationTokenHeader): AppError {
   return header === 'x-agent-token'
     ? new AppError(401, 'agent_token_required', 'X-Agent-Token required.')

@@ -10,7 +10,8 @@ import type { RuntimeOutcome } from '../../workflows/commerce-runtime';
  * (its last step retries until Postgres answers), but a workflow terminated, reset or timed out
  * from outside, or a start that never reached Temporal, leaves a row that says `running` forever.
  * A Temporal Schedule runs `runtimeReconciler` every minute; it closes every such row from what
- * Temporal knows about the run.
+ * Temporal knows about the run. The same pass voids payment authorizations whose token expired with
+ * no live checkout (src/runtime/payment.ts).
  */
 
 /** Rows younger than this are left alone: their workflow may still be starting. */
@@ -95,7 +96,7 @@ function scheduleOptions(taskQueue: string): ScheduleOptions {
       workflowId: `runtime-reconcile-${taskQueue}`,
       taskQueue,
       args: [],
-      staticSummary: 'Closes commerce runtime rows whose workflow has closed',
+      staticSummary: 'Closes commerce runtime rows whose workflow has closed; voids payment authorizations no checkout took up',
     },
     // One at a time; a tick missed while the cluster was down is not worth catching up (the next one covers it).
     policies: { overlap: 'SKIP', catchupWindow: '1 minute', pauseOnFailure: false },

@@ -1,4 +1,5 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
 import type { BudgetConsumed, CommerceBudget, CommerceRuntimeStepsTable, CommerceRuntimesTable, RuntimeTrace } from '../db/schema-runtime';
 import { AppError } from '../errors';
@@ -81,11 +82,18 @@ export interface StepRecord {
   error?: string | null;
 }
 
+type StepLinks = { stage?: string; links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>> };
+
 /**
  * Records one AgentStep and moves the run's trace to it. Keyed by (runtime, index): a retried
  * activity rewrites its step rather than adding another.
  */
-export async function recordStep(db: Db, s: StepRecord, runtime: { stage?: string; links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>> } = {}): Promise<string> {
+export async function recordStep(db: Db, s: StepRecord, runtime: StepLinks = {}): Promise<string> {
+  return db.transaction().execute((trx) => writeStep(trx, s, runtime));
+}
+
+/** recordStep inside the caller's transaction (a step that audits a change made in the same transaction). */
+export async function writeStep(trx: Transaction<Database>, s: StepRecord, runtime: StepLinks = {}): Promise<string> {
   const stepId = `${s.runtimeId}-s${s.index}`;
   const values = {
     agent_id: s.agentId,
@@ -98,23 +106,21 @@ export async function recordStep(db: Db, s: StepRecord, runtime: { stage?: strin
     finished_at: new Date(),
     error: s.error ?? null,
   };
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('commerce_runtime_steps')
-      .values({ step_id: stepId, runtime_id: s.runtimeId, index: s.index, ...values })
-      .onConflict((oc) => oc.columns(['runtime_id', 'index']).doUpdateSet(values))
-      .execute();
-    await trx
-      .updateTable('commerce_runtimes')
-      .set({
-        ...(runtime.stage ? { stage: runtime.stage } : {}),
-        ...(runtime.links ?? {}),
-        runtime_trace: sql`jsonb_set(runtime_trace, '{current_step}', to_jsonb(greatest(coalesce((runtime_trace->>'current_step')::int, -1), ${s.index}::int)))`,
-        updated_at: new Date(),
-      })
-      .where('runtime_id', '=', s.runtimeId)
-      .execute();
-  });
+  await trx
+    .insertInto('commerce_runtime_steps')
+    .values({ step_id: stepId, runtime_id: s.runtimeId, index: s.index, ...values })
+    .onConflict((oc) => oc.columns(['runtime_id', 'index']).doUpdateSet(values))
+    .execute();
+  await trx
+    .updateTable('commerce_runtimes')
+    .set({
+      ...(runtime.stage ? { stage: runtime.stage } : {}),
+      ...(runtime.links ?? {}),
+      runtime_trace: sql`jsonb_set(runtime_trace, '{current_step}', to_jsonb(greatest(coalesce((runtime_trace->>'current_step')::int, -1), ${s.index}::int)))`,
+      updated_at: new Date(),
+    })
+    .where('runtime_id', '=', s.runtimeId)
+    .execute();
   return stepId;
 }
 

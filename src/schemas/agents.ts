@@ -3,7 +3,7 @@ import { isoDateTime } from './common';
 import { ATTRIBUTION_MODES, CHECKOUT_MODES, PROPOSAL_CONTRACTS, rotateToken } from './merchants';
 
 /**
- * Commerce agents (general registry, spec 2.7). `capability_profile` is grouped by agent kind: the
+ * Commerce agents (general registry, docs/REGISTRIES.md). `capability_profile` is grouped by agent kind: the
  * member named after the agent's own `agent_type` is validated with that kind's schema below
  * (member lists in docs/REGISTRIES.md); `a2a` holds what an Agent Card import mapped.
  */

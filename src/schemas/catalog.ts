@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from './common';
 
-/** Catalog objects of the spec (2.1 Product Card Document). Optional spec fields are sent as null. */
+/** Catalog objects and the Product Card Document (docs/CATALOG.md). Optional fields are sent as null. */
 
 const optionalText = z.string().nullable().optional();
 const optionalNumber = z.number().nullable().optional();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from './common';
 
-/** Agentic checkout bodies (spec 4.3, DESIGN §6.1) and the checkout record (docs/CHECKOUT.md). */
+/** Agentic checkout bodies (docs/CHECKOUT.md) and the checkout record (docs/CHECKOUT.md). */
 
 const freeObject = z.record(z.string(), z.unknown());
 const id = (max = 100) => z.string().trim().min(1).max(max);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from './common';
 
-/** Scopes an API key may carry (DESIGN §6). `*` grants all of them. */
+/** Scopes an API key may carry (docs/CONTRACT.md#credentials). `*` grants all of them. */
 export const API_KEY_SCOPES = [
   'recommend', 'intents', 'proposals', 'match', 'payments', 'checkout',
   'runtime', 'experience', 'registry', 'reports',

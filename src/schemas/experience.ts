@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DECISION_EVENT_TYPES } from '../db/schema-supply';
 import { isoDateTime } from './common';
 
-/** Experience commerce (spec 2.4, 2.9, 4.4; DESIGN §6, §6.1). See docs/EXPERIENCE.md. */
+/** Experience commerce (docs/CONTRACT.md#decision-events). See docs/EXPERIENCE.md. */
 
 const text = (max = 500) => z.string().trim().min(1).max(max);
 const freeObject = z.record(z.string(), z.unknown());

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDateTime } from './common';
 
 /**
- * Intent (spec 2.3, DESIGN §6.1). The nested objects the spec leaves open are typed here; each
+ * Intent (docs/MATCHING.md). The nested objects are typed here; each
  * keeps unknown members (`catchall`) because agents attach their own context and replay needs it
  * verbatim, except budget_range, whose members drive ranking and must be exact.
  */

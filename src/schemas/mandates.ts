@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDateTime } from './common';
 
 /**
- * Intent mandates (spec 5.6): a caller asks the gateway to sign "this integration may spend up to
+ * Intent mandates (docs/MANDATES.md): a caller asks the gateway to sign "this integration may spend up to
  * amount_limit on product_id until expires_at". Every validation failure is 400 `invalid_body`.
  */
 

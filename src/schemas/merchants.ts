@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDateTime } from './common';
 
 /**
- * Merchant agent (legacy registry, spec 2.6). The three profile objects have typed members so the
+ * Merchant agent (legacy registry, docs/REGISTRIES.md). The three profile objects have typed members so the
  * readiness score is computed from facts, not free text; their member lists are written in
  * docs/REGISTRIES.md. Members are optional (a merchant fills them in as it upgrades) but unknown
  * members are refused, so a typo cannot silently cost readiness points.

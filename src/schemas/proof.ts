@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from './common';
 
-/** GET /v1/proof-feed (spec part 7, 4.1): the commerce and community variants. See docs/PROOF.md. */
+/** GET /v1/proof-feed (docs/PROOF.md): the commerce and community variants. */
 
 export const COMMUNITY_SOURCES = ['community', 'community-proof', 'reddit'] as const;
 export const PROOF_SOURCES = ['commerce', ...COMMUNITY_SOURCES] as const;

@@ -3,7 +3,7 @@ import { isoDateTime } from './common';
 import { AssetRef, AttributionLink, currencyCode, Workflow } from './intents';
 
 /**
- * Proposal (spec 2.4, DESIGN §6.1). The objects that ranking reads (shipping, commission, evidence)
+ * Proposal (docs/MATCHING.md). The objects that ranking reads (shipping, commission, evidence)
  * have typed members; all keep unknown members for the merchant's own use.
  */
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime } from './common';
-import { RECONCILIATION_DAYS } from '../supply/reconciliation-window';
+import { RECONCILIATION_DAYS } from '../supply/window';
 
 /** POST /v1/reconciliation/platform-affiliate/run and GET /v1/reconciliation/runs/{runId} (docs/RECONCILIATION.md). */
 

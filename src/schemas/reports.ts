@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDateTime } from './common';
 import { currencyCode } from './intents';
 
-/** GET /v1/report/attribution and POST /v1/billing/settlement-preview (spec 4.5). See docs/REPORTS.md. */
+/** GET /v1/report/attribution and POST /v1/billing/settlement-preview (docs/REPORTS.md). */
 
 const days = z.coerce.number().int().min(1).max(365).default(30).meta({ description: 'Window in days ending now, 1..365, default 30.' });
 

@@ -5,7 +5,7 @@ import { Proposal, ProposalCreateBody } from './proposals';
 import { MatchSession, MatchToken } from './match';
 
 /**
- * Commerce runtime (spec 2.9, 4.3; DESIGN §6.1; docs/RUNTIME.md). The spec leaves AgentStep,
+ * Commerce runtime (docs/RUNTIME.md). AgentStep,
  * CommerceMemoryRef and runtime_session open; they are defined here.
  */
 
@@ -70,13 +70,13 @@ export const BudgetConsumed = z
   .object({ iterations: z.number().int(), merchant_queries: z.number().int(), proposal_versions: z.number().int() })
   .meta({ id: 'BudgetConsumed' });
 
-export const AGENT_STEP_KINDS = ['resolve_intent', 'merchant_query', 'catalog_query', 'rank', 'mint_token', 'authorize_payment'] as const;
+export const AGENT_STEP_KINDS = ['resolve_intent', 'merchant_query', 'catalog_query', 'rank', 'mint_token', 'authorize_payment', 'payment_voided'] as const;
 
 export const AgentStep = z
   .object({
     step_id: z.string(),
     index: z.number().int().meta({ description: '0-based position in the loop.' }),
-    agent_id: z.string().meta({ description: 'Who acted: the entry agent, a merchant id, gateway-catalog or gateway-matcher.' }),
+    agent_id: z.string().meta({ description: 'Who acted: the entry agent, a merchant id, gateway-catalog, gateway-matcher or gateway-reconciler.' }),
     kind: z.enum(AGENT_STEP_KINDS),
     status: z.enum(['succeeded', 'failed', 'timeout', 'skipped']),
     input_summary: z.string(),

@@ -2,6 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/connect';
 import { fromMinorUnits } from '../money';
 import { JOIN_RULES, resolvedOrdersSql, type Window } from './attribution-orders';
+import type { z } from 'zod';
+import type { AttributionQuery as AttributionQuerySchema } from '../schemas/reports';
 
 /**
  * GET /v1/report/attribution (docs/REPORTS.md): impressions (issued cards), clicks (`/r/` redirects),
@@ -14,11 +16,8 @@ export const MAX_REPORT_PRODUCTS = 50;
 
 export const ROI_DEFINITION = 'roi = gmv / commission: GMV earned per unit of commission paid, per currency; null when the commission is 0';
 
-export interface AttributionQuery {
-  days: number;
-  channel?: string;
-  product_id?: number;
-}
+/** The report's query, as GET /v1/report/attribution parses it. */
+export type AttributionQuery = z.infer<typeof AttributionQuerySchema>;
 
 /**
  * Whose traffic a report counts (docs/TENANCY.md): the whole platform for an operator (supply key),

@@ -5,7 +5,7 @@ import { fromMinorUnits } from '../money';
 import { newId } from '../ids';
 import { iso } from '../time';
 import { DISCREPANCY_KINDS, type ReconciliationSummary } from './reconciliation';
-import type { ReconciliationWindow } from './reconciliation-window';
+import type { ReconciliationWindow } from './window';
 
 /** The stored record of each reconciliation run (`reconciliation_runs` + its discrepancy rows). */
 
@@ -117,7 +117,7 @@ export async function loadReconciliationRun(db: Db, runId: string, perKind: numb
     trigger: run.trigger,
     source: run.source,
     window: { start: iso(run.window_start), end: iso(run.window_end), days: run.days },
-    summary: summaryView(run.summary as unknown as ReconciliationSummary | Record<string, never>),
+    summary: summaryView(run.summary),
     discrepancies,
     error: run.error,
     started_at: iso(run.started_at),

@@ -5,7 +5,7 @@ import type { ReconciliationInput } from '../../workflows/reconciliation';
 import { DEFAULT_ORDER_SOURCE } from './affiliate-orders';
 
 /**
- * The daily reconciliation Schedule (DESIGN §2, docs/RECONCILIATION.md), created at worker start.
+ * The daily reconciliation Schedule (docs/RECONCILIATION.md), created at worker start.
  * Schedule ids are namespace-wide while task queues are not: a worker on the default queue owns
  * `reconcile-daily`, any other queue (tests, a second deployment in one namespace) gets its own
  * `reconcile-daily-<task queue>`, so no worker re-points another's schedule at its queue.

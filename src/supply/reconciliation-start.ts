@@ -9,7 +9,7 @@ import type { reconciliation } from '../../workflows/reconciliation';
 import { DEFAULT_ORDER_SOURCE, SourceName } from './affiliate-orders';
 import { isKnownOrderSource } from './affiliate-orders-source';
 import { loadReconciliationRun, newReconciliationRunId, type ReconciliationRunView } from './reconciliation-runs';
-import { RECONCILIATION_DAYS } from './reconciliation-window';
+import { RECONCILIATION_DAYS } from './window';
 
 /** How long POST /v1/reconciliation/platform-affiliate/run waits for the run by default, and at most. */
 export const DEFAULT_WAIT_S = 60;

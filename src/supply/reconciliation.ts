@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connect';
 import type { DiscrepancyKind } from '../db/schema-supply';
 import { STAGING_TABLE_DDL, orderSourceByName } from './affiliate-orders-source';
-import type { ReconciliationWindow } from './reconciliation-window';
+import type { ReconciliationWindow } from './window';
 
 /**
  * Platform-affiliate reconciliation (docs/RECONCILIATION.md): the orders a platform reports for a

@@ -6,6 +6,8 @@ import { newId } from '../ids';
 import { iso } from '../time';
 import { computeMerchantSla, type MerchantSla } from './sla';
 import { round3, share, type MetricWindow } from './window';
+import type { z } from 'zod';
+import type { ReputationComponent as ReputationComponentSchema } from '../schemas/merchant-ops';
 
 /**
  * Reputation: score = round(Σ weight × value) over six components whose values are 0..1 and whose
@@ -29,15 +31,7 @@ export const POSITIVE_FEEDBACK = ['pick', 'confirm', 'purchase'] as const;
 export const NEGATIVE_FEEDBACK = ['nope', 'return', 'complaint'] as const;
 const HISTORY_LIMIT = 10;
 
-export interface ReputationComponent {
-  name: ReputationComponentName;
-  value: number;
-  n: number;
-  weight: number;
-  points: number;
-  prior_used: boolean;
-  source: string;
-}
+export type ReputationComponent = z.infer<typeof ReputationComponentSchema>;
 
 function component(name: ReputationComponentName, observed: number | null, n: number, source: string): ReputationComponent {
   const priorUsed = observed === null || n === 0;

@@ -5,6 +5,8 @@ import { DECISION_EVENT_TYPES, type DecisionEventType } from '../db/schema-suppl
 import { DEFAULT_RESPONSE_WINDOW_S } from '../dispatch/deliveries';
 import { iso } from '../time';
 import { round3, share, type MetricWindow } from './window';
+import type { z } from 'zod';
+import type { MerchantSla as MerchantSlaSchema } from '../schemas/merchant-ops';
 
 /**
  * A merchant's service levels over a window (docs/SUPPLY-OPS.md has the definitions). Every metric
@@ -17,8 +19,7 @@ export const ACCEPTED_PROPOSAL_STATES = ['accepted', 'settled'] as const;
 export const ACCEPTED_TOKEN_STATES = ['accepted', 'payment_authorized', 'consumed'] as const;
 
 export function declaredSlaSeconds(m: MerchantRow): number | null {
-  const declared = (m.workflow_context as { proposal_response_sla_seconds?: unknown } | null)?.proposal_response_sla_seconds;
-  return typeof declared === 'number' && declared > 0 ? declared : null;
+  return m.workflow_context.proposal_response_sla_seconds ?? null;
 }
 
 const between = (column: string, w: MetricWindow) => sql`${sql.ref(column)} > ${w.from} and ${sql.ref(column)} <= ${w.to}`;
@@ -101,7 +102,7 @@ export async function decisionEventCounts(db: Db, merchantId: string, w: MetricW
   return counts;
 }
 
-export async function computeMerchantSla(db: Db, merchant: MerchantRow, w: MetricWindow) {
+export async function computeMerchantSla(db: Db, merchant: MerchantRow, w: MetricWindow): Promise<MerchantSla> {
   const declared = declaredSlaSeconds(merchant);
   // A merchant that declares no SLA is held to the respond_by window its Intent.Surge payload gave it.
   const slaSeconds = declared ?? DEFAULT_RESPONSE_WINDOW_S;
@@ -126,4 +127,4 @@ export async function computeMerchantSla(db: Db, merchant: MerchantRow, w: Metri
     computed_at: iso(w.to)!,
   };
 }
-export type MerchantSla = Awaited<ReturnType<typeof computeMerchantSla>>;
+export type MerchantSla = z.infer<typeof MerchantSlaSchema>;

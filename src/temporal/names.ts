@@ -3,11 +3,11 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 /** The task queue a deployment uses unless TEMPORAL_TASK_QUEUE says otherwise. */
 export const DEFAULT_TASK_QUEUE = 'gateway';
 
-/** Search attributes operators filter on in the Temporal UI (DESIGN §5). All keywords. */
+/** Search attributes operators filter on in the Temporal UI (docs/CONTRACT.md#temporal). All keywords. */
 export const SEARCH_ATTRIBUTE_NAMES = ['IntentId', 'MerchantId', 'CheckoutId', 'FlowStage', 'DeliveryState'] as const;
 
 /**
- * Workflow ids are business ids so that a duplicate start is the same run (DESIGN §5): each flow adds
+ * Workflow ids are business ids so that a duplicate start is the same run (docs/CONTRACT.md#temporal): each flow adds
  * its builder here (`runtime-<id>`, `checkout-<id>`, `surge-<intent_id>`, `delivery-<id>[-replay-<n>]`,
  * `reconcile-<date>`).
  */

@@ -27,6 +27,14 @@ const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 15);
  * well over ten minutes on a 2-core machine, so CI runs the generated phases; FUZZ_PHASES widens it.
  */
 const PHASES = process.env.FUZZ_PHASES ?? 'examples,fuzzing';
+/**
+ * The stateful phase (FUZZ_PHASES=…,stateful) runs in the main run only: it chains calls over links
+ * schemathesis infers (the document declares none); a single-path run has no chain and would fail.
+ */
+const MAIN_PHASES = PHASES;
+const SINGLE_PATH_PHASES = PHASES.split(',').filter((p) => p !== 'stateful').join(',') || 'examples,fuzzing';
+/** Then the coverage phase alone, for at most this many seconds (0: skip it). */
+const COVERAGE_SECONDS = Number(process.env.FUZZ_COVERAGE_SECONDS ?? 60);
 const RUN_DEADLINE_MS = 8 * 60_000;
 
 let api: TestApi;
@@ -68,7 +76,8 @@ function runSchemathesis(args: string[]): Promise<{ code: number | null; output:
 }
 
 /** Why: test/fuzz/README.md (business rules beyond what a schema can say answer 400 to schema-valid input). */
-const EXCLUDED_CHECKS = ['positive_data_acceptance'];
+const EXCLUDED_CHECKS: string[] = (process.env.FUZZ_EXCLUDE_CHECKS ?? 'positive_data_acceptance').split(',').filter(Boolean);
+const excluding = (checks: string[]) => (checks.length ? ['--exclude-checks', checks.join(',')] : []);
 const HEALTH_PROBE = '/v1/merchant/{merchantId}/health';
 
 describe('contract fuzzing (schemathesis)', () => {
@@ -78,7 +87,6 @@ describe('contract fuzzing (schemathesis)', () => {
     const common = [
       '--checks', 'all',
       '--max-examples', String(MAX_EXAMPLES),
-      '--phases', PHASES,
       '--workers', '1',
       '--seed', process.env.FUZZ_SEED ?? '20261125',
       '--generation-database', 'none',
@@ -95,12 +103,31 @@ describe('contract fuzzing (schemathesis)', () => {
       // Flows that wait for a workflow answer 202 after 2 s instead of holding the run for 20 s.
       '--header', 'Prefer: wait=2',
       '--exclude-path', HEALTH_PROBE,
-      '--exclude-checks', EXCLUDED_CHECKS.join(','),
+      ...excluding(EXCLUDED_CHECKS),
+      '--phases', MAIN_PHASES,
       ...common,
     ]);
     await writeFile(`${REPORT_DIR}/last-run.txt`, withKeys.output);
     // The summary (and every failure with a curl line to reproduce it) is in the assertion message.
     expect(withKeys.code, withKeys.output.slice(-20_000)).toBe(0);
+    // The coverage phase (boundary and just-outside values of every field, every declared status),
+    // bounded by a time budget: schemathesis stops starting cases when it is spent.
+    if (!PHASES.includes('coverage') && COVERAGE_SECONDS > 0) {
+      const coverage = await runSchemathesis([
+        '--config-file', CONFIG,
+        'run', `${api.url}/openapi.json`,
+        '--header', `Authorization: Bearer ${dev.apiKey}`,
+        '--header', `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
+        '--header', 'Prefer: wait=2',
+        '--exclude-path', HEALTH_PROBE,
+        ...excluding(EXCLUDED_CHECKS),
+        '--phases', 'coverage',
+        '--max-time', String(COVERAGE_SECONDS),
+        ...common,
+      ]);
+      await writeFile(`${REPORT_DIR}/last-run-coverage.txt`, coverage.output);
+      expect(coverage.code, coverage.output.slice(-20_000)).toBe(0);
+    }
     // A merchant health probe answers 503 merchant_unhealthy with the probe's result when the agent
     // is unhealthy (the seeded catalog merchant has none reachable): its documented answer, not a
     // server fault. Every other check, status and schema conformance included, still applies.
@@ -110,7 +137,8 @@ describe('contract fuzzing (schemathesis)', () => {
       '--header', `Authorization: Bearer ${dev.apiKey}`,
       '--header', `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
       '--include-path', HEALTH_PROBE,
-      '--exclude-checks', [...EXCLUDED_CHECKS, 'not_a_server_error'].join(','),
+      ...excluding([...EXCLUDED_CHECKS, 'not_a_server_error']),
+      '--phases', SINGLE_PATH_PHASES,
       ...common,
     ]);
     expect(probe.code, probe.output.slice(-20_000)).toBe(0);
@@ -120,7 +148,8 @@ describe('contract fuzzing (schemathesis)', () => {
       'run', `${api.url}/openapi.json`,
       '--header', `Authorization: Bearer ${dev.developerToken}`,
       '--include-path-regex', '^/v1/developers/(me|keys|logs|invite)',
-      '--exclude-checks', EXCLUDED_CHECKS.join(','),
+      ...excluding(EXCLUDED_CHECKS),
+      '--phases', SINGLE_PATH_PHASES,
       ...common,
     ]);
     await writeFile(`${REPORT_DIR}/last-run-console.txt`, withSession.output);

@@ -10,7 +10,7 @@ export interface Onboarded {
   email: string;
 }
 
-/** Spec 5.1 onboarding in its shortest form: register with a valid invite, create a key. */
+/** Onboarding (docs/CONTRACT.md#credentials) in its shortest form: register with a valid invite, create a key. */
 export async function onboard(base: string, keyBody: Record<string, unknown> = {}): Promise<Onboarded> {
   const email = uniqueEmail();
   const reg = await call(base, 'POST', '/v1/developers/register', {

@@ -4,7 +4,7 @@ import { intentCategoryTags } from '../../src/dispatch/category-terms';
 
 const SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000];
 
-describe('retry schedule (DESIGN §6)', () => {
+describe('retry schedule (docs/CONTRACT.md#intentsurge)', () => {
   it('waits the scheduled step with at most ±20 % jitter, and ends after the last step', () => {
     for (const r of [0, 0.25, 0.5, 0.75, 0.9999]) {
       SCHEDULE.forEach((s, i) => {

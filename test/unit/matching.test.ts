@@ -5,7 +5,7 @@ import { keywordTags, MAX_TEXT_BUDGET_USD, normalizeQuery, parseBudget, parseReg
 import { priceSanity } from '../../src/matching/trust-score';
 import type { ProposalState } from '../../src/db/schema-matching';
 
-describe('proposal state machine (DESIGN §6)', () => {
+describe('proposal state machine (docs/CONTRACT.md#states)', () => {
   const legal: Array<[ProposalState, ProposalState]> = [
     ['draft', 'quoted'],
     ['draft', 'expired'],

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-/** Signed intent mandates (spec 5.6), kept for audit: append-only, never updated or deleted. */
+/** Signed intent mandates (docs/MANDATES.md), kept for audit: append-only, never updated or deleted. */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('intent_mandates')

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-/** Intent.Surge dispatch (spec 3.5): one delivery per (intent, merchant) and every attempt at it. */
+/** Intent.Surge dispatch (docs/DISPATCH.md): one delivery per (intent, merchant) and every attempt at it. */
 export async function up(db: Kysely<any>): Promise<void> {
   const now = (c: any) => c.notNull().defaultTo(sql`now()`);
 

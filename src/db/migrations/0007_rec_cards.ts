@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-/** Issued Product Card Documents (spec 2.1: rec_id is the attribution key) and the clicks on their CTAs. */
+/** Issued Product Card Documents (rec_id is the attribution key: docs/CONTRACT.md#ids) and the clicks on their CTAs. */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('rec_cards')

@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 export const CATALOG_MERCHANT_ID = 'gateway-catalog';
 
 /**
- * Recommendation retrieval (DESIGN §6 tiers): full-text search over a weighted document of title,
+ * Recommendation retrieval (the tiers of docs/CONTRACT.md#recommendation): full-text search over a weighted document of title,
  * category names and brand, and trigram indexes on titles for the substring and fuzzy tiers.
  * Plus the reserved merchant that GET /v1/recommend files its catalog proposals under, and the mark
  * of intents the gateway answers without Intent.Surge.

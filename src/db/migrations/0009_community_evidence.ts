@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Proof feed (spec part 7). Community evidence records are imported from JSONL files (never crawled)
+ * Proof feed (docs/PROOF.md). Community evidence records are imported from JSONL files (never crawled)
  * and served by GET /v1/proof-feed?source=community; see docs/PROOF.md. Also an index for the
  * commerce variant, which ranks outcome-backed videos.
  */

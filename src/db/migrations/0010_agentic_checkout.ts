@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Agentic checkout (spec 4.3, DESIGN §6.1): one row per checkout, written only by the activities of
+ * Agentic checkout (docs/CHECKOUT.md): one row per checkout, written only by the activities of
  * the `agenticCheckout` workflow (`checkout-<checkout_id>`), read by GET /v1/agentic-checkout/{id}.
  * Rows are kept for audit: states change, nothing is deleted.
  */

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-/** Commerce runtime (spec 2.9, docs/RUNTIME.md): one row per run and one per AgentStep of its loop. */
+/** Commerce runtime (docs/RUNTIME.md): one row per run and one per AgentStep of its loop. */
 export async function up(db: Kysely<any>): Promise<void> {
   const now = (c: any) => c.notNull().defaultTo(sql`now()`);
   await db.schema

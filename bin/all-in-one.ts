@@ -15,8 +15,8 @@ import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-post
 import { loadOrCreateDevSecrets } from '../src/dev/secrets';
 import { isPortFree } from '../src/net';
 import { createWorker } from '../worker/run';
-import { buildAppDeps, startApi } from './server';
-import { DEMO_AGENT_PORT, startDemoMerchant } from './demo';
+import { buildAppDeps, startApi } from '../api/server';
+import { DEMO_AGENT_PORT, startDemoMerchant } from '../api/demo';
 
 const DATA_DIR = path.join(PROJECT_ROOT, '.data');
 const EMBEDDED_PG_PORT = 54329;

@@ -1,8 +1,0 @@
-import { findTemporalCli } from './cli';
-
-try {
-  console.log(await findTemporalCli({ install: true, log: console.log }));
-} catch (err) {
-  console.error((err as Error).message);
-  process.exit(1);
-}
