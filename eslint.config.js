@@ -41,7 +41,7 @@ const workflowRestrictedImports = {
     },
     {
       // Domain modules under src/ do I/O; the few pure ones a workflow needs today are the exceptions.
-      regex: '^(\\.\\./)+src/(?!(temporal/names|dispatch/retry-schedule|supply/reconciliation-window)$)',
+      regex: '^(\\.\\./)+src/(?!(temporal/names|dispatch/retry-schedule|supply/window)$)',
       message: `${WHY}: src/ modules may do I/O; import their types only (import type), or keep a pure helper in workflows/*.shared.ts.`,
       allowTypeImports: true,
     },

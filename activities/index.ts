@@ -1,7 +1,9 @@
 import type { Db } from '../src/db/connect';
 import type { Config } from '../src/config';
+import { pingActivities } from './ping';
 import { createDispatchActivities } from './dispatch';
 import { createRuntimeActivities } from './runtime';
+import { createRuntimeReconcilerActivities } from './runtime-reconciler';
 import { createCheckoutActivities } from './checkout';
 import { createReconciliationActivities } from './reconciliation';
 
@@ -10,13 +12,16 @@ export interface ActivityDeps {
   config: Config;
 }
 
-export const pingActivities = {
-  async echo(taskQueue: string): Promise<string> {
-    return `worker@${taskQueue}`;
-  },
-};
+export { pingActivities };
 
 /** All activities, built from their dependencies (samples-typescript's dependency-injection pattern). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...pingActivities, ...createDispatchActivities(deps), ...createRuntimeActivities(deps), ...createCheckoutActivities(deps), ...createReconciliationActivities(deps) };
+  return {
+    ...pingActivities,
+    ...createDispatchActivities(deps),
+    ...createRuntimeActivities(deps),
+    ...createRuntimeReconcilerActivities(deps),
+    ...createCheckoutActivities(deps),
+    ...createReconciliationActivities(deps),
+  };
 }

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
-import { reconcileAffiliateOrders, type ReconciliationSummary } from '../src/supply/reconciliation';
-import { recordRunFinished, recordRunStarted, type RunStart } from '../src/supply/reconciliation-runs';
-import type { ReconciliationWindow } from '../src/supply/reconciliation-window';
+import { reconcileAffiliateOrders, type ReconciliationSummary } from '../src/reconciliation/matching';
+import { recordRunFinished, recordRunStarted, type RunStart } from '../src/reconciliation/runs';
+import type { ReconciliationWindow } from '../src/supply/window';
 
 /** How often the matching activity reports liveness while one long statement runs. */
 const HEARTBEAT_EVERY_MS = 5000;

@@ -3,7 +3,7 @@ import { describeBadInput, findBadInput } from '../src/input-guard';
 import { bodyParser } from '@koa/bodyparser';
 import { AppError } from '../src/errors';
 import { isDatabaseUnavailable } from '../src/db/connect';
-import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../src/runtime/start';
+import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../src/runtime/client';
 import { preferredWaitMs } from './prefer-wait';
 import { dispatchA2a } from '../src/a2a/dispatch';
 import { errorOut } from '../src/a2a/v1';

@@ -7,7 +7,7 @@ import type { TemporalHandle } from '../src/temporal/client';
 import { RequestLogWriter } from '../src/console/request-logs';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
 import { expireDueProposals } from '../src/matching/proposals';
-import { startMissedSurges } from '../src/dispatch/surge-start';
+import { startMissedSurges } from '../src/dispatch/client';
 import { createApp } from './app';
 import { CardFactsCache } from '../src/catalog/cards';
 import { FrozenTopCache } from '../src/matching/session-render';

@@ -26,12 +26,12 @@ import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
 import { createScratchDatabase } from '../src/dev/scratch-database';
 import { freePort } from '../src/net';
 import { importAffiliateOrders } from '../src/supply/affiliate-orders';
-import { reconcileAffiliateOrders, type ReconciliationSummary } from '../src/supply/reconciliation';
-import { recordRunStarted } from '../src/supply/reconciliation-runs';
+import { reconcileAffiliateOrders, type ReconciliationSummary } from '../src/reconciliation/matching';
+import { recordRunStarted } from '../src/reconciliation/runs';
 import { windowEnding } from '../src/supply/window';
 import { connectTemporal } from '../src/temporal/client';
 import { startDevServer } from '../src/temporal/dev-server';
-import type { reconciliation } from '../workflows/reconciliation';
+import type { ReconciliationWorkflow } from '../workflows/reconciliation.shared';
 import { createWorker } from '../worker/run';
 import { machine, percentile } from './harness';
 
@@ -161,7 +161,7 @@ try {
   let workflowMs = 0;
   await worker.runUntil(async () => {
     t = performance.now();
-    const out = await client.client.workflow.execute<typeof reconciliation>('reconciliation', {
+    const out = await client.client.workflow.execute<ReconciliationWorkflow>('reconciliation', {
       workflowId: `reconcile-bench-${Date.now()}`,
       taskQueue: 'bench-recon',
       args: [{ trigger: 'api', days: 1, source: SOURCE, runId: 'rcn_bench_wf' }],

@@ -7,14 +7,11 @@ import { createLogger } from '../src/logger';
 import { loadSigningKeys } from '../src/crypto/signing-keys';
 import { connectTemporal } from '../src/temporal/client';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
-import { ensureSearchAttributes } from '../src/temporal/search-attributes';
-import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
-import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import { PROJECT_ROOT } from '../src/temporal/cli';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
 import { loadOrCreateDevSecrets } from '../src/dev/secrets';
 import { isPortFree } from '../src/net';
-import { createWorker } from '../worker/run';
+import { bootWorker } from '../worker/run';
 import { buildAppDeps, startApi } from '../api/server';
 import { DEMO_AGENT_PORT, startDemoMerchant } from '../api/demo';
 
@@ -92,16 +89,9 @@ async function main() {
 
     const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
     stops.push(() => temporal.connection.close());
-    await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
 
-    const { worker, close: closeWorker } = await createWorker({
-      address: config.TEMPORAL_ADDRESS!,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      deps: { db, config },
-    });
-    const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
-    await ensureRuntimeReconcileSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
+    const { worker, close: closeWorker, schedules } = await bootWorker({ deps: { db, config }, temporal });
+    const schedule = schedules.reconciliation;
     const running = worker.run();
     running.catch((err) => {
       console.error('worker stopped:', err);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import express from 'express';
 import type { Server } from 'node:http';
 import { agentCardHandler } from '@a2a-js/sdk/server/express';
@@ -37,6 +38,33 @@ const paymentAgent = (agent_id = uid('pay')) => ({
 });
 
 describe('commerce agent registry (docs/REGISTRIES.md)', () => {
+  it('a keyed registration whose process died after the commit: the retry answers created with a working token, another request cannot', async () => {
+    const body = paymentAgent();
+    const key = uid('reg-key');
+    const first = await post('/v1/agents/register', body, { 'idempotency-key': key });
+    expect(first.status, first.text).toBe(201);
+    // As if the process died between the commit and storing the answer: the claim in flight, its heartbeat stale.
+    await api.db
+      .updateTable('idempotency_keys')
+      .set({ state: 'in_flight', response_status: null, response_body: null, locked_at: sql<Date>`now() - interval '1 minute'` })
+      .where('owner_id', '=', dev.developerId)
+      .where('idem_key', '=', key)
+      .execute();
+    const retry = await post('/v1/agents/register', body, { 'idempotency-key': key });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body).toMatchObject({ created: true, agent_id: body.agent_id });
+    const token = retry.body.registration_token as string;
+    expect(token).not.toBe(first.body.registration_token);
+    expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': token })).status).toBe(200);
+    expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': first.body.registration_token })).status).toBe(403);
+    // Another keyed request for the same agent_id is an update and needs the token, as ever.
+    expect((await post('/v1/agents/register', body, { 'idempotency-key': uid('other-key') })).status).toBe(401);
+    // And the same key now replays the retry's answer.
+    const replay = await post('/v1/agents/register', body, { 'idempotency-key': key });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.registration_token).toBe(token);
+  });
+
   it('register 201 with a token; fetch; re-register with X-Agent-Token 200; 401/403 without or with a wrong token', async () => {
     const body = paymentAgent();
     const created = await post('/v1/agents/register', body);

@@ -580,13 +580,15 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     expect(checkout).toMatchObject({ status: 'awaiting_confirmation', checkout_mode: 'merchant_redirect', merchant_id: CATALOG_MERCHANT_ID, continue_url: null });
     expect(checkout.plan).toMatchObject({ checkout_mode: 'merchant_redirect', rec_id: recId });
 
-    const confirm = await post(main, `/v1/agentic-checkout/${checkout.checkout_id}/confirm`, {
-      consent: { granted: true, statement: 'I agree to buy it on the merchant site.' },
-      match_token: token.signed_token,
-      proposal_id: proposal.proposal_id,
-      amount,
-      currency: 'USD',
-    });
+    const confirmRedirect = () =>
+      post(main, `/v1/agentic-checkout/${checkout.checkout_id}/confirm`, {
+        consent: { granted: true, statement: 'I agree to buy it on the merchant site.' },
+        match_token: token.signed_token,
+        proposal_id: proposal.proposal_id,
+        amount,
+        currency: 'USD',
+      });
+    const confirm = await confirmRedirect();
     expect(confirm.status, confirm.text).toBe(200);
     const done = confirm.body.checkout;
     expect(done).toMatchObject({ status: 'handed_off', checkout_mode: 'merchant_redirect', continue_url: `${main.api.config.publicBaseUrl}/r/${recId}`, payment_authorization_id: null });
@@ -596,13 +598,7 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     expect(await main.api.db.selectFrom('payment_authorizations').select('authorization_id').where('match_token_id', '=', token.match_token_id).execute()).toEqual([]);
     expect((await get(main, `/v1/match-tokens/${token.match_token_id}`)).body.match_token.acceptance_state).toBe('accepted');
     // Confirm again: the same stored answer.
-    const again = await post(main, `/v1/agentic-checkout/${checkout.checkout_id}/confirm`, {
-      consent: { granted: true, statement: 'I agree to buy it on the merchant site.' },
-      match_token: token.signed_token,
-      proposal_id: proposal.proposal_id,
-      amount,
-      currency: 'USD',
-    });
+    const again = await confirmRedirect();
     expect(again.status).toBe(200);
     expect(again.body.checkout.continue_url).toBe(done.continue_url);
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id));

@@ -399,7 +399,7 @@ describe('fan-out start and paging', () => {
       const row = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.intent_id).executeTakeFirstOrThrow();
       expect(row.surge_started_at).toBeNull();
 
-      const { startMissedSurges } = await import('../src/dispatch/surge-start');
+      const { startMissedSurges } = await import('../src/dispatch/client');
       const logger = api.deps.logger;
       expect(await startMissedSurges(api.temporal!, api.db, logger, { olderThanS: 0, limit: 1000 })).toBeGreaterThanOrEqual(1);
       await settledQueue(api.url, intent.intent_id, 1);

@@ -4,7 +4,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startLoopback } from './helpers/loopback';
 import { assertSafeEndpoint, endpointPolicy, guardedLookup, isPublicAddress, UnsafeEndpointError, type EndpointPolicy } from '../src/registry/endpoint-safety';
-import { boundedRequest, OutboundError } from '../src/registry/outbound-http';
+import { boundedRequest, OutboundError } from '../src/outbound/http';
 
 /** Endpoint safety (docs/CONTRACT.md#endpoint-safety) with ALLOW_PRIVATE_ENDPOINTS off (the default). */
 

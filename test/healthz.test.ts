@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { SURGE_START_DEADLINE_MS } from '../src/dispatch/surge-start';
+import { SURGE_START_DEADLINE_MS } from '../src/dispatch/client';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

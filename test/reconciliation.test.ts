@@ -13,11 +13,11 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
 import { importAffiliateOrders } from '../src/supply/affiliate-orders';
 import { registerOrderSource, stageRecords } from '../src/supply/affiliate-orders-source';
-import { reconcileAffiliateOrders } from '../src/supply/reconciliation';
-import type { reconciliation } from '../workflows/reconciliation';
-import { recordRunStarted } from '../src/supply/reconciliation-runs';
+import { reconcileAffiliateOrders } from '../src/reconciliation/matching';
+import type { ReconciliationWorkflow } from '../workflows/reconciliation.shared';
+import { recordRunStarted } from '../src/reconciliation/runs';
 import { windowEnding } from '../src/supply/window';
-import { ensureReconciliationSchedule, reconciliationScheduleId } from '../src/supply/reconciliation-schedule';
+import { ensureReconciliationSchedule, reconciliationScheduleId } from '../src/reconciliation/schedule';
 import { workflowIds } from '../src/temporal/names';
 import { workflowBundle } from '../worker/run';
 import { call } from './helpers/http';
@@ -388,7 +388,7 @@ describe('worker crash', () => {
     await blocker.connect();
     await blocker.query('begin');
     await blocker.query('select 1 from reconciliation_runs where run_id = $1 for update', [runId]);
-    const handle = await api.temporal!.client.workflow.start<typeof reconciliation>('reconciliation', {
+    const handle = await api.temporal!.client.workflow.start<ReconciliationWorkflow>('reconciliation', {
       workflowId: `reconcile-crash-${uid}`,
       taskQueue: api.config.TEMPORAL_TASK_QUEUE,
       args: [{ trigger: 'api', days: 1, source, asOf, runId }],

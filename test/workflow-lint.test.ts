@@ -42,7 +42,7 @@ describe('workflow lint rules', () => {
       "import type { Kysely } from 'kysely';",
       "import { searchAttributes } from '../src/temporal/names';",
       "import { attemptDelayMs } from '../src/dispatch/retry-schedule';",
-      "import { windowEnding } from '../src/supply/reconciliation-window';",
+      "import { windowEnding } from '../src/supply/window';",
       'export const used = [wf, searchAttributes, attemptDelayMs, windowEnding];',
       'export type T = CheckoutActivities | Kysely<never>;',
     ].join('\n');

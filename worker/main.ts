@@ -2,13 +2,10 @@ import { loadConfig, ConfigError } from '../src/config';
 import { createDb } from '../src/db/connect';
 import { createLogger } from '../src/logger';
 import { connectTemporal } from '../src/temporal/client';
-import { ensureSearchAttributes } from '../src/temporal/search-attributes';
-import { ensureReconciliationSchedule } from '../src/supply/reconciliation-schedule';
 import { Runtime } from '@temporalio/worker';
 import { freePort } from '../src/net';
 import { observeDeliveries, startWorkerMetricsServer } from '../src/metrics/worker';
-import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
-import { createWorker } from './run';
+import { bootWorker } from './run';
 
 /** `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS. */
 async function main() {
@@ -26,14 +23,10 @@ async function main() {
   }
   const db = createDb(config.DATABASE_URL!);
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
-  const added = await ensureSearchAttributes(temporal.connection, config.TEMPORAL_NAMESPACE);
-  if (added.length) logger.info({ added }, 'registered search attributes');
-  const { worker, close: closeWorker } = await createWorker({
-    address: config.TEMPORAL_ADDRESS!,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    deps: { db, config },
-  });
+  const { worker, close: closeWorker, addedSearchAttributes, schedules } = await bootWorker({ deps: { db, config }, temporal });
+  if (addedSearchAttributes.length) logger.info({ added: addedSearchAttributes }, 'registered search attributes');
+  logger.info(schedules.reconciliation, 'reconciliation schedule in place');
+  logger.info(schedules.runtimeReconcile, 'runtime reconcile schedule in place');
   observeDeliveries(db);
   const metrics = config.WORKER_METRICS_PORT
     ? await startWorkerMetricsServer({
@@ -44,9 +37,6 @@ async function main() {
       })
     : undefined;
   if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'worker metrics listening');
-  const schedule = await ensureReconciliationSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE);
-  logger.info(schedule, 'reconciliation schedule in place');
-  logger.info(await ensureRuntimeReconcileSchedule(temporal.client, config.TEMPORAL_TASK_QUEUE), 'runtime reconcile schedule in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // Worker.run() returns after SIGINT/SIGTERM (the SDK's default shutdown signals) once tasks drain.
   await worker.run();

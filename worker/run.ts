@@ -3,6 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index';
 import { activityMetricsInterceptor } from '../src/metrics/worker';
+import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
+import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
+import type { TemporalHandle } from '../src/temporal/client';
+import { ensureSearchAttributes } from '../src/temporal/search-attributes';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** Written by `npm run build` next to the compiled modules (dist/workflow-bundle.js); absent in development. */
@@ -48,4 +52,25 @@ export async function createWorker(opts: {
     worker,
     close: () => connection.close(),
   };
+}
+
+/**
+ * The worker side of a deployment, the same for `npm run worker` (worker/main.ts) and `npm start`
+ * (api/dev.ts): the search attributes the flows write, the worker itself, and the Schedules that
+ * start the scheduled flows. The caller runs the worker and closes it.
+ */
+export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalHandle }) {
+  const { config } = opts.deps;
+  const added = await ensureSearchAttributes(opts.temporal.connection, config.TEMPORAL_NAMESPACE);
+  const { worker, close } = await createWorker({
+    address: config.TEMPORAL_ADDRESS!,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    deps: opts.deps,
+  });
+  const schedules = {
+    reconciliation: await ensureReconciliationSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
+    runtimeReconcile: await ensureRuntimeReconcileSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
+  };
+  return { worker, close, addedSearchAttributes: added, schedules };
 }

@@ -1,9 +1,8 @@
-// Every workflow the worker runs is exported here (the bundler's entry point).
+// Every workflow the worker runs is exported here (the bundler's entry point). One file per flow
+// (docs/ARCHITECTURE.md); the exported names are the workflow types and never change.
 export { ping } from './ping';
-export { intentSurge } from './intent-surge';
-export { delivery } from './delivery';
-export { dlqReplay } from './dlq-replay';
-export { agenticCheckout } from './agentic-checkout';
-export { commerceRuntime } from './commerce-runtime';
+export { intentSurge, delivery, dlqReplay } from './dispatch';
+export { agenticCheckout } from './checkout';
+export { commerceRuntime } from './runtime';
 export { reconciliation } from './reconciliation';
 export { runtimeReconciler } from './runtime-reconciler';

@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
-import type * as activities from '../activities/index';
+import type { PingActivities } from '../activities/ping';
 
-const { echo } = wf.proxyActivities<typeof activities.pingActivities>({
+const { echo } = wf.proxyActivities<PingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });

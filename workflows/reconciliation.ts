@@ -1,28 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation';
-import type { ReconciliationTrigger } from '../src/db/schema-supply';
-import type { ReconciliationSummary } from '../src/supply/reconciliation';
-import { windowEnding, type ReconciliationWindow } from '../src/supply/reconciliation-window';
-import { searchAttributes as SA } from '../src/temporal/names';
-
-export interface ReconciliationInput {
-  trigger: ReconciliationTrigger;
-  days: number;
-  /** The order source's name (docs/RECONCILIATION.md). */
-  source: string;
-  /** Where the window ends (ISO 8601); absent: when the run starts (a scheduled run). */
-  asOf?: string;
-  /** Given by the API (it answers with it); a scheduled run makes its own. */
-  runId?: string;
-}
-
-export interface ReconciliationOutcome {
-  runId: string;
-  status: 'completed' | 'failed';
-  window: ReconciliationWindow;
-  discrepancies?: ReconciliationSummary['discrepancies'];
-  error?: string;
-}
+import { windowEnding } from '../src/supply/window';
+import type { ReconciliationInput, ReconciliationOutcome, ReconciliationStage } from './reconciliation.shared';
+import { flowStage } from './stage';
 
 const runRecord = wf.proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '30 seconds',
@@ -37,7 +17,7 @@ const matching = wf.proxyActivities<ReconciliationActivities>({
 });
 
 /**
- * Platform-affiliate reconciliation (DESIGN §2, docs/RECONCILIATION.md): record the run → load the
+ * Platform-affiliate reconciliation (docs/RECONCILIATION.md): record the run → load the
  * platform's orders of the window and match them against the gateway's attributed records → record
  * the outcome. Started daily by the `reconcile-daily` Schedule and on demand by the API.
  */
@@ -45,10 +25,7 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
   const runId = input.runId ?? `rcn_${wf.uuid4().replaceAll('-', '')}`;
   // Workflow time is replay-safe: a scheduled run's window ends at its (recorded) start.
   const window = windowEnding(input.asOf ? new Date(input.asOf) : new Date(), input.days);
-  const stage = (s: string, details: string) => {
-    wf.upsertSearchAttributes([{ key: SA.FlowStage, value: s }]);
-    wf.setCurrentDetails(details);
-  };
+  const stage = flowStage<ReconciliationStage>('queued').set;
 
   stage('reconciling', `run ${runId}: ${input.source} orders ${window.start} .. ${window.end}`);
   await runRecord.startReconciliationRun({ runId, workflowId: wf.workflowInfo().workflowId, trigger: input.trigger, source: input.source, window });

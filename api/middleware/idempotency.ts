@@ -32,6 +32,12 @@ export function requestResourceId(ctx: { state: AppState }, prefix: string): str
   return seed ? seededId(seed, prefix) : newId(prefix);
 }
 
+/** The keyed request itself, named from its claim (the same in a retry after a crash); undefined without a key. */
+export function keyedRequestId(ctx: { state: AppState }): string | undefined {
+  const seed = ctx.state.idempotency?.seed;
+  return seed ? seededId(seed, 'req') : undefined;
+}
+
 /**
  * Claims the key; an in-flight claim whose heartbeat has gone quiet is watched until it is either
  * finished by its owner (replay) or stale (taken over), at most STALE_CLAIM_SECONDS + 1 s. A live

@@ -14,6 +14,7 @@ import {
 import type { AppContext } from '../context';
 import { requireRegistrationToken } from '../middleware/auth';
 import { registryDeps } from './merchants';
+import { keyedRequestId } from '../middleware/idempotency';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Commerce agent registry';
@@ -49,7 +50,11 @@ function registered(reg: AgentRegistration) {
   };
 }
 
-const caller = (ctx: AppContext) => ({ presentedToken: ctx.get('x-agent-token').trim() || undefined, keyId: ctx.state.apiKey?.keyId });
+const caller = (ctx: AppContext) => ({
+  presentedToken: ctx.get('x-agent-token').trim() || undefined,
+  keyId: ctx.state.apiKey?.keyId,
+  createdByRequest: keyedRequestId(ctx),
+});
 
 export function agentRoutes(r: RouteRegistry): void {
   r.add({

@@ -1,14 +1,28 @@
 import * as C from '../../src/schemas/checkout';
 import { checkoutView, getCheckoutAs } from '../../src/checkout/checkouts';
 import { callerOf } from '../caller';
-import { confirmCheckout, createCheckout } from '../../src/checkout/flow';
+import { CHECKOUT_WAIT, checkoutStatusUrl, confirmCheckout, createCheckout, type CheckoutWait } from '../../src/checkout/client';
+import { preferredWaitMs } from '../prefer-wait';
+import { requestResourceId } from '../middleware/idempotency';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Agentic checkout';
 const notFound: ErrorRow = [404, 'checkout_not_found', 'No agentic checkout with this id.'];
 const temporalUnavailable: ErrorRow = [503, 'temporal_unavailable', 'Temporal is not reachable.'];
+const noWorker: ErrorRow = [503, 'no_worker', 'No worker polls the task queue: nothing waits for one; retry after Retry-After.'];
+const accepted = {
+  description: 'Still working past the wait (`Prefer: wait=N`, 0..60 s, default 60): poll status_url (also in Location).',
+  schema: C.CheckoutAccepted,
+};
 
-/** Agentic checkout (docs/CHECKOUT.md): each checkout is a workflow `checkout-<checkout_id>`. */
+/** 201/200 with the checkout, or 202 with its status URL when the wait ran out first. */
+function answer(out: CheckoutWait, doneStatus: number) {
+  if (out.done) return { status: doneStatus, body: { checkout: out.checkout } };
+  const statusUrl = checkoutStatusUrl(out.checkoutId);
+  return { status: 202, headers: { location: statusUrl }, body: { checkout_id: out.checkoutId, status: 'pending', status_url: statusUrl } };
+}
+
+/** Agentic checkout (docs/CHECKOUT.md): each checkout is a workflow `checkout-<checkout_id>` (docs/ARCHITECTURE.md traces confirm). */
 export function checkoutRoutes(r: RouteRegistry): void {
   r.add({
     method: 'post',
@@ -21,7 +35,10 @@ export function checkoutRoutes(r: RouteRegistry): void {
     body: C.CheckoutCreateBody,
     bodyRequired: true,
     invalidCode: 'invalid_payload',
-    responses: { 201: { description: 'Plan created, waiting for explicit buyer confirmation.', schema: C.CheckoutEnvelope } },
+    responses: {
+      201: { description: 'Plan created, waiting for explicit buyer confirmation.', schema: C.CheckoutEnvelope },
+      202: accepted,
+    },
     errors: [
       [404, 'intent_not_found', 'No intent with this id.'],
       [404, 'proposal_not_found', 'No proposal with this id.'],
@@ -37,8 +54,12 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'amount_mismatch', 'The amount differs from the proposal price plus shipping.'],
       [409, 'currency_mismatch', 'The currency differs from the proposal currency.'],
       temporalUnavailable,
+      noWorker,
     ],
-    handler: async (ctx, { body }) => ({ status: 201, body: { checkout: await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx)) } }),
+    handler: async (ctx, { body }) => {
+      const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
+      return answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), waitMs, requestResourceId(ctx, 'chk')), 201);
+    },
   });
 
   r.add({
@@ -68,7 +89,10 @@ export function checkoutRoutes(r: RouteRegistry): void {
     body: C.CheckoutConfirmBody,
     bodyRequired: true,
     invalidCode: 'invalid_payload',
-    responses: { 200: { description: 'agent_handoff: status confirmed, with the merchant handoff receipt and audit trail. merchant_redirect: status handed_off, with continue_url.', schema: C.CheckoutEnvelope } },
+    responses: {
+      200: { description: 'agent_handoff: status confirmed, with the merchant handoff receipt and audit trail. merchant_redirect: status handed_off, with continue_url.', schema: C.CheckoutEnvelope },
+      202: accepted,
+    },
     errors: [
       notFound,
       [409, 'consent_invalid', 'Consent not granted or without a statement.'],
@@ -82,11 +106,13 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'checkout_failed', 'The checkout failed earlier (payment or merchant handoff); the body carries next_action.'],
       [502, 'merchant_handoff_failed', 'The merchant agent did not accept the handoff after retries; the payment authorization was voided. The body carries next_action (e.g. plan_new_checkout with the same match token).'],
       temporalUnavailable,
+      noWorker,
     ],
     handler: async (ctx, { params, body }) => {
       const { db, temporal, signingKeys, config } = ctx.deps;
-      const checkout = await confirmCheckout({ db, temporal, keys: { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl } }, params.checkoutId, body, callerOf(ctx));
-      return { body: { checkout } };
+      const keys = { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl };
+      const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
+      return answer(await confirmCheckout({ db, temporal, keys }, params.checkoutId, body, callerOf(ctx), waitMs), 200);
     },
   });
 }

@@ -8,6 +8,7 @@ export const checkoutZhCN: LocaleTexts = {
       "description": "校验提案（存在、属于该意图、未过期、状态与库存允许）、匹配令牌（存在、指向该提案、未过期）以及金额与币种，然后返回结账计划：以最小货币单位表示的商品行、运费与合计，有效期为 CHECKOUT_PLAN_TTL_S（15 分钟），以及其 `checkout_mode`：卖方有智能体端点时为 `agent_handoff`（确认时授权支付并交接订单），没有时为 `merchant_redirect`（确认时不授权任何款项，而是给买方一个可归因的商品页链接）。之后结账等待明确确认。",
       "responses": {
         "201": "计划已创建，等待买方明确确认。",
+        "202": "等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。",
         "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。",
         "401": "`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。",
         "403": "`insufficient_scope`: API 密钥缺少此操作所需的权限范围。",
@@ -16,7 +17,7 @@ export const checkoutZhCN: LocaleTexts = {
         "413": "`payload_too_large`: 请求体超过 1 MB。",
         "415": "`unsupported_media_type`: 请求体不是 application/json。",
         "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。",
-        "503": "`temporal_unavailable`: 无法连接 Temporal。"
+        "503": "`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。"
       }
     },
     "getV1AgenticCheckoutCheckoutId": {
@@ -36,6 +37,7 @@ export const checkoutZhCN: LocaleTexts = {
       "description": "需要买方智能体的明确同意以及已签名的匹配令牌（JWS，按 /.well-known/jwks.json 中的公钥校验）；提案、金额与币种必须与计划一致。agent_handoff：授权支付，将订单交接到商家智能体的端点（Idempotency-Key：结账 id；商家据此去重），并以 confirmed 状态返回回执与审计轨迹；若交接最终失败，则撤销支付授权，匹配令牌在未过期时恢复为 accepted，并返回 502 merchant_handoff_failed 及 `next_action`。merchant_redirect：不支付；以 handed_off 状态返回 `continue_url`，即指向商品页的可归因 /r/{rec_id} 链接。重复确认返回相同结果。",
       "responses": {
         "200": "agent_handoff：状态 confirmed，附商家交接回执与审计轨迹。merchant_redirect：状态 handed_off，附 continue_url。",
+        "202": "等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。",
         "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。",
         "401": "`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。",
         "403": "`insufficient_scope`: API 密钥缺少此操作所需的权限范围。",
@@ -45,7 +47,7 @@ export const checkoutZhCN: LocaleTexts = {
         "415": "`unsupported_media_type`: 请求体不是 application/json。",
         "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。",
         "502": "`merchant_handoff_failed`: 商家智能体在重试后仍未接受交接；支付授权已撤销。响应体包含 next_action（例如用同一匹配令牌 plan_new_checkout）。",
-        "503": "`temporal_unavailable`: 无法连接 Temporal。"
+        "503": "`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。"
       }
     }
   },

@@ -1,6 +1,6 @@
 import * as D from '../../src/schemas/dispatch';
 import { attemptView, deliveryView, getDelivery, listAttempts, listDispatchQueue } from '../../src/dispatch/deliveries';
-import { replayDeadLetters } from '../../src/dispatch/replay';
+import { replayDeadLetters } from '../../src/dispatch/client';
 import { apiCaller, SYSTEM, type Caller } from '../../src/tenancy';
 import type { AppContext } from '../context';
 import { callerMerchantToken, callerMerchantTokenErrors } from './merchants';

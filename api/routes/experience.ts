@@ -1,6 +1,7 @@
 import * as E from '../../src/schemas/experience';
 import { recordDecisionEvent } from '../../src/experience/decision-events';
 import { experienceFeed } from '../../src/experience/feed';
+import { requestResourceId } from '../middleware/idempotency';
 import { auth, type RouteRegistry } from './registry';
 import { callerOf } from '../caller';
 
@@ -30,7 +31,10 @@ export function experienceRoutes(r: RouteRegistry): void {
       [409, 'product_mismatch', 'product_id differs from the product of the proposal.'],
       [409, 'match_token_not_issued', 'confirm without match_token_id on a proposal that has no match token.'],
     ],
-    handler: async (ctx, { body }) => ({ status: 201, body: { decision_event: await recordDecisionEvent(ctx.deps.db, body, callerOf(ctx)) } }),
+    handler: async (ctx, { body }) => {
+      const event = await recordDecisionEvent(ctx.deps.db, body, callerOf(ctx), requestResourceId(ctx, 'fb'));
+      return { status: 201, body: { decision_event: event } };
+    },
   });
 
   r.add({

@@ -1,7 +1,7 @@
 import { AppError } from '../../src/errors';
 import { FeedFileError, importFeedSource } from '../../src/catalog/feed-import';
 import { endpointPolicy } from '../../src/registry/endpoint-safety';
-import { boundedRequest, OutboundError } from '../../src/registry/outbound-http';
+import { boundedRequest, OutboundError } from '../../src/outbound/http';
 import * as S from '../../src/schemas/feeds';
 import { merchantToken } from './merchants';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';

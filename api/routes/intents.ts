@@ -3,7 +3,7 @@ import * as P from '../../src/schemas/proposals';
 import { getIntent, intentView } from '../../src/matching/intents';
 import { getProposal, listProposals, proposalView, submitProposal } from '../../src/matching/proposals';
 import { proposalFitWarnings } from '../../src/matching/proposal-fit';
-import { createIntentAndStartSurge } from '../../src/dispatch/surge-start';
+import { createIntentAndStartSurge } from '../../src/dispatch/client';
 import { bodyMember, merchantToken, optionalMerchantToken, optionalMerchantTokenErrors } from './merchants';
 import { callerOf } from '../caller';
 import { SYSTEM } from '../../src/tenancy';
@@ -89,7 +89,7 @@ export function intentRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { body }) => {
       const caller = callerOf(ctx);
-      const proposal = await submitProposal(ctx.deps.db, body, caller);
+      const proposal = await submitProposal(ctx.deps.db, body, caller, requestResourceId(ctx, 'prop'));
       // submitProposal has checked that the caller may answer this intent.
       const intent = await getIntent(ctx.deps.db, proposal.intent_id, SYSTEM);
       const warnings = await proposalFitWarnings(ctx.deps.db, ctx.deps.catalogSnapshots, intent, proposal.product_id);

@@ -1,6 +1,7 @@
 import * as S from '../../src/schemas/mandates';
 import { signIntentMandate } from '../../src/mandates/sign';
 import { refuseUnknownMembers } from '../../src/mandates/body';
+import { requestResourceId } from '../middleware/idempotency';
 import { auth, type RouteRegistry } from './registry';
 
 const TAG = 'Intent mandates';
@@ -23,7 +24,8 @@ export function mandateRoutes(r: RouteRegistry): void {
     handler: async (ctx, { body }) => {
       refuseUnknownMembers((ctx.request as { body?: unknown }).body);
       const { db, config, signingKeys } = ctx.deps;
-      const mandate = await signIntentMandate({ db, signingKey: signingKeys.mandate, issuer: config.publicBaseUrl }, body, ctx.state.apiKey!);
+      const deps = { db, signingKey: signingKeys.mandate, issuer: config.publicBaseUrl };
+      const mandate = await signIntentMandate(deps, body, ctx.state.apiKey!, requestResourceId(ctx, 'mnd'));
       return { status: 201, body: { mandate } };
     },
   });

@@ -4,6 +4,7 @@ import { ProductCardDocument } from '../../src/schemas/catalog';
 import { createMatchSession, matchSessionView } from '../../src/matching/match-sessions';
 import { renderMatchSessionJson } from '../../src/matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../../src/matching/match-tokens';
+import { requestResourceId } from '../middleware/idempotency';
 import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
 import type { AppContext } from '../context';
 import { callerOf } from '../caller';
@@ -50,6 +51,7 @@ export function matchRoutes(r: RouteRegistry): void {
         caller: callerOf(ctx),
         publicBaseUrl: config.publicBaseUrl,
         cardFacts,
+        sessionId: requestResourceId(ctx, 'ms'),
       });
       return { status: 201, body: { match_session: matchSessionView(session) } };
     },
@@ -99,7 +101,8 @@ export function matchRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
-      const token = await acceptMatch(acceptDeps(ctx), params.matchSessionId, body, { requestId: ctx.state.requestId, keyId: ctx.state.apiKey?.keyId }, caller);
+      const trace = { requestId: ctx.state.requestId, keyId: ctx.state.apiKey?.keyId };
+      const token = await acceptMatch(acceptDeps(ctx), params.matchSessionId, body, trace, caller, requestResourceId(ctx, 'mt'));
       return { body: { match_token: matchTokenView(token, caller) } };
     },
   });
@@ -143,7 +146,8 @@ export function matchRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
-      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, caller, { keyId: ctx.state.apiKey?.keyId });
+      const trace = { keyId: ctx.state.apiKey?.keyId };
+      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, caller, trace, requestResourceId(ctx, 'pauth'));
       return { body: { payment_authorization: paymentAuthorizationView(authorization, token.intent_id), match_token: matchTokenView(token, caller) } };
     },
   });

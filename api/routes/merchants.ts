@@ -17,6 +17,7 @@ import type { Middleware } from 'koa';
 import { invalidRegistrationToken, missingRegistrationToken } from '../../src/registry/secrets';
 import type { AppContext, AppState } from '../context';
 import { requireRegistrationToken } from '../middleware/auth';
+import { keyedRequestId } from '../middleware/idempotency';
 import { auth, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Merchant registry';
@@ -111,7 +112,11 @@ export function merchantRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { body }) => {
       const presented = ctx.get('x-merchant-token').trim() || undefined;
-      const reg = await registerMerchant(registryDeps(ctx), body, { presentedToken: presented, keyId: ctx.state.apiKey?.keyId });
+      const reg = await registerMerchant(registryDeps(ctx), body, {
+        presentedToken: presented,
+        keyId: ctx.state.apiKey?.keyId,
+        createdByRequest: keyedRequestId(ctx),
+      });
       return {
         body: {
           status: reg.created ? 'registered' : 'updated',

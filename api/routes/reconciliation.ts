@@ -1,6 +1,6 @@
 import * as R from '../../src/schemas/reconciliation';
-import { loadReconciliationRun } from '../../src/supply/reconciliation-runs';
-import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, MAX_WAIT_S, runReconciliation } from '../../src/supply/reconciliation-start';
+import { loadReconciliationRun } from '../../src/reconciliation/runs';
+import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, MAX_WAIT_S, runReconciliation } from '../../src/reconciliation/client';
 import { preferredWaitMs } from '../prefer-wait';
 import { auth, type RouteRegistry } from './registry';
 
@@ -31,7 +31,9 @@ export function reconciliationRoutes(r: RouteRegistry): void {
       const out = await runReconciliation(ctx.deps, body, preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }));
       if (out.status === 'finished') return { body: { reconciliation: out.run } };
       const statusUrl = `/v1/reconciliation/runs/${out.runId}`;
-      return { status: 202, headers: { location: statusUrl }, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };
+      // No worker polls: the run waits for one; the caller polls later rather than at once.
+      const headers = { location: statusUrl, ...(out.noWorker ? { 'retry-after': '15' } : {}) };
+      return { status: 202, headers, body: { run_id: out.runId, status: 'running', status_url: statusUrl } };
     },
   });
 

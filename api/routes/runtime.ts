@@ -1,6 +1,6 @@
 import * as R from '../../src/schemas/runtime';
 import { loadRuntime } from '../../src/runtime/store';
-import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../../src/runtime/start';
+import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../../src/runtime/client';
 import { preferredWaitMs } from '../prefer-wait';
 import { auth, type RouteRegistry } from './registry';
 import { callerOf } from '../caller';

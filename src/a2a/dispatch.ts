@@ -12,7 +12,7 @@ import { newId } from '../ids';
 import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
-import { startRuntime } from '../runtime/start';
+import { startRuntime } from '../runtime/client';
 import { getRuntimeRow, loadRuntime } from '../runtime/store';
 import { RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
 import { checkoutForToken, confirmBuy, journeyTask, readConsent, runtimeFromText, asksToBuy, type JourneyDeps } from './journey';

@@ -5,7 +5,7 @@ import { understandShoppingIntent } from '../recommend/understand';
 import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { checkoutView, shippingMinor, type CheckoutView } from '../checkout/checkouts';
-import { confirmCheckout, createCheckout, type VerifyKeys } from '../checkout/flow';
+import { confirmCheckout, createCheckout, settledCheckout, type VerifyKeys } from '../checkout/client';
 import type { TemporalHandle } from '../temporal/client';
 import type { Caller } from '../tenancy';
 import { runtimeTask, type Runtime } from './runtime-task';
@@ -79,7 +79,7 @@ async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutVie
   const p = runtime.proposal!;
   const amountMinor = toMinorUnits(p.price ?? 0, p.currency) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>, p.currency);
   try {
-    return await createCheckout(deps.temporal, deps.db, {
+    return await settledCheckout(deps.db, await createCheckout(deps.temporal, deps.db, {
       buyer_agent_id: A2A_BUYER_AGENT,
       intent_id: runtime.intent!.intent_id,
       proposal_id: p.proposal_id,
@@ -87,7 +87,7 @@ async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutVie
       amount: fromMinorUnits(amountMinor, p.currency),
       currency: p.currency,
       metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
-    }, deps.caller);
+    }, deps.caller));
   } catch (err) {
     // Planned meanwhile by a concurrent GetTask: that plan is this task's.
     if (err instanceof AppError && err.code === 'match_token_in_checkout') {

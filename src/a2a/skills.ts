@@ -8,13 +8,13 @@ import { AcceptBody, MatchCreateBody, MatchRenderQuery, MatchSessionParams } fro
 import { CheckoutConfirmBody, CheckoutCreateBody, CheckoutIdParams } from '../schemas/checkout';
 import { recommend, recommendDeps } from '../recommend/recommend';
 import { intentView } from '../matching/intents';
-import { createIntentAndStartSurge } from '../dispatch/surge-start';
+import { createIntentAndStartSurge } from '../dispatch/client';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { renderMatchSessionBody } from '../matching/session-render';
 import { acceptMatch, matchTokenView } from '../matching/match-tokens';
 import { checkoutView, getCheckoutAs } from '../checkout/checkouts';
 import { apiCaller } from '../tenancy';
-import { confirmCheckout, createCheckout } from '../checkout/flow';
+import { confirmCheckout, createCheckout, settledCheckout } from '../checkout/client';
 import type { A2aCaller, A2aDeps } from './dispatch';
 
 /**
@@ -110,12 +110,14 @@ const checkoutOp: Op = async (deps, input, caller) => {
   switch (q.action) {
     case 'plan': {
       const { action: _a, ...body } = q;
-      return { checkout: await createCheckout(deps.temporal, deps.db, body, apiCaller(caller.developerId)) };
+      const planned = await createCheckout(deps.temporal, deps.db, body, apiCaller(caller.developerId));
+      return { checkout: await settledCheckout(deps.db, planned) };
     }
     case 'confirm': {
       const { action: _a, checkout_id, ...body } = q;
       const keys = { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl };
-      return { checkout: await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys }, checkout_id, body, apiCaller(caller.developerId)) };
+      const confirmed = await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys }, checkout_id, body, apiCaller(caller.developerId));
+      return { checkout: await settledCheckout(deps.db, confirmed) };
     }
     case 'get':
       return { checkout: checkoutView(await getCheckoutAs(deps.db, q.checkout_id, apiCaller(caller.developerId))) };

@@ -100,6 +100,31 @@ export interface ProductSeller {
 }
 
 /**
+ * Is this a real agent's endpoint? `.invalid` is reserved (RFC 2606) and never resolves: an endpoint
+ * there (the catalog merchant's `https://gateway.invalid/catalog`) is a placeholder, not an agent.
+ * The one place that decides it (product sellers here, checkout sellers in src/checkout/seller.ts).
+ */
+export function isAgentEndpoint(endpoint: string | null | undefined): endpoint is string {
+  if (!endpoint) return false;
+  try {
+    const host = new URL(endpoint).hostname.toLowerCase().replace(/\.$/, '');
+    return host !== 'invalid' && !host.endsWith('.invalid');
+  } catch {
+    return false;
+  }
+}
+
+/** A merchant as a seller: its agent endpoint when that is a real agent, else null. undefined: no such merchant. */
+export async function merchantSeller(db: Db, merchantId: string): Promise<Omit<ProductSeller, 'product_link'> | undefined> {
+  const m = await db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'agent_endpoint'])
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
+  return m && { merchant_id: m.merchant_id, agent_endpoint: isAgentEndpoint(m.agent_endpoint) ? m.agent_endpoint : null };
+}
+
+/**
  * The seller of a product, for checkout and attribution: the merchant whose catalog holds it. The
  * gateway's own catalog merchant has no agent of its own (its endpoint is a reserved .invalid
  * name), and a deactivated merchant's endpoint is not offered either: both answer null, so the
@@ -114,16 +139,9 @@ export async function productSeller(db: Db, productId: number): Promise<ProductS
     .where('p.product_id', '=', productId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const endpoint = row.merchant_id === CATALOG_MERCHANT_ID || row.status !== 'active' || /\.invalid(?::\d+)?(?:\/|$)/i.test(hostOf(row.agent_endpoint)) ? null : row.agent_endpoint;
+  const offered = row.merchant_id !== CATALOG_MERCHANT_ID && row.status === 'active' && isAgentEndpoint(row.agent_endpoint);
+  const endpoint = offered ? row.agent_endpoint : null;
   return { merchant_id: row.merchant_id, agent_endpoint: endpoint, product_link: row.link };
-}
-
-function hostOf(endpoint: string): string {
-  try {
-    return `${new URL(endpoint).host}/`;
-  } catch {
-    return '';
-  }
 }
 
 /** USD minor units (prices shown as price_usd, GMV) to the number the API shows. */

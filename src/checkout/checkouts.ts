@@ -1,16 +1,14 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/connect';
-import type { AgenticCheckoutsTable, AuditEntry, CheckoutMode, CheckoutStatus } from '../db/schema-checkout';
+import type { AgenticCheckoutsTable, AuditEntry, CheckoutStatus } from '../db/schema-checkout';
 import { AppError } from '../errors';
 import { authorizePayment, voidAuthorization } from '../matching/payments';
 import { fromMinorUnits, toMinorUnits } from '../money';
 import { transitionProposal } from '../matching/proposals';
-import { endpointPolicy } from '../registry/endpoint-safety';
-import { boundedRequest, OutboundError } from '../registry/outbound-http';
-import { openWebhookSecret } from '../registry/secrets';
+import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { iso } from '../time';
 import { mayAct, SYSTEM, type Caller } from '../tenancy';
+import { checkoutFailureStatus } from './failures';
 import { checkoutModeOf, checkoutSeller, continueUrl, redirectRecId } from './seller';
 import type { z } from 'zod';
 import type { CheckoutFailure, CheckoutPlan as CheckoutPlanSchema, NextAction as NextActionSchema } from '../schemas/checkout';
@@ -27,8 +25,12 @@ export type CheckoutRow = Selectable<AgenticCheckoutsTable>;
 /** What the buyer's agent can do after a failed checkout (in the failure record and the error body). */
 export type NextAction = z.infer<typeof NextActionSchema>;
 
-/** A business check that failed: the API answers `status` with `{error: code, message}` (plus `next_action` when known). */
-export type Rejection = z.infer<typeof CheckoutFailure>;
+/**
+ * A business check that failed: the API answers `{error: code, message}` (plus `next_action` when
+ * known) with the status of checkoutFailureStatus(code) (src/checkout/failures.ts). `status` is that
+ * status as stored with a failed checkout; the workflow's own rejections carry none.
+ */
+export type Rejection = Omit<z.infer<typeof CheckoutFailure>, 'status'> & { status?: number };
 
 export const checkoutNotFound = (id: string) => new AppError(404, 'checkout_not_found', `No agentic checkout '${id}'.`);
 
@@ -337,18 +339,6 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, a
   const m = await deps.db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed']).where('merchant_id', '=', c.merchant_id).executeTakeFirst();
   if (!m) throw new HandoffRejected(`merchant ${c.merchant_id} is not registered`);
   const body = handoffPayload(c);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': c.checkout_id };
-  try {
-    const secret = openWebhookSecret(deps.keyEncryptionKey, m.merchant_id, m.webhook_secret_sealed);
-    const now = new Date();
-    Object.assign(headers, {
-      'webhook-id': c.checkout_id,
-      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(c.checkout_id, now, body),
-    });
-  } catch {
-    // A secret sealed under another key cannot be opened: the handoff still goes out, unsigned.
-  }
   const step = `merchant_handoff_attempt_${attempt}`;
   const note = (outcome: string, detail: Record<string, unknown>) =>
     deps.db.updateTable('agentic_checkouts').set({ audit_trail: settleAudit(step, outcome, detail), updated_at: new Date() }).where('checkout_id', '=', checkoutId).execute();
@@ -359,17 +349,29 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, a
     .execute();
   let res;
   try {
-    res = await boundedRequest(m.agent_endpoint, { timeoutMs: deps.timeoutMs, maxBytes: 64 * 1024, maxRedirects: 0, method: 'POST', body, headers, policy: endpointPolicy(deps.allowPrivateEndpoints) });
+    res = await callMerchant(deps, {
+      endpoint: m.agent_endpoint,
+      messageId: c.checkout_id,
+      body,
+      // A secret sealed under another key cannot be opened: the handoff still goes out, unsigned.
+      secret: merchantSecretOrNull(deps.keyEncryptionKey, m.merchant_id, m.webhook_secret_sealed),
+      headers: { 'idempotency-key': c.checkout_id },
+      timeoutMs: deps.timeoutMs,
+      maxBytes: 64 * 1024,
+    });
   } catch (err) {
-    const reason = err instanceof OutboundError ? `${err.reason}: ${err.message}` : (err as Error).message;
-    await note('failed', { endpoint: m.agent_endpoint, error: reason });
-    if (err instanceof OutboundError && err.reason === 'unsafe_endpoint') throw new HandoffRejected(reason);
-    throw new Error(`merchant handoff failed: ${reason}`, { cause: err });
+    await note('failed', { endpoint: m.agent_endpoint, error: (err as Error).message });
+    throw new Error(`merchant handoff failed: ${(err as Error).message}`, { cause: err });
   }
-  if (res.status < 200 || res.status >= 300) {
+  if (res.status === null) {
+    const reason = `${res.failure!.reason}: ${res.failure!.message}`;
+    await note('failed', { endpoint: m.agent_endpoint, error: reason });
+    if (res.outcome === 'unsafe') throw new HandoffRejected(reason);
+    throw new Error(`merchant handoff failed: ${reason}`);
+  }
+  if (res.outcome !== 'accepted') {
     await note('failed', { endpoint: m.agent_endpoint, status_code: res.status });
-    const final = res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429;
-    if (final) throw new HandoffRejected(`merchant answered HTTP ${res.status}`);
+    if (res.outcome === 'refused') throw new HandoffRejected(`merchant answered HTTP ${res.status}`);
     throw new Error(`merchant answered HTTP ${res.status}`);
   }
   let response: unknown;
@@ -537,7 +539,11 @@ export async function failCheckout(db: Db, checkoutId: string, rejection: Reject
     const token = await trx.selectFrom('match_tokens').select(['match_token_id', 'acceptance_state', 'expires_at']).where('match_token_id', '=', c.match_token_id).executeTakeFirstOrThrow();
     const proposal = await trx.selectFrom('proposals').select(['proposal_state', 'status', 'valid_until']).where('proposal_id', '=', c.proposal_id).executeTakeFirst();
     const proposalUsable = !!proposal && proposal.status === 'active' && ['pending_confirmation', 'accepted'].includes(proposal.proposal_state) && (!proposal.valid_until || proposal.valid_until > new Date());
-    const stored: Rejection = { ...rejection, next_action: rejection.next_action ?? nextActionFor(token, proposalUsable, opts.merchantRefused === true) };
+    const stored: Rejection = {
+      ...rejection,
+      status: rejection.status ?? checkoutFailureStatus(rejection.code),
+      next_action: rejection.next_action ?? nextActionFor(token, proposalUsable, opts.merchantRefused === true),
+    };
     audit.push({ step: 'failed', at: new Date().toISOString(), outcome: rejection.code, detail: { message: rejection.message, next_action: stored.next_action!.action } });
     await trx
       .updateTable('agentic_checkouts')

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/connect';
 import type { CheckoutMode } from '../db/schema-checkout';
 import type { ProposalRow } from '../matching/proposals';
+import { isAgentEndpoint, merchantSeller } from '../catalog/products';
 import { issueCards, matchRecId } from '../recommend/issued-cards';
 
 /**
@@ -16,24 +17,15 @@ export interface CheckoutSeller {
   agent_endpoint: string | null;
 }
 
-/**
- * `.invalid` is reserved (RFC 2606) and never resolves: an endpoint there (the catalog merchant's
- * `https://gateway.invalid/catalog`) is a placeholder, not an agent.
- */
-export function isAgentEndpoint(endpoint: string | null | undefined): endpoint is string {
-  if (!endpoint) return false;
-  try {
-    const host = new URL(endpoint).hostname.toLowerCase().replace(/\.$/, '');
-    return host !== 'invalid' && !host.endsWith('.invalid');
-  } catch {
-    return false;
-  }
-}
+export { isAgentEndpoint };
 
-/** The seller of a proposal: today the merchant the proposal is filed under (catalog proposals: the catalog merchant). */
+/**
+ * The seller of a proposal: today the merchant the proposal is filed under (catalog proposals: the
+ * catalog merchant), read as src/catalog/products.ts reads sellers (one agent-endpoint check).
+ */
 export async function checkoutSeller(db: Db, proposal: Pick<ProposalRow, 'merchant_agent_id' | 'product_id' | 'provenance'>): Promise<CheckoutSeller> {
-  const m = await db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint']).where('merchant_id', '=', proposal.merchant_agent_id).executeTakeFirst();
-  return { merchant_id: proposal.merchant_agent_id, agent_endpoint: isAgentEndpoint(m?.agent_endpoint) ? m!.agent_endpoint : null };
+  const seller = await merchantSeller(db, proposal.merchant_agent_id);
+  return { merchant_id: proposal.merchant_agent_id, agent_endpoint: seller?.agent_endpoint ?? null };
 }
 
 /** A seller with an agent takes the order (and the gateway authorizes payment); any other sells on its own page. */

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
-import type { ReconciliationSummary } from '../supply/reconciliation';
+import type { ReconciliationSummary } from '../reconciliation/matching';
 
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */
 

@@ -110,6 +110,8 @@ export interface MerchantsTable {
   /** AES-256-GCM envelope (`v1.…`) when KEY_ENCRYPTION_KEY is set, else `plain.<secret>`. */
   webhook_secret_sealed: string;
   registered_by_key_id: string | null;
+  /** The keyed request that created the row (docs/OPERATIONS.md): its retry may re-issue the credentials. */
+  created_by_request: Defaulted<string | null>;
   registered_at: Timestamp;
   updated_at: Timestamp;
   last_seen_at: NullableTimestamp;
@@ -142,6 +144,8 @@ export interface CommerceAgentsTable {
   status: Defaulted<'active' | 'inactive'>;
   token_hash: string;
   registered_by_key_id: string | null;
+  /** The keyed request that created the row (docs/OPERATIONS.md): its retry may re-issue the credentials. */
+  created_by_request: Defaulted<string | null>;
   registered_at: Timestamp;
   updated_at: Timestamp;
   last_seen_at: NullableTimestamp;

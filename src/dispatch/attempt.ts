@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
-import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/connect';
 import type { AttemptOutcome, DeliveryState } from '../db/schema-dispatch';
-import { endpointPolicy } from '../registry/endpoint-safety';
-import { boundedRequest, OutboundError } from '../registry/outbound-http';
+import { callMerchant } from '../outbound/merchant';
 import { openWebhookSecret } from '../registry/secrets';
 import { attemptDelayMs, parseRetryAfter } from './retry-schedule';
 
@@ -44,45 +42,31 @@ interface Sent {
 }
 
 /**
- * POSTs the stored payload, signed the Standard Webhooks way, and classifies the answer: 2xx in time
- * is delivered; 410 is gone for good; anything else (3xx included) is a failure that waits its turn
- * in the schedule, no shorter than a 429/503 Retry-After.
+ * POSTs the stored payload, signed, and classifies the answer: 2xx in time is delivered; 410 is gone
+ * for good; anything else (3xx and other 4xx included) is a failure that waits its turn in the
+ * schedule, no shorter than a 429/503 Retry-After.
  */
 async function send(deps: AttemptDeps, d: { delivery_id: string; endpoint: string; payload: string; secret: string }): Promise<Sent> {
-  const started = performance.now();
-  const now = new Date();
-  const signature = new Webhook(d.secret).sign(d.delivery_id, now, d.payload);
-  try {
-    const res = await boundedRequest(d.endpoint, {
-      method: 'POST',
-      body: d.payload,
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': d.delivery_id,
-        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
-      timeoutMs: deps.timeoutMs,
-      maxBytes: 0,
-      headersOnly: true,
-      maxRedirects: 0,
-      policy: endpointPolicy(deps.allowPrivateEndpoints),
-    });
-    const latencyMs = Math.round(performance.now() - started);
-    const status = res.status;
-    if (status >= 200 && status < 300) return { outcome: 'delivered', statusCode: status, error: null, retryAfterS: null, latencyMs };
-    if (status === 410) return { outcome: 'gone', statusCode: status, error: 'endpoint answered 410 Gone', retryAfterS: null, latencyMs };
-    const retryAfter = status === 429 || status === 503 ? parseRetryAfter(res.headers['retry-after'] as string | undefined, new Date()) : null;
-    return { outcome: 'failed', statusCode: status, error: `endpoint answered ${status}`, retryAfterS: retryAfter, latencyMs };
-  } catch (err) {
-    const latencyMs = Math.round(performance.now() - started);
-    if (err instanceof OutboundError) {
-      // A URL that now resolves to a private address stays refused on every retry: dead-letter at once.
-      const outcome = err.reason === 'unsafe_endpoint' ? 'unsafe_endpoint' : 'failed';
-      return { outcome, statusCode: null, error: `${err.reason}: ${err.message}`, retryAfterS: null, latencyMs };
-    }
-    throw err;
+  const answer = await callMerchant(deps, {
+    endpoint: d.endpoint,
+    messageId: d.delivery_id,
+    body: d.payload,
+    secret: d.secret,
+    timeoutMs: deps.timeoutMs,
+    maxBytes: 0,
+    headersOnly: true,
+  });
+  const { status, latencyMs } = answer;
+  if (status === null) {
+    // A URL that now resolves to a private address stays refused on every retry: dead-letter at once.
+    const outcome = answer.outcome === 'unsafe' ? 'unsafe_endpoint' : 'failed';
+    return { outcome, statusCode: null, error: `${answer.failure!.reason}: ${answer.failure!.message}`, retryAfterS: null, latencyMs };
   }
+  if (answer.outcome === 'accepted') return { outcome: 'delivered', statusCode: status, error: null, retryAfterS: null, latencyMs };
+  if (status === 410) return { outcome: 'gone', statusCode: status, error: 'endpoint answered 410 Gone', retryAfterS: null, latencyMs };
+  const retryAfterHeader = answer.headers['retry-after'] as string | undefined;
+  const retryAfter = status === 429 || status === 503 ? parseRetryAfter(retryAfterHeader, new Date()) : null;
+  return { outcome: 'failed', statusCode: status, error: `endpoint answered ${status}`, retryAfterS: retryAfter, latencyMs };
 }
 
 export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): Promise<AttemptResult> {

@@ -212,3 +212,9 @@ export function deliveryView(d: DeliveryRow, lastAttempt: AttemptRow | null) {
     last_attempt: lastAttempt ? attemptView(lastAttempt) : null,
   };
 }
+
+/** Deliveries in the dead-letter queue now. */
+export async function countDeadLetters(db: Db): Promise<number> {
+  const row = await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'dlq').executeTakeFirstOrThrow();
+  return Number(row.n);
+}

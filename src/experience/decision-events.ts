@@ -123,7 +123,15 @@ async function remixBase(db: Db, productId: number, proposal: ProposalRow | null
   return { base: buildPreview(product, context), product };
 }
 
-export async function recordDecisionEvent(db: Db, input: DecisionEventInput, caller: Caller): Promise<DecisionEventT> {
+/** `feedbackId`: fixed by the request's Idempotency-Key claim, so a retry after a crash records the event once. */
+export async function recordDecisionEvent(
+  db: Db,
+  input: DecisionEventInput,
+  caller: Caller,
+  feedbackId: string = newId('fb'),
+): Promise<DecisionEventT> {
+  const stored = await db.selectFrom('decision_events').selectAll().where('feedback_id', '=', feedbackId).executeTakeFirst();
+  if (stored && stored.developer_id === ownerOf(caller)) return decisionEventView(stored);
   const type = eventType(input.event_type);
   const payload: Record<string, unknown> = { ...(input.payload ?? {}) };
   const agentId = agentOf(input, payload);
@@ -142,7 +150,7 @@ export async function recordDecisionEvent(db: Db, input: DecisionEventInput, cal
   const row = await db
     .insertInto('decision_events')
     .values({
-      feedback_id: newId('fb'),
+      feedback_id: feedbackId,
       event_type: type,
       intent_id: refs.intent?.intent_id ?? refs.proposal?.intent_id ?? null,
       proposal_id: refs.proposal?.proposal_id ?? null,

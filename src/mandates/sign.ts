@@ -36,16 +36,31 @@ export function canonicalPayload(payload: IntentMandatePayload): string {
   return text;
 }
 
-export async function signIntentMandate(deps: MandateDeps, input: IntentMandateSignInput, principal: ApiKeyPrincipal): Promise<IntentMandate> {
+/**
+ * `mandate_id` is fixed by the request's Idempotency-Key claim when it has one: a retry after the API
+ * died answers the mandate the first run stored (its signature, nonce and times), not a second one.
+ */
+export async function signIntentMandate(
+  deps: MandateDeps,
+  input: IntentMandateSignInput,
+  principal: ApiKeyPrincipal,
+  mandate_id: string = newId('mnd'),
+): Promise<IntentMandate> {
   const key = deps.signingKey;
   if (!key) throw signingUnavailable();
   // A mandate may name only an intent of the caller's own (another developer's answers as unknown).
   if (input.intent_id !== undefined) await getOwnIntent(deps.db, input.intent_id, apiCaller(principal.developerId));
+  const stored = await deps.db
+    .selectFrom('intent_mandates')
+    .selectAll()
+    .where('mandate_id', '=', mandate_id)
+    .where('developer_id', '=', principal.developerId)
+    .executeTakeFirst();
+  if (stored) return mandateOf(stored, deps.issuer);
 
   // Whole seconds, so issued_at/expires_at read the same in every language's date parser.
   const issued = new Date(Math.floor((deps.now?.() ?? new Date()).getTime() / 1000) * 1000);
   const expires = new Date(issued.getTime() + input.expires_in_s * 1000);
-  const mandate_id = newId('mnd');
   const payload: IntentMandatePayload = {
     type: 'intent_mandate',
     version: 1,
@@ -91,15 +106,23 @@ export async function signIntentMandate(deps: MandateDeps, input: IntentMandateS
     })
     .execute();
 
+  return mandateOf({ mandate_id, payload, canonical_payload: canonical, signature, jws, kid: key.kid }, deps.issuer);
+}
+
+function mandateOf(
+  m: { mandate_id: string; payload: unknown; canonical_payload: string; signature: string; jws: string; kid: string },
+  issuer: string,
+): IntentMandate {
+  const payload = m.payload as IntentMandatePayload;
   return {
-    mandate_id,
+    mandate_id: m.mandate_id,
     payload,
-    canonical_payload: canonical,
-    signature,
-    jws,
+    canonical_payload: m.canonical_payload,
+    signature: m.signature,
+    jws: m.jws,
     alg: 'RS256',
-    kid: key.kid,
-    jwks_uri: `${deps.issuer}/.well-known/jwks.json`,
+    kid: m.kid,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
     issued_at: payload.issued_at,
     expires_at: payload.expires_at,
   };

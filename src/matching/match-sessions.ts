@@ -49,10 +49,19 @@ function explain(ranked: RankedProposal[], excluded: number): string {
 export async function createMatchSession(
   db: Db,
   input: { intent_id: string; proposal_ids?: string[] },
-  opts: { ttlSeconds: number; caller: Caller; publicBaseUrl: string; cardFacts?: CardFactsCache },
+  opts: { ttlSeconds: number; caller: Caller; publicBaseUrl: string; cardFacts?: CardFactsCache; sessionId?: string },
 ): Promise<MatchSessionRow> {
   // Only the intent's developer may rank it; the session belongs to the same developer.
   const intent = await getOwnIntent(db, input.intent_id, opts.caller);
+  const sessionId = opts.sessionId ?? newId('ms');
+  // A keyed retry after a crash: the session the first run stored (one transaction: all of it or nothing).
+  const stored = await db
+    .selectFrom('match_sessions')
+    .selectAll()
+    .where('match_session_id', '=', sessionId)
+    .where('intent_id', '=', intent.intent_id)
+    .executeTakeFirst();
+  if (stored) return stored;
   await expireDueProposals(db, { intentId: intent.intent_id });
   let candidates: RankableProposal[];
   if (input.proposal_ids) {
@@ -67,7 +76,6 @@ export async function createMatchSession(
   }
   const now = new Date();
   const ranking = rankSession(intent, candidates, now);
-  const sessionId = newId('ms');
   return db.transaction().execute(async (trx) => {
     // The cards of the top proposals are issued once, with the session: every render shows the same
     // documents under the same rec ids, and GET /v1/cards and the click redirect can find them.

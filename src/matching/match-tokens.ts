@@ -10,7 +10,6 @@ import { newId } from '../ids';
 import { intentView, getIntent } from './intents';
 import { matchNotFound } from './match-sessions';
 import { proposalNotFound, proposalView, transitionProposal } from './proposals';
-import type { RankedProposal } from './ranking';
 import { iso } from '../time';
 import { mayAct, mayRead, owns, SYSTEM, type Caller } from '../tenancy';
 
@@ -108,6 +107,8 @@ export async function acceptMatch(
   body: { proposal_id?: string; match_token_id?: string },
   trace: { requestId: string; keyId?: string },
   caller: Caller,
+  /** Fixed by the request's Idempotency-Key claim (a retry names the same token); a live token is answered anyway. */
+  tokenId: string = newId('mt'),
 ): Promise<MatchTokenRow> {
   return deps.db.transaction().execute(async (trx) => {
     const session = await trx.selectFrom('match_sessions').selectAll().where('match_session_id', '=', sessionId).forUpdate().executeTakeFirst();
@@ -163,7 +164,7 @@ export async function acceptMatch(
     if (current.proposal_state === 'expired') throw new AppError(409, 'proposal_expired', `Proposal ${proposalId} has expired.`);
     const proposal = await transitionProposal(trx, proposalId, 'pending_confirmation', `match token for session ${sessionId}`);
     const intent = await getIntent(deps.db, session.intent_id, SYSTEM);
-    const id = newId('mt');
+    const id = tokenId;
     const expiresAt = new Date(now.getTime() + deps.ttlSeconds * 1000);
     const signed = await signMatchToken(deps, {
       id,

@@ -57,6 +57,8 @@ export async function authorizePayment(
   req: PaymentRequest,
   caller: Caller,
   trace: { keyId?: string } = {},
+  /** Fixed by the request's Idempotency-Key claim; the token's state makes a second authorization impossible anyway. */
+  authorizationId: string = newId('pauth'),
 ): Promise<{ authorization: PaymentAuthorizationRow; token: MatchTokenRow }> {
   // Persisting a due expiry is harmless whoever asks (the token reads as expired either way).
   await expireDueTokens(db, { tokenId });
@@ -98,7 +100,7 @@ export async function authorizePayment(
     const authorization = await trx
       .insertInto('payment_authorizations')
       .values({
-        authorization_id: newId('pauth'),
+        authorization_id: authorizationId,
         match_token_id: tokenId,
         proposal_id: proposal.proposal_id,
         amount_cents: proposal.price_cents,

@@ -71,7 +71,13 @@ export function productSnapshot(product: ProductRow, now: Date) {
  * `merchant_agent_id`. The product is frozen into `product_snapshot` and the trust score computed
  * now, so later catalog changes cannot rewrite what the shopper was shown.
  */
-export async function submitProposal(db: Db, input: ProposalCreateInput, caller: Caller): Promise<ProposalRow> {
+/** `proposalId`: fixed by the request's Idempotency-Key claim, so a retry after a crash answers the stored proposal. */
+export async function submitProposal(
+  db: Db,
+  input: ProposalCreateInput,
+  caller: Caller,
+  proposalId: string = newId('prop'),
+): Promise<ProposalRow> {
   const [intent, merchant, product] = await Promise.all([
     // Read as the gateway: whether this merchant may answer it is decided below, with the same 404.
     getIntent(db, input.intent_id, SYSTEM),
@@ -85,7 +91,13 @@ export async function submitProposal(db: Db, input: ProposalCreateInput, caller:
     throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
   }
   const priceCents = toMinorUnits(input.price, input.currency);
-  const proposalId = newId('prop');
+  const stored = await db
+    .selectFrom('proposals')
+    .selectAll()
+    .where('proposal_id', '=', proposalId)
+    .where('intent_id', '=', intent.intent_id)
+    .executeTakeFirst();
+  if (stored) return stored;
   const [healthProbes, experience] = await Promise.all([
     recentHealth(db, merchant.merchant_id),
     proposalExperience(db, intent, product, {

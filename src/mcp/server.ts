@@ -18,16 +18,16 @@ import { RuntimeCreateBody } from '../schemas/runtime';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { recommend, recommendDeps } from '../recommend/recommend';
 import { intentView, getIntent } from '../matching/intents';
-import { createIntentAndStartSurge } from '../dispatch/surge-start';
+import { createIntentAndStartSurge } from '../dispatch/client';
 import { renderMatchSession, renderMatchSessionBody, type FrozenTopCache } from '../matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../matching/match-tokens';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { getProposal, listProposals, proposalView } from '../matching/proposals';
 import { checkoutView, getCheckoutAs, shippingMinor } from '../checkout/checkouts';
 import { fromMinorUnits } from '../money';
-import { confirmCheckout, createCheckout } from '../checkout/flow';
+import { confirmCheckout, createCheckout, settledCheckout } from '../checkout/client';
 import { loadRuntime } from '../runtime/store';
-import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../runtime/start';
+import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../runtime/client';
 import {
   CheckoutOut,
   checkoutSummary,
@@ -390,7 +390,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           total = fromMinorUnits(proposal.price_cents + shippingMinor(proposal.shipping_commitment, proposal.currency), proposal.currency);
         }
         const shipping = Object.fromEntries(Object.entries(address).filter(([, v]) => v !== undefined).map(([k, v]) => [k.replace(/^ship_to_/, ''), v]));
-        const view = await createCheckout(deps.temporal, deps.db, {
+        const view = await settledCheckout(deps.db, await createCheckout(deps.temporal, deps.db, {
           buyer_agent_id,
           intent_id: token.intent_id,
           proposal_id: token.proposal_id,
@@ -399,7 +399,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           currency: (cur ?? token.currency).toUpperCase(),
           ...(Object.keys(shipping).length ? { shipping_address: shipping } : {}),
           metadata: { via: 'mcp' },
-        }, me);
+        }, me));
         return checkoutSummary(view, d);
       }),
   );
@@ -419,7 +419,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
         const c = await getCheckoutAs(deps.db, checkout_id, me);
         // The signed token is the checkout's own, read here rather than copied through the model.
         const token = await getMatchToken(deps.db, c.match_token_id, me);
-        const view = await confirmCheckout(
+        const view = await settledCheckout(deps.db, await confirmCheckout(
           { db: deps.db, temporal: deps.temporal, keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl } },
           checkout_id,
           {
@@ -430,7 +430,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
             currency: cur,
           },
           me,
-        );
+        ));
         return checkoutSummary(view, d);
       }),
   );

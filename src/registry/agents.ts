@@ -8,7 +8,7 @@ import { parseAgentCard } from './agent-card';
 import { assertEndpointField } from './endpoint-field';
 import type { RegistryDeps } from './merchants';
 import { endpointPolicy } from './endpoint-safety';
-import { boundedRequest, OutboundError } from './outbound-http';
+import { boundedRequest, OutboundError } from '../outbound/http';
 import { AGENT_TOKEN_PREFIX, assertRegistrationToken, mintRegistrationToken } from './secrets';
 import { checkRegistrantToken, deactivateRegistrant, heartbeatRegistrant, type RegistrantKind } from './registrant';
 import { iso } from '../time';
@@ -69,7 +69,7 @@ function columnsFrom(input: AgentRegisterInput, agentCardUrl?: string) {
 export async function registerAgent(
   deps: RegistryDeps,
   input: AgentRegisterInput,
-  caller: { presentedToken?: string; keyId?: string; agentCardUrl?: string; endpointField?: string },
+  caller: { presentedToken?: string; keyId?: string; agentCardUrl?: string; endpointField?: string; createdByRequest?: string },
 ): Promise<AgentRegistration> {
   await assertEndpointField(caller.endpointField ?? 'endpoint', input.endpoint, deps.allowPrivateEndpoints);
   const cols = columnsFrom(input, caller.agentCardUrl);
@@ -77,13 +77,36 @@ export async function registerAgent(
     const { token, hash } = mintRegistrationToken(AGENT_TOKEN_PREFIX);
     const inserted = await trx
       .insertInto('commerce_agents')
-      .values({ agent_id: input.agent_id, ...cols, agent_type: input.agent_type, endpoint: input.endpoint, token_hash: hash, registered_by_key_id: caller.keyId ?? null })
+      .values({
+        agent_id: input.agent_id,
+        ...cols,
+        agent_type: input.agent_type,
+        endpoint: input.endpoint,
+        token_hash: hash,
+        registered_by_key_id: caller.keyId ?? null,
+        created_by_request: caller.createdByRequest ?? null,
+      })
       .onConflict((oc) => oc.column('agent_id').doNothing())
       .returningAll()
       .executeTakeFirst();
     if (inserted) return { created: true, registrationToken: token, agent: inserted };
 
-    const existing = await trx.selectFrom('commerce_agents').select('token_hash').where('agent_id', '=', input.agent_id).forUpdate().executeTakeFirstOrThrow();
+    const existing = await trx
+      .selectFrom('commerce_agents')
+      .select(['token_hash', 'created_by_request'])
+      .where('agent_id', '=', input.agent_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (caller.createdByRequest && existing.created_by_request === caller.createdByRequest) {
+      // The same keyed request, retried after the API died before answering: a fresh token for the agent its first run created.
+      const agent = await trx
+        .updateTable('commerce_agents')
+        .set({ token_hash: hash, updated_at: sql`now()` })
+        .where('agent_id', '=', input.agent_id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { created: true, registrationToken: token, agent };
+    }
     assertRegistrationToken('x-agent-token', caller.presentedToken, existing.token_hash, input.agent_id);
     const newToken = input.rotate_registration_token ? mintRegistrationToken(AGENT_TOKEN_PREFIX) : null;
     const agent = await trx

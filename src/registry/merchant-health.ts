@@ -2,7 +2,7 @@ import type { Db } from '../db/connect';
 import type { MerchantRow } from '../db/schema';
 import type { HEALTH_REASONS } from '../schemas/merchants';
 import { endpointPolicy } from './endpoint-safety';
-import { boundedRequest, OutboundError } from './outbound-http';
+import { boundedRequest, OutboundError } from '../outbound/http';
 
 /**
  * Health of a merchant agent: one bounded GET of its endpoint. A 2xx is healthy, and so is 405,

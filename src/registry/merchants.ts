@@ -86,7 +86,7 @@ export interface MerchantRegistration {
 export async function registerMerchant(
   deps: RegistryDeps,
   input: MerchantRegisterInput,
-  caller: { presentedToken?: string; keyId?: string },
+  caller: { presentedToken?: string; keyId?: string; createdByRequest?: string },
 ): Promise<MerchantRegistration> {
   await assertEndpointField('agent_endpoint', input.agent_endpoint, deps.allowPrivateEndpoints);
   const cols = columnsFrom(input);
@@ -102,6 +102,7 @@ export async function registerMerchant(
         token_hash: hash,
         webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, newSecret),
         registered_by_key_id: caller.keyId ?? null,
+        created_by_request: caller.createdByRequest ?? null,
       })
       .onConflict((oc) => oc.column('merchant_id').doNothing())
       .returningAll()
@@ -109,6 +110,21 @@ export async function registerMerchant(
     if (inserted) return { created: true, registrationToken: token, webhookSecret: newSecret, merchant: inserted };
 
     const existing = await trx.selectFrom('merchants').selectAll().where('merchant_id', '=', input.merchant_id).forUpdate().executeTakeFirstOrThrow();
+    if (caller.createdByRequest && existing.created_by_request === caller.createdByRequest) {
+      // The same keyed request, retried after the API died before answering: the caller never saw the
+      // first credentials, so it gets fresh ones for the merchant its first run created.
+      const merchant = await trx
+        .updateTable('merchants')
+        .set({
+          token_hash: hash,
+          webhook_secret_sealed: sealWebhookSecret(deps.keyEncryptionKey, input.merchant_id, newSecret),
+          updated_at: sql`now()`,
+        })
+        .where('merchant_id', '=', input.merchant_id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { created: true, registrationToken: token, webhookSecret: newSecret, merchant };
+    }
     assertRegistrationToken('x-merchant-token', caller.presentedToken, existing.token_hash, input.merchant_id);
     // The webhook secret is kept unless asked to rotate, or unless it can no longer be read (sealed
     // under a KEY_ENCRYPTION_KEY that has since changed): then re-registering is the recovery.

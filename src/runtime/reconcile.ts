@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
-import { WorkflowNotFoundError, type Client, type ScheduleOptions } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, type ScheduleOptions } from '@temporalio/client';
+import type { Config } from '../config';
 import type { Db } from '../db/connect';
 import { ensureSchedule } from '../temporal/schedules';
 import { DEFAULT_TASK_QUEUE, workflowIds } from '../temporal/names';
-import type { RuntimeOutcome } from '../../workflows/commerce-runtime';
+import type { RuntimeOutcome } from '../../workflows/runtime.shared';
+import { voidStrandedAuthorizations } from './payment';
 
 /**
  * The runtime reconciler (docs/OPERATIONS.md, failure modes): a run's own workflow closes its row
@@ -44,6 +46,22 @@ async function closeOpenRuntime(db: Db, runtimeId: string, stage: string, auditS
     .where('finished_at', 'is', null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
+}
+
+/**
+ * One pass of the runtime reconciler (the `runtimeReconciler` workflow's activity). It asks Temporal
+ * about other runs: a connection per pass (once a minute), closed after it, so nothing outlives the
+ * worker's shutdown.
+ */
+export async function reconcileOpenRuntimes(db: Db, config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>) {
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS!, connectTimeout: 5000 });
+  try {
+    const closed = await reconcileRuntimes(db, new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }));
+    // The same pass voids authorizations nothing took up (src/runtime/payment.ts).
+    return { ...closed, voided: await voidStrandedAuthorizations(db) };
+  } finally {
+    await connection.close();
+  }
 }
 
 export async function reconcileRuntimes(db: Db, client: Client, opts: { olderThanS?: number; notStartedAfterS?: number } = {}): Promise<{ checked: number; closed: ReconciledRuntime[] }> {

@@ -124,10 +124,6 @@ export async function writeStep(trx: Transaction<Database>, s: StepRecord, runti
   return stepId;
 }
 
-export async function setStage(db: Db, runtimeId: string, stage: string): Promise<void> {
-  await db.updateTable('commerce_runtimes').set({ stage, updated_at: new Date() }).where('runtime_id', '=', runtimeId).execute();
-}
-
 export async function finishRuntime(db: Db, f: { runtimeId: string; stage: string; auditStatus: string; proposalId?: string | null }): Promise<void> {
   await db
     .updateTable('commerce_runtimes')

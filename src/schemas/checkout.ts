@@ -128,3 +128,7 @@ export const CheckoutRecord = z
   .meta({ id: 'AgenticCheckout' });
 
 export const CheckoutEnvelope = z.object({ checkout: CheckoutRecord }).meta({ id: 'AgenticCheckoutEnvelope' });
+/** Past the wait (`Prefer: wait=N`): the checkout goes on; its status URL says how it ended. */
+export const CheckoutAccepted = z
+  .object({ checkout_id: z.string(), status: z.literal('pending'), status_url: z.string() })
+  .meta({ id: 'AgenticCheckoutAccepted' });

@@ -92,3 +92,16 @@ export async function waitOnWorkflow<T>(t: TemporalHandle, work: Promise<T>, dea
   if (out) return out;
   return { done: false, noWorker: !(await workerPolls(t)) };
 }
+
+/**
+ * waitOnWorkflow for a call that needs the flow's answer to go on (a checkout's plan, its confirm):
+ * the value within the deadline, else `{done: false}` (the route answers 202 with the status URL).
+ * When no worker polls the task queue it does not hold the caller to the deadline: 503 `no_worker`
+ * with Retry-After at once (what is asked stays with Temporal and proceeds once a worker polls).
+ */
+export async function waitForAnswer<T>(t: TemporalHandle, work: Promise<T>, deadlineMs: number, flow: string): Promise<{ done: true; value: T } | { done: false }> {
+  const waited = await waitOnWorkflow(t, work, deadlineMs, { failFast: true });
+  if (waited.done) return waited;
+  if (waited.noWorker) throw noWorker(flow);
+  return { done: false };
+}

@@ -4,7 +4,8 @@ import { createDb, type Db } from '../../src/db/connect';
 import { onboard, type Onboarded } from '../helpers/console';
 import { call } from '../helpers/http';
 import { stockedProduct } from '../helpers/catalog';
-import { countingMerchant, eventually, letters, sleep, startDeployment, tryCall, type Deployment } from './deployment';
+import pg from 'pg';
+import { buyable, checkoutBody, confirmBody, countingMerchant, eventually, letters, orderMerchant, sleep, startDeployment, tryCall, type Deployment } from './deployment';
 
 /**
  * The API SIGKILLed with keyed requests in flight, restarted, and every request retried with its
@@ -115,3 +116,127 @@ describe('API SIGKILL with keyed requests in flight', () => {
   }, 120_000);
 });
 
+
+/**
+ * Holds the keyed requests' answers back until the API is killed *after* their work committed: the
+ * tables they create rows in are locked (SHARE: reads pass, inserts wait) until every claim is in;
+ * then the claim rows are locked (the answer cannot be stored), the tables released, the resources
+ * committed, and the API SIGKILLed. The worst moment: done, but nobody was told.
+ */
+async function killAfterCommit<T>(keys: string[], tables: string[], committed: () => Promise<boolean>, send: () => Promise<T>): Promise<T> {
+  const tableLock = new pg.Client({ connectionString: inject('databaseUrl') });
+  const claimLock = new pg.Client({ connectionString: inject('databaseUrl') });
+  await Promise.all([tableLock.connect(), claimLock.connect()]);
+  try {
+    await tableLock.query('begin');
+    await tableLock.query(`lock table ${tables.join(', ')} in share mode`);
+    const inFlight = send();
+    await eventually('every claim taken', async () => {
+      const r = await db.selectFrom('idempotency_keys').select('idem_key').where('owner_id', '=', dev.developerId).where('idem_key', 'in', keys).execute();
+      return r.length === keys.length;
+    }, 20_000, 50);
+    await claimLock.query('begin');
+    await claimLock.query('select 1 from idempotency_keys where owner_id = $1 and idem_key = any($2) for update', [dev.developerId, keys]);
+    await tableLock.query('commit');
+    await eventually('every create committed', committed, 30_000, 50);
+    await sleep(300); // the API reaches the (blocked) storing of its answers
+    await d.api.kill();
+    await claimLock.query('rollback');
+    return await inFlight;
+  } finally {
+    await tableLock.end();
+    await claimLock.end();
+  }
+}
+
+describe('API SIGKILL after keyed creates committed, before they were answered', () => {
+  it('retries answer the merchant, match session, proposal and checkout the first run created, with usable credentials; one order each at the merchant', async () => {
+    const product = await stockedProduct(db);
+    const tag = letters();
+    const merchant = await orderMerchant();
+    try {
+      const post = (path: string, body: unknown, headers: Record<string, string> = {}) => tryCall(d.url, 'POST', path, { token: dev.apiKey, body, headers });
+      const seller = await post('/v1/merchant/register', { merchant_id: `m-${tag}`, agent_endpoint: merchant.url });
+      expect(seller.status, seller.text).toBe(200);
+      const forSessions = await Promise.all([0, 1].map(() => buyable(d.url, dev.apiKey, { id: `m-${tag}`, token: seller.body.registration_token }, product)));
+      const forCheckouts = await Promise.all([0, 1].map(() => buyable(d.url, dev.apiKey, { id: `m-${tag}`, token: seller.body.registration_token }, product)));
+
+      // Keyed: two merchant registrations, two match sessions (each intent has the one `buyable` made), two checkout creates.
+      const reg = (i: number) => ({ path: '/v1/merchant/register', key: `reg-${tag}-${i}`, body: { merchant_id: `m-${tag}-${i}`, agent_endpoint: merchant.url } });
+      const ms = (i: number) => ({ path: '/v1/match', key: `ms-${tag}-${i}`, body: { intent_id: forSessions[i]!.intentId, proposal_ids: [forSessions[i]!.proposalId] } });
+      const chk = (i: number) => ({ path: '/v1/agentic-checkout', key: `chk-${tag}-${i}`, body: checkoutBody(forCheckouts[i]!) });
+      const prop = (i: number) => ({
+        path: '/v1/proposals',
+        key: `prop-${tag}-${i}`,
+        headers: { 'x-merchant-token': seller.body.registration_token as string },
+        body: { merchant_agent_id: `m-${tag}`, intent_id: forSessions[i]!.intentId, product_id: product.product_id, offer_title: 'Trail bottle, second offer', price: product.price_cents / 100 },
+      });
+      const requests: Array<{ path: string; key: string; body: unknown; headers?: Record<string, string> }> = [reg(0), reg(1), ms(0), ms(1), chk(0), chk(1), prop(0), prop(1)];
+      const send = () => Promise.all(requests.map((r) => post(r.path, r.body, { ...r.headers, 'idempotency-key': r.key })));
+      const merchantsOf = () => db.selectFrom('merchants').select('merchant_id').where('merchant_id', 'like', `m-${tag}-%`).execute();
+      const sessionsOf = () => db.selectFrom('match_sessions').select('match_session_id').where('intent_id', 'in', forSessions.map((g) => g.intentId)).execute();
+      const proposalsOf = () => db.selectFrom('proposals').select('proposal_id').where('intent_id', 'in', forSessions.map((g) => g.intentId)).execute();
+      const checkoutsOf = () => db.selectFrom('agentic_checkouts').select('checkout_id').where('intent_id', 'in', forCheckouts.map((g) => g.intentId)).execute();
+      const cut = await killAfterCommit(
+        requests.map((r) => r.key),
+        ['merchants', 'match_sessions', 'agentic_checkouts', 'proposals'],
+        async () => (await merchantsOf()).length === 2 && (await sessionsOf()).length === 4 && (await checkoutsOf()).length === 2 && (await proposalsOf()).length === 4,
+        send,
+      );
+      expect(cut.map((r) => r.status)).toEqual(requests.map(() => 0));
+      const planned = (await checkoutsOf()).map((c) => c.checkout_id).sort();
+      const sessionsBefore = (await sessionsOf()).map((s) => s.match_session_id).sort();
+      const proposalsBefore = (await proposalsOf()).map((p) => p.proposal_id).sort();
+
+      await d.startApi();
+      const t0 = Date.now();
+      const retried = await send();
+      console.log(`[faults] keyed creates committed before an API SIGKILL: retries answered within ${Date.now() - t0} ms`);
+      const [regs, sessions, created, proposals] = [retried.slice(0, 2), retried.slice(2, 4), retried.slice(4, 6), retried.slice(6)];
+
+      // Registration: created (as the first run would have said), with credentials that work.
+      for (const r of regs) expect(r.status, r.text).toBe(200);
+      expect(regs.map((r) => r.body.created)).toEqual([true, true]);
+      for (const [i, r] of regs.entries()) {
+        const beat = await post('/v1/merchant/heartbeat', { merchant_id: `m-${tag}-${i}` }, { 'x-merchant-token': r.body.registration_token });
+        expect(beat.status, beat.text).toBe(200);
+      }
+      expect(await merchantsOf()).toHaveLength(2);
+      // Match sessions: the ones the first run stored, none added.
+      for (const r of sessions) expect(r.status, r.text).toBe(201);
+      expect(sessions.map((r) => r.body.match_session.match_session_id).every((id) => sessionsBefore.includes(id))).toBe(true);
+      expect((await sessionsOf()).map((s) => s.match_session_id).sort()).toEqual(sessionsBefore);
+      // Proposals: the ones the first run stored.
+      for (const r of proposals) expect(r.status, r.text).toBe(201);
+      expect(proposals.map((r) => r.body.proposal.proposal_id).every((id) => proposalsBefore.includes(id))).toBe(true);
+      expect((await proposalsOf()).map((p) => p.proposal_id).sort()).toEqual(proposalsBefore);
+      // Checkouts: the ids the first run planned; nothing planned twice; each workflow waits for its confirm.
+      for (const r of created) expect(r.status, r.text).toBe(201);
+      expect(created.map((r) => r.body.checkout.checkout_id).sort()).toEqual(planned);
+      expect(await checkoutsOf()).toHaveLength(2);
+      for (const id of planned) expect((await d.temporal.workflow.getHandle(`checkout-${id}`).describe()).status.name).toBe('RUNNING');
+      // A later retry replays the stored answer.
+      const replay = await post(reg(0).path, reg(0).body, { 'idempotency-key': reg(0).key });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.registration_token).toBe(regs[0]!.body.registration_token);
+
+      // Each confirmed: one order per checkout at the merchant, terminal in Postgres and Temporal, planned and handed off once.
+      for (const [i, g] of forCheckouts.entries()) {
+        const id = created[i]!.body.checkout.checkout_id as string;
+        const confirmed = await post(`/v1/agentic-checkout/${id}/confirm`, confirmBody(g), { prefer: 'wait=30' });
+        expect(confirmed.status, confirmed.text).toBe(200);
+        expect(confirmed.body.checkout.status).toBe('confirmed');
+        await eventually(`checkout-${id} completed`, async () => (await d.temporal.workflow.getHandle(`checkout-${id}`).describe()).status.name === 'COMPLETED', 10_000);
+        const row = await db.selectFrom('agentic_checkouts').select(['status', 'audit_trail']).where('checkout_id', '=', id).executeTakeFirstOrThrow();
+        expect(row.status).toBe('confirmed');
+        const steps = (row.audit_trail as Array<{ step: string }>).map((a) => a.step);
+        expect(steps.filter((s) => s === 'plan_created')).toHaveLength(1);
+        expect(steps.filter((s) => s.startsWith('merchant_handoff_attempt_'))).toHaveLength(1);
+      }
+      expect([...merchant.orders.keys()].sort()).toEqual(planned);
+      expect(merchant.requests).toHaveLength(2);
+    } finally {
+      await merchant.server.close();
+    }
+  }, 90_000);
+});

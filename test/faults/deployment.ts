@@ -26,7 +26,8 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
-export async function startDeployment(opts: { databaseUrl: string; temporalAddress: string; workers?: number }): Promise<Deployment> {
+/** `env`: extra settings for both processes (e.g. a short dispatch retry schedule). */
+export async function startDeployment(opts: { databaseUrl: string; temporalAddress: string; workers?: number; env?: Record<string, string> }): Promise<Deployment> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const taskQueue = `faults-${letters()}`;
@@ -39,6 +40,7 @@ export async function startDeployment(opts: { databaseUrl: string; temporalAddre
     MATCH_TOKEN_SIGNING_KEY: signingKey,
     ALLOW_PRIVATE_ENDPOINTS: 'true',
     PUBLIC_BASE_URL: url,
+    ...opts.env,
   };
   const connection = await Connection.connect({ address: opts.temporalAddress });
   const d: Deployment = {
@@ -53,7 +55,7 @@ export async function startDeployment(opts: { databaseUrl: string; temporalAddre
       return d.api;
     },
     async startWorker() {
-      const w = startWorkerProcess({ url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as TestApi, shared);
+      const w = startWorkerProcess({ url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as Pick<TestApi, 'url' | 'config'>, shared);
       d.workers.push(w);
       void w.exited.then((how) => {
         if (how !== 'SIGKILL' && how !== 'SIGTERM' && how !== 0) console.error(`[faults] worker exited (${String(how)}):\n${w.stderrTail()}`);
@@ -113,3 +115,78 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     await sleep(everyMs);
   }
 }
+
+/**
+ * A loopback merchant agent taking checkout handoffs: it counts orders by Idempotency-Key (a merchant
+ * that de-duplicates, as docs/CHECKOUT.md asks) and every request, and holds its first answer `holdMs`
+ * (`firstCall` resolves when that first request arrived, i.e. while it is held).
+ */
+export async function orderMerchant(holdMs = 0) {
+  const requests: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
+  const orders = new Map<string, string>();
+  let arrived!: () => void;
+  const firstCall = new Promise<void>((r) => (arrived = r));
+  const server = await startLoopback(async (req, res) => {
+    const body = JSON.parse((await readBody(req)) || '{}');
+    requests.push({ headers: req.headers, body });
+    const key = String(req.headers['idempotency-key']);
+    if (!orders.has(key)) orders.set(key, `ord-${orders.size + 1}`);
+    const answer = () => {
+      if (!res.destroyed) json(res, 200, { order_id: orders.get(key), accepted: true });
+    };
+    if (requests.length === 1) {
+      arrived();
+      setTimeout(answer, holdMs);
+    } else answer();
+  });
+  return { server, requests, orders, firstCall, url: `${server.url}/agent` };
+}
+
+export interface Buyable {
+  intentId: string;
+  proposalId: string;
+  token: { match_token_id: string; signed_token: string };
+  /** The plan total (price + shipping) in major units. */
+  amount: number;
+}
+
+/**
+ * The steps before a checkout, as a buyer's agent takes them: an intent, the merchant's proposal of
+ * `product` (shipping 4.50), a match session over it and an accepted match token.
+ */
+export async function buyable(base: string, apiKey: string, merchant: { id: string; token: string }, product: { product_id: number; price_cents: number }): Promise<Buyable> {
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: apiKey, body, headers });
+  const intent = await post('/v1/intents', { raw_query: 'a sturdy water bottle for hiking' });
+  if (intent.status !== 201) throw new Error(`intent: ${intent.text}`);
+  const intentId = intent.body.intent.intent_id as string;
+  const proposal = await post(
+    '/v1/proposals',
+    { merchant_agent_id: merchant.id, intent_id: intentId, product_id: product.product_id, offer_title: 'Trail bottle', price: product.price_cents / 100, shipping_commitment: { max_days: 3, cost: 4.5 } },
+    { 'x-merchant-token': merchant.token },
+  );
+  if (proposal.status !== 201) throw new Error(`proposal: ${proposal.text}`);
+  const proposalId = proposal.body.proposal.proposal_id as string;
+  const session = await post('/v1/match', { intent_id: intentId, proposal_ids: [proposalId] });
+  if (session.status !== 201) throw new Error(`match: ${session.text}`);
+  const accept = await post(`/v1/match/${session.body.match_session.match_session_id}/accept`, { proposal_id: proposalId });
+  if (accept.status !== 200) throw new Error(`accept: ${accept.text}`);
+  return { intentId, proposalId, token: accept.body.match_token, amount: (product.price_cents + 450) / 100 };
+}
+
+export const checkoutBody = (b: Buyable) => ({
+  buyer_agent_id: 'buyer-agent-1',
+  intent_id: b.intentId,
+  proposal_id: b.proposalId,
+  match_token_id: b.token.match_token_id,
+  amount: b.amount,
+  currency: 'USD',
+  shipping_address: { name: 'Ada', line1: '1 Main St', city: 'Springfield', country: 'US' },
+});
+
+export const confirmBody = (b: Buyable) => ({
+  consent: { granted: true, statement: 'I agree to buy the Trail bottle for the plan total.', granted_at: new Date().toISOString() },
+  match_token: b.token.signed_token,
+  proposal_id: b.proposalId,
+  amount: b.amount,
+  currency: 'USD',
+});

@@ -22,6 +22,7 @@ import * as m0020 from './0020_tenancy';
 import * as m0021 from './0021_checkout_modes';
 import * as m0022 from './0022_exactly_once';
 import * as m0023 from './0023_merchant_catalogs';
+import * as m0025 from './0025_keyed_registration';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021_checkout_modes': m0021,
   '0022_exactly_once': m0022,
   '0023_merchant_catalogs': m0023,
+  '0025_keyed_registration': m0025,
 };

@@ -4,12 +4,12 @@ import { AppError, temporalUnavailable } from '../errors';
 import type { Logger } from '../logger';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
-import { within } from '../time';
-import type { reconciliation } from '../../workflows/reconciliation';
-import { DEFAULT_ORDER_SOURCE, SourceName } from './affiliate-orders';
-import { isKnownOrderSource } from './affiliate-orders-source';
-import { loadReconciliationRun, newReconciliationRunId, type ReconciliationRunView } from './reconciliation-runs';
-import { RECONCILIATION_DAYS } from './window';
+import { waitOnWorkflow } from '../temporal/wait';
+import type { ReconciliationWorkflow } from '../../workflows/reconciliation.shared';
+import { DEFAULT_ORDER_SOURCE, SourceName } from '../supply/affiliate-orders';
+import { isKnownOrderSource } from '../supply/affiliate-orders-source';
+import { loadReconciliationRun, newReconciliationRunId, type ReconciliationRunView } from './runs';
+import { RECONCILIATION_DAYS } from '../supply/window';
 
 /** How long POST /v1/reconciliation/platform-affiliate/run waits for the run by default, and at most. */
 export const DEFAULT_WAIT_S = 60;
@@ -17,7 +17,9 @@ export const MAX_WAIT_S = 60;
 /** Discrepancies of each kind shown with a run (all of them are stored, up to the per-kind bound). */
 export const DISCREPANCIES_SHOWN = 20;
 
-export type ReconciliationStartResult = { status: 'finished'; run: ReconciliationRunView } | { status: 'running'; runId: string };
+export type ReconciliationStartResult =
+  | { status: 'finished'; run: ReconciliationRunView }
+  | { status: 'running'; runId: string; noWorker?: boolean };
 
 /**
  * Starts the `reconciliation` workflow and waits for it up to `waitMs`. The workflow id is the run's
@@ -39,7 +41,7 @@ export async function runReconciliation(
   const runId = newReconciliationRunId();
   let handle;
   try {
-    handle = await temporal.client.workflow.start<typeof reconciliation>('reconciliation', {
+    handle = await temporal.client.workflow.start<ReconciliationWorkflow>('reconciliation', {
       workflowId: workflowIds.reconcileOnDemand(asOf, new Date(), source, days),
       taskQueue: temporal.taskQueue,
       args: [{ trigger: 'api', days, source, asOf, runId }],
@@ -52,15 +54,17 @@ export async function runReconciliation(
     deps.logger.warn({ err }, 'reconciliation could not start');
     throw temporalUnavailable('Reconciliation');
   }
-  const outcome = await within(
+  const waited = await waitOnWorkflow(
+    temporal,
     handle.result().catch((err) => {
       if (err instanceof WorkflowFailedError) return null;
       throw err;
     }),
     waitMs,
   );
+  const outcome = waited.done ? waited.value : undefined;
   // The run this call joined may be another call's: its id is in the memo.
   const joinedRunId = outcome?.runId ?? String((await handle.describe()).memo?.run_id ?? runId);
-  if (outcome === undefined) return { status: 'running', runId: joinedRunId };
+  if (!waited.done) return { status: 'running', runId: joinedRunId, noWorker: waited.noWorker };
   return { status: 'finished', run: await loadReconciliationRun(db, joinedRunId, DISCREPANCIES_SHOWN) };
 }

@@ -1,24 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime';
-import type { CommerceBudget } from '../src/db/schema-runtime';
 import { searchAttributes as SA } from '../src/temporal/names';
-
-export interface RuntimeInput {
-  runtimeId: string;
-  budget: CommerceBudget;
-  /** Each merchant agent's answer deadline. */
-  merchantDeadlineMs: number;
-}
-
-export interface RuntimeOutcome {
-  runtimeId: string;
-  stage: string;
-  auditStatus: string;
-  intentId: string | null;
-  proposalId: string | null;
-  matchSessionId: string | null;
-  matchTokenId: string | null;
-}
+import type { RuntimeInput, RuntimeOutcome, RuntimeStage } from './runtime.shared';
+import { flowStage } from './stage';
 
 /**
  * The loop's own deadline: its Postgres steps retry until Postgres is back (bounded backoff, no
@@ -99,14 +83,13 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
   let exhausted: string | null = null;
   let index = 0;
   const collected: string[] = [];
-  let current = 'queued';
-  const stage = (s: string, note?: string) => {
-    current = s;
-    wf.upsertSearchAttributes([{ key: SA.FlowStage, value: s }]);
-    wf.setCurrentDetails(
+  const current = flowStage<RuntimeStage>('queued');
+  /** The stage, with the budget consumed so far as the run's Current Details. */
+  const stage = (s: RuntimeStage, note?: string) =>
+    current.set(
+      s,
       `${s}: ${consumed.iterations}/${budget.max_agent_iterations} iterations, ${consumed.merchant_queries}/${budget.max_merchant_queries} merchant queries, ${consumed.proposal_versions}/${budget.max_proposal_versions} proposal versions${out.intentId ? `; intent ${out.intentId}` : ''}${note ? `; ${note}` : ''}`,
     );
-  };
   /** True when one more AgentStep fits the iteration budget; otherwise the loop stops there. */
   const step = () => {
     if (consumed.iterations < budget.max_agent_iterations) {
@@ -116,7 +99,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     exhausted = 'max_agent_iterations';
     return false;
   };
-  const finish = async (finalStage: string, audit: string, note?: string) => {
+  const finish = async (finalStage: RuntimeStage, audit: string, note?: string) => {
     out.stage = finalStage;
     out.auditStatus = audit;
     stage(finalStage, note ?? audit);
@@ -212,7 +195,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
           : 'runtime_step_failed';
     const cause = failure instanceof wf.ApplicationFailure ? (failure.type ?? 'error') : (failure?.message ?? (err as Error).message);
     const reason = failure?.message ?? (err as Error).message;
-    const failedAt = current;
+    const failedAt = current.current;
     await finish('failed', `failed:${code ?? cause}`, `${activityType ?? 'step'} failed: ${reason}`);
     if (!code) return out;
     // The API still answers the run as stored (stage failed); Temporal shows it as the failure it is.

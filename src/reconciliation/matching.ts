@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/connect';
 import type { DiscrepancyKind } from '../db/schema-supply';
-import { STAGING_TABLE_DDL, orderSourceByName } from './affiliate-orders-source';
-import type { ReconciliationWindow } from './window';
+import { STAGING_TABLE_DDL, orderSourceByName } from '../supply/affiliate-orders-source';
+import type { ReconciliationWindow } from '../supply/window';
 
 /**
  * Platform-affiliate reconciliation (docs/RECONCILIATION.md): the orders a platform reports for a

@@ -7,7 +7,7 @@ import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { waitOnWorkflow } from '../temporal/wait';
 import { BUDGET_DEFAULTS, type RuntimeCreateInput } from '../schemas/runtime';
-import type { commerceRuntime } from '../../workflows/commerce-runtime';
+import type { CommerceRuntimeWorkflow } from '../../workflows/runtime.shared';
 import { deleteRuntime, insertRuntime, loadRuntime, newRuntimeId } from './store';
 import { apiCaller } from '../tenancy';
 
@@ -74,7 +74,7 @@ export async function startRuntime(
   let handle;
   try {
     const starting = temporal.client.workflow
-      .start<typeof commerceRuntime>('commerceRuntime', {
+      .start<CommerceRuntimeWorkflow>('commerceRuntime', {
         workflowId,
         taskQueue: temporal.taskQueue,
         args: [{ runtimeId, budget, merchantDeadlineMs: MERCHANT_DEADLINE_MS }],
@@ -86,7 +86,7 @@ export async function startRuntime(
         staticSummary: `Commerce runtime ${runtimeId}: "${body.intent.raw_query.slice(0, 80)}"`,
       })
       .catch((err) => {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return temporal.client.workflow.getHandle<typeof commerceRuntime>(workflowId);
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return temporal.client.workflow.getHandle<CommerceRuntimeWorkflow>(workflowId);
         throw err;
       });
     starting.catch(() => undefined);

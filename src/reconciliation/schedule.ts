@@ -1,8 +1,8 @@
 import { type Client, type ScheduleOptions } from '@temporalio/client';
 import { ensureSchedule } from '../temporal/schedules';
 import { DEFAULT_TASK_QUEUE, searchAttributes as SA, workflowIds } from '../temporal/names';
-import type { ReconciliationInput } from '../../workflows/reconciliation';
-import { DEFAULT_ORDER_SOURCE } from './affiliate-orders';
+import type { ReconciliationInput } from '../../workflows/reconciliation.shared';
+import { DEFAULT_ORDER_SOURCE } from '../supply/affiliate-orders';
 
 /**
  * The daily reconciliation Schedule (docs/RECONCILIATION.md), created at worker start.

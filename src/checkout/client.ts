@@ -5,21 +5,46 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../db/connect';
 import type { SigningKey } from '../crypto/signing-keys';
 import { AppError, temporalUnavailable } from '../errors';
+import { waitForAnswer } from '../temporal/wait';
 import { newId } from '../ids';
 import { toMinorUnits } from '../money';
 import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkout';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
-import { agenticCheckout, confirmUpdate, getPlanUpdate } from '../../workflows/agentic-checkout';
+import { confirmUpdate, getPlanUpdate, type AgenticCheckoutWorkflow } from '../../workflows/checkout.shared';
 import { checkoutView, findCheckout, getCheckoutAs, type CheckoutView } from './checkouts';
+import { checkoutFailureStatus } from './failures';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
 
 /**
- * The API side of the agentic checkout (DESIGN §5): start the workflow and wait for its plan
- * (update-with-start `getPlan`), and confirm through the `confirm` Update after the match-token JWS
+ * The API side of the agentic checkout (docs/CHECKOUT.md, docs/ARCHITECTURE.md): start the workflow
+ * and wait for its plan (update-with-start `getPlan`), and confirm through the `confirm` Update after the match-token JWS
  * has been verified here (jose is async, so not inside the workflow).
  */
 
+
+/**
+ * How long plan and confirm wait for the workflow by default, and at most (`Prefer: wait=N`, seconds).
+ * A confirm includes the merchant handoff (up to 4 attempts with backoff), so the bound is generous.
+ */
+export const CHECKOUT_WAIT = { defaultS: 60, maxS: 60 } as const;
+
+/** The checkout, or (past the wait's deadline) its id: the route answers 202 with the status URL. */
+export type CheckoutWait = { done: true; checkout: CheckoutView } | { done: false; checkoutId: string };
+
+export const checkoutStatusUrl = (checkoutId: string) => `/v1/agentic-checkout/${checkoutId}`;
+
+/**
+ * For callers that cannot answer 202 (MCP, A2A): the checkout as stored when the wait ran out, or
+ * 503 `checkout_pending` (Retry-After) when there is nothing stored yet (the plan is still being made).
+ */
+export async function settledCheckout(db: Db, answer: CheckoutWait): Promise<CheckoutView> {
+  if (answer.done) return answer.checkout;
+  const stored = await findCheckout(db, answer.checkoutId);
+  if (stored) return checkoutView(stored);
+  const message = `Checkout ${answer.checkoutId} is still being planned; read it again shortly.`;
+  throw new AppError(503, 'checkout_pending', message, { checkout_id: answer.checkoutId }, { 'Retry-After': '2' });
+}
 
 function requireTemporal(t: TemporalHandle | null): TemporalHandle {
   if (!t) throw temporalUnavailable('Checkout');
@@ -27,14 +52,14 @@ function requireTemporal(t: TemporalHandle | null): TemporalHandle {
 }
 
 /**
- * A workflow's business rejection (ApplicationFailure type = code, details[0] = status, details[1] =
- * the next action, when the checkout failed) as the API's error.
+ * A workflow's business rejection (ApplicationFailure type = the error code, details = the next action
+ * when the checkout failed) as the API's error, with the code's HTTP status (src/checkout/failures.ts).
  */
 function mapTemporalError(err: unknown): unknown {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type) {
-    const status = Number(err.cause.details?.[0]);
-    const next = err.cause.details?.[1];
-    return new AppError(Number.isInteger(status) && status >= 400 ? status : 409, err.cause.type, err.cause.message, next && typeof next === 'object' ? { next_action: next } : undefined);
+    // Runs started before the workflow stopped sending statuses have [status, next_action]: the next action is the object.
+    const next = err.cause.details?.find((d) => d !== null && typeof d === 'object');
+    return new AppError(checkoutFailureStatus(err.cause.type), err.cause.type, err.cause.message, next ? { next_action: next } : undefined);
   }
   // gRPC UNAVAILABLE (14) / DEADLINE_EXCEEDED (4): the server does not answer.
   const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown })?.cause) ? (err as { cause: { code: number } }).cause : null;
@@ -63,13 +88,24 @@ async function assertOwnReferences(db: Db, body: Pick<CheckoutCreateBody, 'inten
   if (token && !mayAct(caller, token.developer_id)) throw new AppError(404, 'match_token_not_found', `No match token '${body.match_token_id}'.`);
 }
 
-/** POST /v1/agentic-checkout: 201 with the plan, or the failed check's code. */
-export async function createCheckout(temporal: TemporalHandle | null, db: Db, body: CheckoutCreateBody, caller: Caller): Promise<CheckoutView> {
+/**
+ * POST /v1/agentic-checkout: the plan (201), or the failed check's code; past `waitMs` the checkout id
+ * (202). With no worker polling: 503 no_worker at once. `checkoutId` is fixed by the request's
+ * Idempotency-Key claim when it has one: a retry after the API died joins the same workflow
+ * (USE_EXISTING) and the same plan Update (its id), so one checkout exists, planned once.
+ */
+export async function createCheckout(
+  temporal: TemporalHandle | null,
+  db: Db,
+  body: CheckoutCreateBody,
+  caller: Caller,
+  waitMs = CHECKOUT_WAIT.defaultS * 1000,
+  checkoutId: string = newId('chk'),
+): Promise<CheckoutWait> {
   const t = requireTemporal(temporal);
   await assertOwnReferences(db, body, caller);
-  const checkoutId = newId('chk');
   const workflowId = workflowIds.checkout(checkoutId);
-  const start = new WithStartWorkflowOperation(agenticCheckout, {
+  const start = new WithStartWorkflowOperation<AgenticCheckoutWorkflow>('agenticCheckout', {
     workflowId,
     taskQueue: t.taskQueue,
     args: [{ checkoutId, workflowId, ...body, currency: body.currency.toUpperCase() }],
@@ -90,7 +126,20 @@ export async function createCheckout(temporal: TemporalHandle | null, db: Db, bo
     },
   });
   try {
-    return await t.client.workflow.executeUpdateWithStart(getPlanUpdate, { startWorkflowOperation: start, updateId: `plan-${checkoutId}` });
+    const planned = t.client.workflow.executeUpdateWithStart(getPlanUpdate, {
+      startWorkflowOperation: start,
+      updateId: `plan-${checkoutId}`,
+    });
+    const waited = await waitForAnswer(t, planned, waitMs, 'Checkout').catch(async (err) => {
+      // Nobody knows this checkout id yet: a run left waiting for a worker would plan it later and hold
+      // the match token (match_token_in_checkout) until the plan expires. End it, so a retry is clean.
+      if (err instanceof AppError && err.code === 'no_worker') {
+        const reason = 'no worker polls the task queue; the caller got 503 no_worker';
+        await t.client.workflow.getHandle(workflowId).terminate(reason).catch(() => undefined);
+      }
+      throw err;
+    });
+    return waited.done ? { done: true, checkout: waited.value } : { done: false, checkoutId };
   } catch (err) {
     throw mapTemporalError(err);
   }
@@ -126,8 +175,14 @@ const storedOutcome = (c: Awaited<ReturnType<typeof getCheckoutAs>>): CheckoutVi
   return null;
 };
 
-/** POST /v1/agentic-checkout/{id}/confirm. */
-export async function confirmCheckout(deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys }, checkoutId: string, body: CheckoutConfirmBody, caller: Caller): Promise<CheckoutView> {
+/** POST /v1/agentic-checkout/{id}/confirm: the confirmed checkout, or past `waitMs` its id (202); no worker: 503 no_worker. */
+export async function confirmCheckout(
+  deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys },
+  checkoutId: string,
+  body: CheckoutConfirmBody,
+  caller: Caller,
+  waitMs = CHECKOUT_WAIT.defaultS * 1000,
+): Promise<CheckoutWait> {
   const c = await getCheckoutAs(deps.db, checkoutId, caller);
   const claims = await verifyMatchTokenJws(deps.keys, body.match_token);
   if (claims.jti !== c.match_token_id || claims.proposal_id !== c.proposal_id) {
@@ -135,18 +190,21 @@ export async function confirmCheckout(deps: { db: Db; temporal: TemporalHandle |
   }
   // Confirmed already: the stored result, nothing repeated. Expired/failed: nothing to confirm.
   const done = storedOutcome(c);
-  if (done) return done;
+  if (done) return { done: true, checkout: done };
   const t = requireTemporal(deps.temporal);
   const input = { consent: body.consent, proposal_id: body.proposal_id, amount_minor: toMinorUnits(body.amount, body.currency), currency: body.currency };
   try {
-    return await t.client.workflow.getHandle(c.workflow_id).executeUpdate(confirmUpdate, { args: [input] });
+    const confirming = t.client.workflow.getHandle(c.workflow_id).executeUpdate(confirmUpdate, { args: [input] });
+    const waited = await waitForAnswer(t, confirming, waitMs, 'Checkout');
+    return waited.done ? { done: true, checkout: waited.value } : { done: false, checkoutId };
   } catch (err) {
+    if (err instanceof AppError) throw err;
     const mapped = mapTemporalError(err);
     if (mapped !== err) throw mapped;
     // The run ended in between (timer, another confirm): answer from what it stored.
     const now = await findCheckout(deps.db, checkoutId);
     const stored = now ? storedOutcome(now) : null;
-    if (stored) return stored;
+    if (stored) return { done: true, checkout: stored };
     throw err;
   }
 }

@@ -4,8 +4,8 @@ import { AppError } from '../errors';
 import { fromMinorUnits } from '../money';
 import { newId } from '../ids';
 import { iso } from '../time';
-import { DISCREPANCY_KINDS, type ReconciliationSummary } from './reconciliation';
-import type { ReconciliationWindow } from './window';
+import { DISCREPANCY_KINDS, type ReconciliationSummary } from './matching';
+import type { ReconciliationWindow } from '../supply/window';
 
 /** The stored record of each reconciliation run (`reconciliation_runs` + its discrepancy rows). */
 

@@ -1,39 +1,9 @@
 import * as wf from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout';
-import type { CheckoutRequest, CheckoutView, Consent, NextAction, PlanResult, Rejection } from '../src/checkout/checkouts';
+import type { CheckoutRequest, CheckoutView, PlanResult, Rejection } from '../src/checkout/checkouts';
 import { searchAttributes as SA } from '../src/temporal/names';
-
-/** What the API sends with the confirm Update (after it verified the match-token JWS). */
-export interface ConfirmInput {
-  consent: Consent;
-  proposal_id: string;
-  /** The confirm body's amount in minor units. */
-  amount_minor: number;
-  currency: string;
-}
-
-export interface CheckoutOutcome {
-  checkoutId: string;
-  status: 'rejected' | 'expired' | 'confirmed' | 'handed_off' | 'failed';
-  error?: string;
-}
-
-/** `details[0]` of the ApplicationFailure a failed checkout run ends with (what operators read in the UI). */
-export interface CheckoutFailureDetails {
-  checkout_id: string;
-  status: number;
-  code: string;
-  reason: string;
-  next_action: NextAction | null;
-  payment_voided: boolean;
-}
-
-/** Early return for POST /v1/agentic-checkout: started with the workflow (update-with-start), answers once the plan exists. */
-export const getPlanUpdate = wf.defineUpdate<CheckoutView>('getPlan');
-/** The buyer's confirm: the validator rejects a wrong state, consent, proposal, amount or currency (→ 409, nothing in history). */
-export const confirmUpdate = wf.defineUpdate<CheckoutView, [ConfirmInput]>('confirm');
-/** Live stage, for operators (`temporal workflow query --type stage`). */
-export const stageQuery = wf.defineQuery<string>('stage');
+import { confirmUpdate, getPlanUpdate, stageQuery, type CheckoutFailureDetails, type CheckoutOutcome, type CheckoutStage, type ConfirmInput } from './checkout.shared';
+import { flowStage } from './stage';
 
 export const LOCAL_DB_STEPS_PATCH = 'checkout-local-db-steps';
 /**
@@ -42,12 +12,14 @@ export const LOCAL_DB_STEPS_PATCH = 'checkout-local-db-steps';
  */
 export const CHECKOUT_SAGA_PATCH = 'checkout-modes-saga-visibility';
 
-/** A business rejection as the API maps it: `type` is the error code, details[0] the HTTP status, details[1] the next action. */
-const rejection = (r: Rejection) =>
-  wf.ApplicationFailure.create({ type: r.code, message: r.message, details: r.next_action ? [r.status, r.next_action] : [r.status], nonRetryable: true });
+/**
+ * A business rejection: `type` is the error code, details[0] the next action when there is one. The
+ * API maps the code to its HTTP status (src/checkout/failures.ts); the workflow knows no HTTP.
+ */
+const rejection = (r: Rejection) => wf.ApplicationFailure.create({ type: r.code, message: r.message, details: r.next_action ? [r.next_action] : [], nonRetryable: true });
 
 /**
- * Agentic checkout (spec 4.3, DESIGN §5/§6.1): plan → wait for the buyer's confirm (durable timer: the
+ * Agentic checkout (docs/CHECKOUT.md): plan → wait for the buyer's confirm (durable timer: the
  * plan expires unconfirmed) → authorize payment → hand off to the merchant → settle (receipt).
  */
 export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOutcome> {
@@ -72,20 +44,16 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   });
   const saga = wf.patched(CHECKOUT_SAGA_PATCH);
 
-  let stage = 'planning';
+  const stage = flowStage<CheckoutStage>('planning');
   let planned: PlanResult | undefined;
   let confirmRequest: ConfirmInput | undefined;
   let confirmed: CheckoutView | undefined;
   let confirmFailure: Rejection | undefined;
-  const setStage = (s: string) => {
-    stage = s;
-    wf.upsertSearchAttributes([{ key: SA.FlowStage, value: s }]);
-  };
   // Current Details (the UI's "Current Details" and `temporal workflow describe`): what the run does now.
-  const details = (text: string) => wf.setCurrentDetails(`${stage}: ${text}`);
+  const details = (text: string) => wf.setCurrentDetails(`${stage.current}: ${text}`);
   details(`planning proposal ${req.proposal_id} for ${req.buyer_agent_id}`);
 
-  wf.setHandler(stageQuery, () => stage);
+  wf.setHandler(stageQuery, () => stage.current);
   wf.setHandler(getPlanUpdate, async () => {
     await wf.condition(() => planned !== undefined);
     if (!planned!.ok) throw rejection(planned!.rejection);
@@ -94,9 +62,10 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   wf.setHandler(
     confirmUpdate,
     async (input) => {
-      if (stage === 'awaiting_confirmation') {
+      if (stage.current === 'awaiting_confirmation') {
         confirmRequest = input;
-        stage = 'confirming';
+        // The main loop writes the stage when it takes the request.
+        stage.claim('confirming');
       }
       await wf.condition(() => confirmed !== undefined || confirmFailure !== undefined);
       if (confirmed) return confirmed;
@@ -104,28 +73,28 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     },
     {
       validator: (input) => {
-        const fail = (status: number, code: string, message: string) => {
-          throw rejection({ status, code, message });
+        const fail = (code: string, message: string) => {
+          throw rejection({ code, message });
         };
-        if (!planned || !planned.ok) return fail(409, 'checkout_not_ready', 'The checkout has no plan yet.');
+        if (!planned || !planned.ok) return fail('checkout_not_ready', 'The checkout has no plan yet.');
         const plan = planned.checkout.plan;
         if (input.consent?.granted !== true || !input.consent.statement?.trim()) {
-          return fail(409, 'consent_invalid', 'Explicit buyer consent is required: consent.granted must be true and consent.statement given.');
+          return fail('consent_invalid', 'Explicit buyer consent is required: consent.granted must be true and consent.statement given.');
         }
-        if (input.proposal_id !== plan.proposal_id) return fail(409, 'proposal_mismatch', `The checkout plan is for proposal ${plan.proposal_id}, not ${input.proposal_id}.`);
-        if (input.amount_minor !== plan.totals.total_minor) return fail(409, 'amount_mismatch', `amount ${input.amount_minor / 100} does not match the plan total ${plan.amount}.`);
-        if (input.currency.toUpperCase() !== plan.currency) return fail(409, 'currency_mismatch', `currency ${input.currency} does not match the plan currency ${plan.currency}.`);
+        if (input.proposal_id !== plan.proposal_id) return fail('proposal_mismatch', `The checkout plan is for proposal ${plan.proposal_id}, not ${input.proposal_id}.`);
+        if (input.amount_minor !== plan.totals.total_minor) return fail('amount_mismatch', `amount ${input.amount_minor / 100} does not match the plan total ${plan.amount}.`);
+        if (input.currency.toUpperCase() !== plan.currency) return fail('currency_mismatch', `currency ${input.currency} does not match the plan currency ${plan.currency}.`);
         // A repeated confirm (in flight or done) joins the first: same result, nothing repeated.
-        if (stage === 'confirming' || stage === 'confirmed' || stage === 'handed_off') return;
-        if (stage === 'expired' || Date.now() >= Date.parse(plan.expires_at)) return fail(409, 'checkout_expired', `The checkout plan expired at ${plan.expires_at}.`);
-        if (stage !== 'awaiting_confirmation') return fail(409, 'checkout_failed', `The checkout is ${stage}.`);
+        if (stage.current === 'confirming' || stage.current === 'confirmed' || stage.current === 'handed_off') return;
+        if (stage.current === 'expired' || Date.now() >= Date.parse(plan.expires_at)) return fail('checkout_expired', `The checkout plan expired at ${plan.expires_at}.`);
+        if (stage.current !== 'awaiting_confirmation') return fail('checkout_failed', `The checkout is ${stage.current}.`);
       },
     },
   );
 
   planned = await db.planCheckout(req);
   if (!planned.ok) {
-    setStage('rejected');
+    stage.set('rejected');
     details(`${planned.rejection.code}: ${planned.rejection.message}`);
     await wf.condition(wf.allHandlersFinished);
     return { checkoutId: req.checkoutId, status: 'rejected', error: planned.rejection.code };
@@ -147,24 +116,24 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
       buyer_agent_id: plan.buyer_agent_id,
     });
   }
-  setStage('awaiting_confirmation');
+  stage.set('awaiting_confirmation');
   details(`${mode} plan ${plan.amount} ${plan.currency} from ${plan.merchant_id}, expires ${plan.expires_at}`);
 
   const asked = await wf.condition(() => confirmRequest !== undefined, Math.max(1, Date.parse(plan.expires_at) - Date.now()));
   if (!asked) {
-    setStage('expired');
+    stage.set('expired');
     details(`not confirmed before ${plan.expires_at}`);
     await db.expireCheckout(req.checkoutId);
     await wf.condition(wf.allHandlersFinished);
     return { checkoutId: req.checkoutId, status: 'expired' };
   }
 
-  setStage('confirming');
+  stage.set('confirming');
   if (mode === 'merchant_redirect') {
     // The seller has no agent to take the order: no payment, the buyer continues on the product page.
     details(`handing the buyer to ${plan.merchant_id}'s product page (no payment by the gateway)`);
     confirmed = await dbAfterConfirm.handOffToMerchantSite(req.checkoutId, confirmRequest!.consent);
-    setStage('handed_off');
+    stage.set('handed_off');
     details(`buyer handed to ${confirmed.continue_url}`);
     await wf.condition(wf.allHandlersFinished);
     return { checkoutId: req.checkoutId, status: 'handed_off' };
@@ -175,7 +144,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     details(`failing (${r.code}): ${authorized ? 'voiding the payment authorization, ' : ''}${r.message}`);
     const stored = saga ? ((await dbAfterConfirm.failCheckout(req.checkoutId, r, opts)) ?? r) : ((await db.failCheckout(req.checkoutId, r)) ?? r);
     confirmFailure = stored;
-    setStage('failed');
+    stage.set('failed');
     details(`${stored.code}: ${stored.message}${stored.next_action ? ` — next: ${stored.next_action.action}` : ''}`);
     await wf.condition(wf.allHandlersFinished);
     if (saga) {
@@ -183,7 +152,6 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
       // find it; the API answers from the confirm Update (already done) or from Postgres, never from this.
       const info: CheckoutFailureDetails = {
         checkout_id: req.checkoutId,
-        status: stored.status,
         code: stored.code,
         reason: stored.message,
         next_action: stored.next_action ?? null,
@@ -204,11 +172,11 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   } catch (err) {
     if (!(err instanceof wf.ActivityFailure)) throw err;
     const refused = err.cause instanceof wf.ApplicationFailure && err.cause.type === 'merchant_handoff_rejected';
-    return fail({ status: 502, code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.cause?.message ?? err.message}` }, { merchantRefused: refused });
+    return fail({ code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.cause?.message ?? err.message}` }, { merchantRefused: refused });
   }
   details(`merchant answered ${handoff.status_code}${handoff.order_id ? ` (order ${handoff.order_id})` : ''}; settling`);
   confirmed = await (saga ? dbAfterConfirm : db).settleCheckout(req.checkoutId, handoff);
-  setStage('confirmed');
+  stage.set('confirmed');
   details(`order handed to ${plan.merchant_id}${handoff.order_id ? ` as ${handoff.order_id}` : ''}`);
   await wf.condition(wf.allHandlersFinished);
   return { checkoutId: req.checkoutId, status: 'confirmed' };

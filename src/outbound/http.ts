@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { assertSafeEndpoint, guardedLookup, UnsafeEndpointError, type EndpointPolicy } from './endpoint-safety';
+import { assertSafeEndpoint, guardedLookup, UnsafeEndpointError, type EndpointPolicy } from '../registry/endpoint-safety';
 
 /**
  * Bounded outbound requests to URLs that registrants control (health probes, Agent Card fetches,

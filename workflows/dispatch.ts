@@ -1,18 +1,63 @@
 import * as wf from '@temporalio/workflow';
-import type { DeliveryPolicy, DispatchActivities } from '../activities/dispatch';
+import type { DispatchActivities } from '../activities/dispatch';
 import type { DeliveryState } from '../src/db/schema-dispatch';
 import { attemptDelayMs } from '../src/dispatch/retry-schedule';
 import { searchAttributes as SA } from '../src/temporal/names';
+import {
+  REPLAY_BATCH,
+  REPLAY_MAX,
+  SURGE_PAGE_SIZE,
+  SURGE_PAGES_PER_RUN,
+  type DeliveryFailureDetails,
+  type DeliveryInput,
+  type DeliveryOutcome,
+  type ReplayInput,
+  type ReplayResult,
+  type ReplayStage,
+  type SurgeInput,
+  type SurgeOutcome,
+  type SurgeStage,
+} from './dispatch.shared';
+import { flowStage } from './stage';
 
-export interface DeliveryInput {
-  deliveryId: string;
-  intentId: string;
-  merchantId: string;
-  /** Attempt number of this run's first attempt; attempts keep counting across replays. */
-  firstAttempt: number;
-  /** 0 for the first run, n for the n-th replay out of the dead-letter queue. */
-  replay: number;
-  policy: DeliveryPolicy;
+/**
+ * The dispatch flow (docs/DISPATCH.md): an intent fans out to the merchants that subscribe to it
+ * (`intentSurge`), each merchant's copy is one `delivery` run with its own retry schedule, and
+ * `dlqReplay` starts dead-lettered deliveries again. Inputs and outputs: ./dispatch.shared.ts.
+ */
+
+/**
+ * The dispatch activities that plan, claim and start delivery runs: database and Temporal calls only,
+ * so they retry on infrastructure failures and heartbeat while starting runs in batches.
+ */
+const { planSurgePage, claimDeadLetters, startDeliveryRuns } = wf.proxyActivities<DispatchActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+/**
+ * Intent.Surge fan-out: page through the merchants that subscribe to the intent, record a delivery for
+ * each and start its delivery run (a workflow of its own, which outlives this one). Thousands of
+ * merchants stay cheap: each page is two activities, and the history is renewed every few pages.
+ */
+export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
+  const stage = flowStage<SurgeStage>('fan-out');
+  stage.set('fan-out');
+  let after = input.after ?? null;
+  let started = input.started ?? 0;
+  for (let page = 0; page < SURGE_PAGES_PER_RUN; page++) {
+    const planned = await planSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
+    await startDeliveryRuns(planned.deliveries, planned.policy);
+    started += planned.deliveries.length;
+    wf.setCurrentDetails(`${started} deliveries started`);
+    if (planned.next === null) {
+      stage.set('dispatched');
+      return { intentId: input.intentId, deliveries: started };
+    }
+    after = planned.next;
+  }
+  return wf.continueAsNew<typeof intentSurge>({ ...input, after, started });
 }
 
 /**
@@ -21,23 +66,6 @@ export interface DeliveryInput {
  * before it completed with `{state: 'dlq'}` and still replay that way.
  */
 export const DLQ_FAILS_PATCH = 'delivery-dlq-fails-run';
-
-/** `details[0]` of the failure a dead-lettered run ends with. */
-export interface DeliveryFailureDetails {
-  delivery_id: string;
-  intent_id: string;
-  merchant_id: string;
-  attempts: number;
-  status_code: number | null;
-  reason: string;
-  next_action: string;
-}
-
-export interface DeliveryOutcome {
-  deliveryId: string;
-  state: DeliveryState;
-  attempts: number;
-}
 
 /**
  * One merchant's copy of an Intent.Surge: attempt, wait out the retry schedule, attempt again, until
@@ -53,7 +81,7 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     // Only infrastructure failures (database, worker crash) reach here; merchant failures are results.
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
   });
-  const stage = (state: DeliveryState) => wf.upsertSearchAttributes([{ key: SA.DeliveryState, value: state }]);
+  const stage = flowStage<DeliveryState>('pending', SA.DeliveryState).set;
   /** The run's end in the dead-letter queue: a Temporal failure for new runs (the row already says dlq). */
   const deadLettered = (attempts: number, statusCode: number | null, reason: string): DeliveryOutcome => {
     wf.setCurrentDetails(`dead-lettered after attempt ${attempts}: ${reason}`);
@@ -110,4 +138,20 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     }
     waitMs = result.nextDelayMs;
   }
+}
+
+/**
+ * Dead-letter replay: claim dead-lettered deliveries in batches (claiming moves them back to pending
+ * in the same statement, so nothing is claimed twice) and start a new delivery run for each.
+ */
+export async function dlqReplay(input: ReplayInput): Promise<ReplayResult> {
+  flowStage<ReplayStage>('dlq-replay').set('dlq-replay');
+  const replays: ReplayResult['replays'] = [];
+  while (replays.length < REPLAY_MAX) {
+    const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - replays.length));
+    replays.push(...(await startDeliveryRuns(batch.deliveries, batch.policy)));
+    wf.setCurrentDetails(`${replays.length} deliveries replayed`);
+    if (input.deliveryId || batch.deliveries.length < REPLAY_BATCH) break;
+  }
+  return { scheduled: replays.length, replays };
 }

@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The flow shape (docs/ARCHITECTURE.md) as checks on the source tree: every flow has its `.shared.ts`,
+ * the API side imports only those (never a workflow file), and every activity file stays a thin wrapper.
+ */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ts = (dir: string): string[] =>
+  readdirSync(path.join(ROOT, dir)).flatMap((name) => {
+    const rel = path.join(dir, name);
+    if (statSync(path.join(ROOT, rel)).isDirectory()) return ts(rel);
+    return name.endsWith('.ts') ? [rel] : [];
+  });
+/** Workflow files that are not flows: the bundler's entry point and the stage helper. */
+const NOT_FLOWS = new Set(['index.ts', 'stage.ts']);
+
+describe('the flow shape', () => {
+  it('every workflows/<flow>.ts has its workflows/<flow>.shared.ts and activities/<flow>.ts', () => {
+    const workflows = ts('workflows').map((f) => path.basename(f));
+    const flows = workflows.filter((f) => !f.endsWith('.shared.ts') && !NOT_FLOWS.has(f));
+    expect(flows.length).toBeGreaterThanOrEqual(6);
+    for (const f of flows) {
+      const flow = f.replace(/\.ts$/, '');
+      // ping has nothing to share: a string in, a string out.
+      if (flow !== 'ping') expect(workflows, `workflows/${flow}.shared.ts`).toContain(`${flow}.shared.ts`);
+      expect(ts('activities').map((a) => path.basename(a)), `activities/${flow}.ts`).toContain(`${flow}.ts`);
+    }
+  });
+
+  it('api/, src/ and worker/ import workflow definitions only from workflows/*.shared.ts', () => {
+    const offenders: string[] = [];
+    for (const file of [...ts('api'), ...ts('src'), ...ts('worker')]) {
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/from\s+['"]([^'"]*\/workflows\/[^'"]+)['"]/g)) {
+        if (!m[1]!.endsWith('.shared')) offenders.push(`${file}: ${m[1]}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('every file in activities/ is a thin wrapper (at most ~120 lines)', () => {
+    const long = ts('activities')
+      .map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > 120);
+    expect(long).toEqual([]);
+  });
+});

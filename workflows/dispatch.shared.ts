@@ -1,0 +1,90 @@
+/**
+ * The dispatch flow's contract (docs/DISPATCH.md): what the API, the activities and the workflows in
+ * workflows/dispatch.ts share. Types and constants only — clients import this, never the workflow.
+ */
+import type { DeliveryState } from '../src/db/schema-dispatch';
+
+/** Merchants per planning page, and pages per run before the history is renewed (continue-as-new). */
+export const SURGE_PAGE_SIZE = 200;
+export const SURGE_PAGES_PER_RUN = 25;
+
+/** Workflow `intentSurge`, id `surge-<intent_id>`. */
+export interface SurgeInput {
+  intentId: string;
+  /** Where the previous run stopped (continue-as-new). */
+  after?: string | null;
+  started?: number;
+  /** Merchants per page (default SURGE_PAGE_SIZE); small values exercise paging in tests. */
+  pageSize?: number;
+}
+
+/** The fan-out's stages (`FlowStage`); a delivery's stage is its DeliveryState (`DeliveryState` attribute). */
+export type SurgeStage = 'fan-out' | 'dispatched';
+export type ReplayStage = 'dlq-replay';
+
+export interface SurgeOutcome {
+  intentId: string;
+  deliveries: number;
+}
+
+/** What every delivery run needs from configuration; read by the activities so workflows stay pure. */
+export interface DeliveryPolicy {
+  schedule: number[];
+  attemptTimeoutMs: number;
+}
+
+/** Workflow `delivery`, id `delivery-<delivery_id>` (`…-replay-<n>` for a replay). */
+export interface DeliveryInput {
+  deliveryId: string;
+  intentId: string;
+  merchantId: string;
+  /** Attempt number of this run's first attempt; attempts keep counting across replays. */
+  firstAttempt: number;
+  /** 0 for the first run, n for the n-th replay out of the dead-letter queue. */
+  replay: number;
+  policy: DeliveryPolicy;
+}
+
+/** `details[0]` of the failure a dead-lettered run ends with. */
+export interface DeliveryFailureDetails {
+  delivery_id: string;
+  intent_id: string;
+  merchant_id: string;
+  attempts: number;
+  status_code: number | null;
+  reason: string;
+  next_action: string;
+}
+
+export interface DeliveryOutcome {
+  deliveryId: string;
+  state: DeliveryState;
+  attempts: number;
+}
+
+export interface StartedRun {
+  delivery_id: string;
+  workflow_id: string;
+  /** Null when the run already existed (the start was repeated): that run owns the delivery. */
+  run_id: string | null;
+}
+
+/** Deliveries claimed per batch, and the most one replay request moves (the rest waits for the next). */
+export const REPLAY_BATCH = 200;
+export const REPLAY_MAX = 2000;
+
+/** Workflow `dlqReplay`. */
+export interface ReplayInput {
+  /** One delivery, or every dead-lettered one (up to REPLAY_MAX) when absent. */
+  deliveryId: string | null;
+}
+
+export interface ReplayResult {
+  scheduled: number;
+  replays: StartedRun[];
+}
+
+/** The workflows' signatures, for typed starts by name (`client.workflow.start<IntentSurgeWorkflow>('intentSurge', …)`). */
+export type IntentSurgeWorkflow = (input: SurgeInput) => Promise<SurgeOutcome>;
+export type DeliveryWorkflow = (input: DeliveryInput) => Promise<DeliveryOutcome>;
+export type DlqReplayWorkflow = (input: ReplayInput) => Promise<ReplayResult>;
