@@ -11,7 +11,6 @@
  * are sequential (one at a time); each measurement has 3 warm-ups before its `--runs` timed runs.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { seedCatalog } from '../src/catalog/seed';
 import { connectTemporal } from '../src/temporal/client';
@@ -19,7 +18,7 @@ import { workflowIds } from '../src/temporal/names';
 import { ping } from '../workflows/index';
 import { machine, percentile, post, startBenchStack } from './harness';
 import { stockedProduct } from '../test/helpers/catalog';
-import { readBody } from '../test/helpers/loopback';
+import { benchMerchants } from './merchant-agents';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' } } });
 const RUNS = Number(values.runs);
@@ -30,32 +29,11 @@ const NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'default';
 let product = { product_id: 0, price_cents: 0, title: '' };
 const SHIPPING_COST = 4.5;
 
-// Three merchant agents on loopback. Each answers a runtime query with one proposal at catalog price
-// and any other POST (the checkout handoff) with 200 and an order id.
-const counts = { queries: 0, handoffs: 0 };
-const merchantServers: http.Server[] = [];
-async function merchantAgent(): Promise<string> {
-  const server = http.createServer(async (req, res) => {
-    const raw = await readBody(req);
-    let body: { type?: unknown } | null = null;
-    try {
-      body = JSON.parse(raw || 'null');
-    } catch {
-      // Not JSON: answered like any other call below.
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    if (body?.type === 'runtime.query') {
-      counts.queries++;
-      res.end(JSON.stringify({ proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3, cost: SHIPPING_COST } }] }));
-    } else {
-      if (body?.type === 'checkout.handoff') counts.handoffs++;
-      res.end(JSON.stringify({ order_id: `ord-${counts.handoffs}`, accepted: true }));
-    }
-  });
-  merchantServers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}/agent`;
-}
+// Three merchant agents on loopback (bench/merchant-agents.ts): one proposal at catalog price per
+// runtime query, 200 and an order id for the checkout handoff.
+const agents = benchMerchants(() => product, SHIPPING_COST);
+const counts = agents.counts;
+const merchantAgent = () => agents.add();
 
 /** Runs `fn` WARMUP + RUNS times, one at a time; returns the timed durations (ms) of the last RUNS. */
 async function timed(fn: (i: number) => Promise<number>): Promise<number[]> {
@@ -202,8 +180,5 @@ try {
 } finally {
   await temporal.connection.close();
   await stack.stop();
-  for (const s of merchantServers) {
-    s.close();
-    s.closeAllConnections();
-  }
+  agents.close();
 }

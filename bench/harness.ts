@@ -121,14 +121,23 @@ export interface BenchStack {
   base: string;
   apiKey: string;
   db: Db;
+  databaseUrl: string;
   temporalAddress: string;
+  /** The processes a benchmark splits CPU time by (bench/cpu.ts); `extra` are the `extraProcesses` by name. */
+  pids: { api: number; worker?: number; temporal: number; extra: Record<string, number> };
   stop(): Promise<void>;
 }
 
 export const BENCH_SUPPLY_KEY = 'bench-supply-key-0123456789';
 
 export async function startBenchStack(
-  opts: { prepare?: (db: Db) => Promise<void>; env?: Record<string, string>; worker?: boolean } = {},
+  opts: {
+    prepare?: (db: Db) => Promise<void>;
+    env?: Record<string, string>;
+    worker?: boolean;
+    /** More processes of the benchmark's own on the same env, e.g. a worker for floor workflows: name → entry file. */
+    extraProcesses?: Record<string, string>;
+  } = {},
 ): Promise<BenchStack> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'cig-bench-'));
   const database = await createScratchDatabase({ tmpDir: tmp, prefix: 'cig_bench' });
@@ -157,8 +166,13 @@ export async function startBenchStack(
   // The API runs with the Node flags of `npm run api` (its young generation); BENCH_API_NODE_ARGS
   // (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") adds more, to profile the API under load.
   const nodeArgs = [...npmScriptNodeFlags('api'), ...(process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
+  // BENCH_WORKER_NODE_ARGS does the same for the worker (e.g. its CPU profile under load).
+  const workerArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const spawnEntry = (entry: string, args: string[] = []) => spawn(process.execPath, [...args, '--import', 'tsx', entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env });
-  const processes = [spawnEntry('api/main.ts', nodeArgs), ...(opts.worker ? [spawnEntry('worker/main.ts')] : [])];
+  const api = spawnEntry('api/main.ts', nodeArgs);
+  const worker = opts.worker ? spawnEntry('worker/main.ts', workerArgs) : undefined;
+  const extra = Object.entries(opts.extraProcesses ?? {}).map(([name, entry]) => [name, spawnEntry(entry)] as const);
+  const processes = [api, ...(worker ? [worker] : []), ...extra.map(([, p]) => p)];
   const stop = async () => {
     await Promise.all(
       processes.map((p) => {
@@ -186,7 +200,9 @@ export async function startBenchStack(
     }
     const reg = await post(base, '/v1/developers/register', { display_name: 'Bench', contact_email: `bench${Date.now()}@example.com`, password: 'benchmark-password', invite_code: 'bench-invite' }, {});
     const key = await post(base, '/v1/developers/keys', {}, { authorization: `Bearer ${reg.developer_token}` });
-    return { base, apiKey: key.api_key, db, temporalAddress: temporal.address, stop };
+    const extraPids = Object.fromEntries(extra.map(([n, p]) => [n, p.pid!]));
+    const pids = { api: api.pid!, worker: worker?.pid, temporal: temporal.process.pid!, extra: extraPids };
+    return { base, apiKey: key.api_key, db, databaseUrl: database.url, temporalAddress: temporal.address, pids, stop };
   } catch (err) {
     await stop();
     throw err;
