@@ -38,7 +38,12 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
       const beat = setInterval(() => ctx.heartbeat(), HANDOFF_HEARTBEAT_MS);
       try {
         return await handOffToMerchant(
-          { db, keyEncryptionKey: config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS, timeoutMs: config.DISPATCH_TIMEOUT_MS },
+          {
+            db,
+            keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
+            allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+            timeoutMs: config.DISPATCH_TIMEOUT_MS,
+          },
           checkoutId,
           ctx.info.attempt,
         );

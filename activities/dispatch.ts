@@ -34,7 +34,12 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
     },
     async attemptDelivery(input: AttemptInput) {
       return attemptDelivery(
-        { db, keyEncryptionKey: config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS, timeoutMs: config.DISPATCH_TIMEOUT_MS },
+        {
+          db,
+          keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
+          allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+          timeoutMs: config.DISPATCH_TIMEOUT_MS,
+        },
         input,
       );
     },

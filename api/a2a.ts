@@ -47,7 +47,11 @@ function requestId(ctx: AppContext): string | number | null {
 const errorReply = (ctx: AppContext, status: number, error: JsonRpcError, headers?: Record<string, string>) =>
   reply(ctx, status, { jsonrpc: '2.0', id: requestId(ctx), error: speaksV1(ctx) ? errorOut(error) : error }, headers);
 
-const envelope = (code: number, err: AppError): JsonRpcError => ({ code, message: err.message, data: { error: err.code, message: err.message } });
+const envelope = (code: number, err: AppError): JsonRpcError => ({
+  code,
+  message: err.message,
+  data: { error: err.code, message: err.message },
+});
 
 function hasBody(ctx: AppContext): boolean {
   return Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
@@ -71,19 +75,33 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
   }
 
   if (hasBody(ctx) && !ctx.is('application/json', '+json')) {
-    return errorReply(ctx, 415, envelope(RPC.INVALID_REQUEST, new AppError(415, 'unsupported_media_type', 'Send the JSON-RPC request as application/json.')));
+    return errorReply(
+      ctx,
+      415,
+      envelope(RPC.INVALID_REQUEST, new AppError(415, 'unsupported_media_type', 'Send the JSON-RPC request as application/json.')),
+    );
   }
   try {
     await parseJson(ctx, noop);
   } catch (err) {
     const status = (err as { status?: number }).status;
-    if (status === 413) return errorReply(ctx, 413, envelope(RPC.INVALID_REQUEST, new AppError(413, 'payload_too_large', 'The request body exceeds the 1 MB limit.')));
+    if (status === 413)
+      return errorReply(
+        ctx,
+        413,
+        envelope(RPC.INVALID_REQUEST, new AppError(413, 'payload_too_large', 'The request body exceeds the 1 MB limit.')),
+      );
     return errorReply(ctx, 200, envelope(RPC.PARSE_ERROR, new AppError(400, 'invalid_json', 'The request body is not valid JSON.')));
   }
 
   // The same guard as every REST route: no NUL, lone surrogate or over-deep nesting reaches a domain function.
   const bad = findBadInput((ctx.request as { body?: unknown }).body);
-  if (bad) return errorReply(ctx, 200, envelope(RPC.INVALID_PARAMS, new AppError(400, bad.kind === 'depth' ? 'invalid_json' : 'invalid_params', describeBadInput(bad))));
+  if (bad)
+    return errorReply(
+      ctx,
+      200,
+      envelope(RPC.INVALID_PARAMS, new AppError(400, bad.kind === 'depth' ? 'invalid_json' : 'invalid_params', describeBadInput(bad))),
+    );
 
   const principal = ctx.state.apiKey;
   const response = await dispatchA2a(
@@ -94,7 +112,14 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
       waitMs: preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }),
       internalError: (err) => {
         if (isDatabaseUnavailable(err)) {
-          return { code: RPC.SERVER_ERROR, message: 'Service temporarily unavailable.', data: { error: 'service_unavailable', message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.' } };
+          return {
+            code: RPC.SERVER_ERROR,
+            message: 'Service temporarily unavailable.',
+            data: {
+              error: 'service_unavailable',
+              message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.',
+            },
+          };
         }
         ctx.deps.logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled A2A error');
         const message = `Internal error. Quote request id ${ctx.state.requestId} when reporting it.`;

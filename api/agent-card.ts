@@ -19,7 +19,12 @@ export function agentCard(baseUrl: string) {
     documentationUrl: `${baseUrl}/docs/A2A.md`,
     capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
     securitySchemes: {
-      apiKey: { httpAuthSecurityScheme: { scheme: 'bearer', description: 'API key from the developer console (scope runtime, plus the scope of the skill called).' } },
+      apiKey: {
+        httpAuthSecurityScheme: {
+          scheme: 'bearer',
+          description: 'API key from the developer console (scope runtime, plus the scope of the skill called).',
+        },
+      },
     },
     securityRequirements: [{ schemes: { apiKey: { list: [] } } }],
     defaultInputModes: ['text/plain', 'application/json'],
@@ -31,7 +36,10 @@ export function agentCard(baseUrl: string) {
         description:
           'Say what to find, in words (a text part): the request is read like recommend reads it (keywords, category, budget, region) and runs the commerce runtime: merchant agents and the catalog are asked, offers ranked, the best one gets a signed match token. If the words ask to buy, the task then waits in input-required with the checkout plan; reply on the same task (taskId) with "yes, buy it" or a data part {"consent": {"granted": true, "statement": "..."}} and it completes with the order receipt (or the continue_url of the merchant page). Structured form: a data part {"operation": "run_commerce_runtime", "input": <POST /v1/commerce-runtime body>}. The task id is the runtime id; poll GetTask while it is working. Scope: runtime (and checkout to buy).',
         tags: ['commerce', 'agent-loop', 'checkout'],
-        examples: ['Find me trail running shoes under $120 and buy the best one', '{"operation": "run_commerce_runtime", "input": {"intent": {"raw_query": "wireless headphones for my commute"}}}'],
+        examples: [
+          'Find me trail running shoes under $120 and buy the best one',
+          '{"operation": "run_commerce_runtime", "input": {"intent": {"raw_query": "wireless headphones for my commute"}}}',
+        ],
         inputModes: ['text/plain', 'application/json'],
         outputModes: ['application/json', 'text/plain'],
       },

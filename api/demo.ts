@@ -13,7 +13,20 @@ import { fromMinorUnits } from '../src/money';
  */
 export const DEMO_AGENT_PORT = 8787;
 const MERCHANT_ID = 'demo-merchant';
-const SUBSCRIPTIONS = ['running', 'shoes', 'headphones', 'skincare', 'coffee', 'gift', 'lamp', 'yoga', 'backpack', 'camping', 'kitchen', 'toys'];
+const SUBSCRIPTIONS = [
+  'running',
+  'shoes',
+  'headphones',
+  'skincare',
+  'coffee',
+  'gift',
+  'lamp',
+  'yoga',
+  'backpack',
+  'camping',
+  'kitchen',
+  'toys',
+];
 
 interface DemoCredentials {
   apiKey: string;
@@ -37,7 +50,13 @@ async function enrol(base: string, inviteCode: string): Promise<DemoCredentials>
     password: `demo-${Math.random().toString(36).slice(2)}-password`,
     invite_code: inviteCode,
   });
-  const key = await api(base, 'POST', '/v1/developers/keys', { label: 'demo merchant agent', scopes: ['proposals', 'intents', 'registry'] }, { authorization: `Bearer ${dev.developer_token}` });
+  const key = await api(
+    base,
+    'POST',
+    '/v1/developers/keys',
+    { label: 'demo merchant agent', scopes: ['proposals', 'intents', 'registry'] },
+    { authorization: `Bearer ${dev.developer_token}` },
+  );
   const reg = await api(
     base,
     'POST',
@@ -62,7 +81,14 @@ function catalogOffer(db: Db) {
       .orderBy('gmv_cents', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return p ? { product_id: p.product_id, offer_title: `${p.title}, ships in 3 days`, price: fromMinorUnits(p.price_cents, 'USD'), shipping_commitment: { max_days: 3, free: true } } : null;
+    return p
+      ? {
+          product_id: p.product_id,
+          offer_title: `${p.title}, ships in 3 days`,
+          price: fromMinorUnits(p.price_cents, 'USD'),
+          shipping_commitment: { max_days: 3, free: true },
+        }
+      : null;
   };
 }
 

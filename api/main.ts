@@ -11,7 +11,8 @@ import { buildAppDeps, startApi } from './server';
 async function main() {
   const config = loadConfig();
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
-  if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run api\` (use \`npm start\` for embedded defaults)`));
+  if (missing.length)
+    throw new ConfigError(missing.map((k) => `${k}: required by \`npm run api\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'api');
   // Before any Temporal client or worker is made: they pick their interceptors from it.
   const traced = startTracing('api');

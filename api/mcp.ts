@@ -20,7 +20,8 @@ export const MCP_PATH = '/mcp';
 /** RFC 9728 protected-resource metadata, at the root and at the path-suffixed location clients try first. */
 export const PROTECTED_RESOURCE_PATHS = ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${MCP_PATH}`];
 
-export const INVALID_API_KEY_MESSAGE = 'invalid API key: send Authorization: Bearer <API_KEY> with an API key from the developer console (POST /v1/developers/keys).';
+export const INVALID_API_KEY_MESSAGE =
+  'invalid API key: send Authorization: Bearer <API_KEY> with an API key from the developer console (POST /v1/developers/keys).';
 
 /**
  * The protected-resource metadata of /mcp. It names no authorization server (`authorization_servers` is absent) on purpose: the gateway
@@ -35,7 +36,8 @@ export function protectedResourceMetadata(publicBaseUrl: string) {
     bearer_methods_supported: ['header'],
     resource_documentation: `${publicBaseUrl}/openapi.json`,
     // Not a registered RFC 9728 member: what a person reading it needs to know.
-    authentication: 'API key: Authorization: Bearer <API_KEY>, a key created in the developer console (POST /v1/developers/keys). No OAuth.',
+    authentication:
+      'API key: Authorization: Bearer <API_KEY>, a key created in the developer console (POST /v1/developers/keys). No OAuth.',
   };
 }
 
@@ -47,7 +49,10 @@ export function protectedResourceMetadata(publicBaseUrl: string) {
  */
 function unauthorized(ctx: AppContext): void {
   const body = (ctx.request as { body?: unknown }).body;
-  const id = body && typeof body === 'object' && !Array.isArray(body) && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+  const id =
+    body && typeof body === 'object' && !Array.isArray(body) && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number')
+      ? body.id
+      : null;
   ctx.status = 401;
   ctx.set(
     'WWW-Authenticate',
@@ -72,7 +77,11 @@ export const mcpEndpoint: Middleware<AppState> = async (c, next) => {
   if (ctx.method !== 'POST') {
     ctx.status = 405;
     ctx.set('Allow', 'POST');
-    ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST.' }, id: null };
+    ctx.body = {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST.' },
+      id: null,
+    };
     return;
   }
   const token = bearerToken(ctx);
@@ -81,7 +90,11 @@ export const mcpEndpoint: Middleware<AppState> = async (c, next) => {
   // Logged by requestLog like any API-key call.
   ctx.state.apiKey = principal;
 
-  const server = createMcpServer(ctx.deps, { principal, requestId: ctx.state.requestId }, { name: 'commerce-intent-matching-gateway', version: CONTRACT_VERSION });
+  const server = createMcpServer(
+    ctx.deps,
+    { principal, requestId: ctx.state.requestId },
+    { name: 'commerce-intent-matching-gateway', version: CONTRACT_VERSION },
+  );
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
@@ -98,7 +111,13 @@ export const mcpEndpoint: Middleware<AppState> = async (c, next) => {
     const bad = findBadInput(parsedBody);
     if (bad) {
       const message = describeBadInput(bad);
-      const id = parsedBody && typeof parsedBody === 'object' && 'id' in parsedBody && (typeof parsedBody.id === 'string' || typeof parsedBody.id === 'number') ? parsedBody.id : null;
+      const id =
+        parsedBody &&
+        typeof parsedBody === 'object' &&
+        'id' in parsedBody &&
+        (typeof parsedBody.id === 'string' || typeof parsedBody.id === 'number')
+          ? parsedBody.id
+          : null;
       ctx.status = 400;
       ctx.body = { jsonrpc: '2.0', id, error: { code: -32602, message, data: { error: 'invalid_params', message } }, message };
       return;

@@ -24,14 +24,31 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
     scheme: 'bearer',
     description: 'Developer console session token returned by register and login.',
   });
-  registry.registerComponent('securitySchemes', 'SupplyKey', { type: 'apiKey', in: 'header', name: 'X-Supply-Key', description: 'Supply/admin key.' });
-  registry.registerComponent('securitySchemes', 'MerchantToken', { type: 'apiKey', in: 'header', name: 'X-Merchant-Token', description: 'Registration token of a merchant agent.' });
-  registry.registerComponent('securitySchemes', 'AgentToken', { type: 'apiKey', in: 'header', name: 'X-Agent-Token', description: 'Registration token of a commerce agent.' });
+  registry.registerComponent('securitySchemes', 'SupplyKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Supply-Key',
+    description: 'Supply/admin key.',
+  });
+  registry.registerComponent('securitySchemes', 'MerchantToken', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Merchant-Token',
+    description: 'Registration token of a merchant agent.',
+  });
+  registry.registerComponent('securitySchemes', 'AgentToken', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Agent-Token',
+    description: 'Registration token of a commerce agent.',
+  });
 
   for (const r of routes) {
     const errors = [
       ...(r.missingFields ? [[400, r.missingCode ?? 'missing_fields', 'A required field is missing; `fields` names it.'] as const] : []),
-      ...(r.params || r.query || r.body ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const] : []),
+      ...(r.params || r.query || r.body
+        ? [[400, r.invalidCode ?? 'invalid_payload', 'The request failed validation; `fields` names what is wrong.'] as const]
+        : []),
       // The registry answers a path parameter that cannot name anything (too long, wrong shape) with 404.
       ...(r.params && !(r.errors ?? []).some(([status, code]) => status === 404 && code === (r.notFoundCode ?? 'not_found'))
         ? [[404, r.notFoundCode ?? 'not_found', 'A path parameter cannot name anything (wrong shape or length).'] as const]
@@ -47,7 +64,9 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
         : []),
       ...r.auth.errors,
       ...(r.errors ?? []),
-      ...(RATE_LIMIT_EXEMPT_PATHS.has(r.path) ? [] : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
+      ...(RATE_LIMIT_EXEMPT_PATHS.has(r.path)
+        ? []
+        : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
     ];
     const errorResponses: Record<number, { description: string; content: Record<string, { schema: typeof ErrorBody }> }> = {};
     for (const [status, code, description] of errors) {
@@ -70,9 +89,7 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
       request: {
         params: r.params,
         query: r.query,
-        body: r.body
-          ? { required: Boolean(r.bodyRequired), content: { 'application/json': { schema: r.body } } }
-          : undefined,
+        body: r.body ? { required: Boolean(r.bodyRequired), content: { 'application/json': { schema: r.body } } } : undefined,
       },
       responses: {
         ...Object.fromEntries(
@@ -104,7 +121,9 @@ function nullableRefs(doc: unknown): void {
     const obj = node as Record<string, unknown>;
     const allOf = obj.allOf;
     if (Array.isArray(allOf)) {
-      const marker = allOf.findIndex((x) => x && typeof x === 'object' && Object.keys(x).length === 1 && (x as { nullable?: unknown }).nullable === true);
+      const marker = allOf.findIndex(
+        (x) => x && typeof x === 'object' && Object.keys(x).length === 1 && (x as { nullable?: unknown }).nullable === true,
+      );
       if (marker >= 0) {
         allOf.splice(marker, 1);
         obj.nullable = true;

@@ -17,7 +17,8 @@ const { values } = parseArgs({
   options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } },
 });
 const duration = Number(values.duration);
-const measure = (name: string, url: string, headers: Record<string, string>, connections: number) => measureRoute(name, url, headers, connections, duration);
+const measure = (name: string, url: string, headers: Record<string, string>, connections: number) =>
+  measureRoute(name, url, headers, connections, duration);
 
 const stack = await startBenchStack();
 const { base } = stack;
@@ -36,8 +37,12 @@ try {
     console.log('| route | mean ms | p50 ms | p99 ms | req/s | requests | non-2xx/errors |');
     console.log('|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(`| ${r.name} | ${ms(r.mean)} | ${r.p50} | ${r.p99} | ${r.rps} | ${r.requests} | ${r.failed} |`);
-    console.log(`\nwhoami − healthz: mean ${ms(whoami.mean - health.mean)} ms, p50 ${whoami.p50 - health.p50} ms, p99 ${whoami.p99 - health.p99} ms (target: p50 ≤ 1 ms, p99 ≤ 3 ms)`);
-    console.log(`whoami − no-I/O floor: mean ${ms(whoami.mean - floor.mean)} ms, p50 ${whoami.p50 - floor.p50} ms, p99 ${whoami.p99 - floor.p99} ms`);
+    console.log(
+      `\nwhoami − healthz: mean ${ms(whoami.mean - health.mean)} ms, p50 ${whoami.p50 - health.p50} ms, p99 ${whoami.p99 - health.p99} ms (target: p50 ≤ 1 ms, p99 ≤ 3 ms)`,
+    );
+    console.log(
+      `whoami − no-I/O floor: mean ${ms(whoami.mean - floor.mean)} ms, p50 ${whoami.p50 - floor.p50} ms, p99 ${whoami.p99 - floor.p99} ms`,
+    );
   }
 } finally {
   await stack.stop();

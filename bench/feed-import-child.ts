@@ -11,8 +11,18 @@ const r = await importFeed(db, process.argv[2]!, {
   onProgress: ({ rows }) => {
     if (rows < next) return;
     next += 200_000;
-    process.stderr.write(`  ${rows} rows, ${Math.round(rows / ((Date.now() - started) / 1000))} rows/s, rss ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB\n`);
+    process.stderr.write(
+      `  ${rows} rows, ${Math.round(rows / ((Date.now() - started) / 1000))} rows/s, rss ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB\n`,
+    );
   },
 });
 await db.destroy();
-console.log(JSON.stringify({ rows_read: r.rows_read, imported: r.imported, rejected: r.rejected, timings_ms: r.timings_ms, maxRssKb: process.resourceUsage().maxRSS }));
+console.log(
+  JSON.stringify({
+    rows_read: r.rows_read,
+    imported: r.imported,
+    rejected: r.rejected,
+    timings_ms: r.timings_ms,
+    maxRssKb: process.resourceUsage().maxRSS,
+  }),
+);

@@ -24,9 +24,34 @@ import { machine } from './harness';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' } } });
 const ROWS = Number(values.rows);
-const COLUMNS = ['id', 'title', 'description', 'link', 'image_link', 'availability', 'price', 'sale_price', 'brand', 'gtin', 'mpn', 'condition', 'google_product_category', 'product_type', 'item_group_id', 'size', 'shipping_weight'];
+const COLUMNS = [
+  'id',
+  'title',
+  'description',
+  'link',
+  'image_link',
+  'availability',
+  'price',
+  'sale_price',
+  'brand',
+  'gtin',
+  'mpn',
+  'condition',
+  'google_product_category',
+  'product_type',
+  'item_group_id',
+  'size',
+  'shipping_weight',
+];
 const BRANDS = ['Fjordline', 'Kestrel', 'Grainhouse', 'Summit', 'Brewline', 'Lumo', 'Carryall', 'Northfield'];
-const TYPES = ['Apparel > Outerwear', 'Footwear > Running Shoes', 'Home & Kitchen > Coffee Gear', 'Sports & Outdoors > Camping', 'Toys & Games > Building Sets', 'Beauty > Skin Care'];
+const TYPES = [
+  'Apparel > Outerwear',
+  'Footwear > Running Shoes',
+  'Home & Kitchen > Coffee Gear',
+  'Sports & Outdoors > Camping',
+  'Toys & Games > Building Sets',
+  'Beauty > Skin Care',
+];
 const NOUNS = ['jacket', 'runner', 'kettle', 'lantern', 'tile set', 'serum', 'tent', 'mug', 'backpack', 'scarf'];
 const AVAILABILITY = ['in_stock', 'in_stock', 'in_stock', 'out_of_stock', 'preorder', 'backorder'];
 
@@ -78,13 +103,20 @@ try {
   await seedCatalog(db);
   await db
     .insertInto('merchants')
-    .values({ merchant_id: 'bench-feeds', agent_endpoint: 'https://bench.shop.test/agent', token_hash: 'none', webhook_secret_sealed: 'none' })
+    .values({
+      merchant_id: 'bench-feeds',
+      agent_endpoint: 'https://bench.shop.test/agent',
+      token_hash: 'none',
+      webhook_secret_sealed: 'none',
+    })
     .execute();
   const file = path.join(tmp, 'merchant-center.tsv');
   let t = Date.now();
   await generate(file);
   const size = (await stat(file)).size;
-  console.log(`generated ${ROWS.toLocaleString('en-US')} rows, ${(size / 2 ** 20).toFixed(0)} MiB, in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `generated ${ROWS.toLocaleString('en-US')} rows, ${(size / 2 ** 20).toFixed(0)} MiB, in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+  );
 
   // Floor: the same bytes through COPY into a bare table (no parsing in Node, no indexes), once
   // before and once after the import: on a shared machine the load moves during a run, and the
@@ -95,7 +127,10 @@ try {
       await client.query('drop table if exists bench_floor');
       await client.query(`create unlogged table bench_floor (${COLUMNS.map((c) => `${c} text`).join(', ')})`);
       const started = Date.now();
-      await pipeline(createReadStream(file), client.query(copyFrom(`copy bench_floor from stdin with (format csv, delimiter E'\\t', header true, quote E'\\x01')`)));
+      await pipeline(
+        createReadStream(file),
+        client.query(copyFrom(`copy bench_floor from stdin with (format csv, delimiter E'\\t', header true, quote E'\\x01')`)),
+      );
       return Date.now() - started;
     } finally {
       client.release();
@@ -114,8 +149,14 @@ try {
   const importMs = Date.now() - t;
   process.stderr.write(stderr);
   const r = JSON.parse(stdout.trim().split('\n').pop()!);
-  const products = await db.selectFrom('products').select((eb) => eb.fn.countAll<string>().as('n')).where('merchant_id', '=', 'bench-feeds').executeTakeFirstOrThrow();
-  console.log(`import: ${(importMs / 1000).toFixed(1)} s (${Math.round(ROWS / (importMs / 1000)).toLocaleString('en-US')} rows/s), ${r.rows_read} rows read, ${r.imported} products (${products.n} in the catalog), ${r.rejected} rejected`);
+  const products = await db
+    .selectFrom('products')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('merchant_id', '=', 'bench-feeds')
+    .executeTakeFirstOrThrow();
+  console.log(
+    `import: ${(importMs / 1000).toFixed(1)} s (${Math.round(ROWS / (importMs / 1000)).toLocaleString('en-US')} rows/s), ${r.rows_read} rows read, ${r.imported} products (${products.n} in the catalog), ${r.rejected} rejected`,
+  );
   console.log(`importer phases (ms): ${JSON.stringify(r.timings_ms)}`);
   const floorAfter = await floorOnce();
   const floorMs = (floorBefore + floorAfter) / 2;
@@ -124,7 +165,9 @@ try {
   const rssMb = r.maxRssKb / 1024;
   console.log(`\n| rows | floor (COPY, bare table) | import | ratio | importer peak RSS | machine |`);
   console.log(`|---|---|---|---|---|---|`);
-  console.log(`| ${ROWS.toLocaleString('en-US')} | ${(floorMs / 1000).toFixed(1)} s | ${(importMs / 1000).toFixed(1)} s | ${ratio.toFixed(2)}× | ${rssMb.toFixed(0)} MB | ${machine()} |`);
+  console.log(
+    `| ${ROWS.toLocaleString('en-US')} | ${(floorMs / 1000).toFixed(1)} s | ${(importMs / 1000).toFixed(1)} s | ${ratio.toFixed(2)}× | ${rssMb.toFixed(0)} MB | ${machine()} |`,
+  );
   console.log(`\ntargets: ≤ 3× floor ${ratio <= 3 ? 'met' : 'MISSED'}, ≤ 300 MB ${rssMb <= 300 ? 'met' : 'MISSED'}`);
 } finally {
   await db.destroy();

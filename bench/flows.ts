@@ -81,13 +81,24 @@ try {
   const merchants: Array<{ id: string; token: string }> = [];
   for (const m of ['a', 'b', 'c']) {
     const id = `bench-flows-${m}`;
-    const reg = await post(base, '/v1/merchant/register', { merchant_id: id, agent_endpoint: await merchantAgent(), subscription_tags: [tag] }, auth);
+    const reg = await post(
+      base,
+      '/v1/merchant/register',
+      { merchant_id: id, agent_endpoint: await merchantAgent(), subscription_tags: [tag] },
+      auth,
+    );
     merchants.push({ id, token: reg.registration_token as string });
   }
 
   // 1. Floor: the empty workflow, start → result.
   const floor = await timed(async (i) => {
-    const [ms, r] = await clock(() => temporal.client.workflow.execute(ping, { taskQueue: TASK_QUEUE, workflowId: workflowIds.ping(`bench-${Date.now()}-${i}`), args: ['bench'] }));
+    const [ms, r] = await clock(() =>
+      temporal.client.workflow.execute(ping, {
+        taskQueue: TASK_QUEUE,
+        workflowId: workflowIds.ping(`bench-${Date.now()}-${i}`),
+        args: ['bench'],
+      }),
+    );
     if (r.message !== 'bench') throw new Error(`ping answered ${JSON.stringify(r)}`);
     return ms;
   });
@@ -95,9 +106,12 @@ try {
   // 2. Commerce runtime, three merchants queried, end to end.
   let lastRuntime: any;
   const runtime = await timed(async () => {
-    const [ms, r] = await clock(() => expectStatus(201, `${base}/v1/commerce-runtime`, { intent: { raw_query: `${tag} ${product.title}`, intent_tags: [tag] } }, auth));
+    const [ms, r] = await clock(() =>
+      expectStatus(201, `${base}/v1/commerce-runtime`, { intent: { raw_query: `${tag} ${product.title}`, intent_tags: [tag] } }, auth),
+    );
     lastRuntime = r.runtime;
-    if (r.runtime.runtime_session.stage !== 'awaiting_user_confirmation') throw new Error(`runtime ended ${r.runtime.runtime_session.stage}: ${JSON.stringify(r.runtime.runtime_trace)}`);
+    if (r.runtime.runtime_session.stage !== 'awaiting_user_confirmation')
+      throw new Error(`runtime ended ${r.runtime.runtime_session.stage}: ${JSON.stringify(r.runtime.runtime_trace)}`);
     return ms;
   });
   const queriesPerRuntime = counts.queries / (WARMUP + RUNS);
@@ -112,11 +126,23 @@ try {
     const { proposal } = await post(
       base,
       '/v1/proposals',
-      { merchant_agent_id: m.id, intent_id: intent.intent_id, product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, shipping_commitment: { max_days: 3, cost: SHIPPING_COST } },
+      {
+        merchant_agent_id: m.id,
+        intent_id: intent.intent_id,
+        product_id: product.product_id,
+        offer_title: product.title,
+        price: product.price_cents / 100,
+        shipping_commitment: { max_days: 3, cost: SHIPPING_COST },
+      },
       { ...auth, 'x-merchant-token': m.token },
     );
     const { match_session } = await post(base, '/v1/match', { intent_id: intent.intent_id, proposal_ids: [proposal.proposal_id] }, auth);
-    const { match_token } = await post(base, `/v1/match/${match_session.match_session_id}/accept`, { proposal_id: proposal.proposal_id }, auth);
+    const { match_token } = await post(
+      base,
+      `/v1/match/${match_session.match_session_id}/accept`,
+      { proposal_id: proposal.proposal_id },
+      auth,
+    );
 
     const [createMs, created] = await clock(() =>
       expectStatus(
@@ -166,12 +192,16 @@ try {
   ];
   const x = (v: number, fl: number) => `${(v / fl).toFixed(1)}×`;
   console.log(`\nmachine: ${machine()}`);
-  console.log(`runs: ${RUNS} timed after ${WARMUP} warm-ups each, one request at a time; merchant queries per runtime: ${queriesPerRuntime.toFixed(1)}; handoffs: ${counts.handoffs}; last runtime steps: ${lastRuntime.runtime_trace?.steps?.length ?? (lastRuntime.agent_steps?.length ?? '?')}`);
+  console.log(
+    `runs: ${RUNS} timed after ${WARMUP} warm-ups each, one request at a time; merchant queries per runtime: ${queriesPerRuntime.toFixed(1)}; handoffs: ${counts.handoffs}; last runtime steps: ${lastRuntime.runtime_trace?.steps?.length ?? lastRuntime.agent_steps?.length ?? '?'}`,
+  );
   console.log('\n| flow | p50 ms | p90 ms | mean ms | p50 / floor | p90 / floor | mean / floor | target |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const [name, xs, target] of rows) {
     const s = stats(xs);
-    console.log(`| ${name} | ${s.p50.toFixed(1)} | ${s.p90.toFixed(1)} | ${s.mean.toFixed(1)} | ${x(s.p50, f.p50)} | ${x(s.p90, f.p90)} | ${x(s.mean, f.mean)} | ${target} |`);
+    console.log(
+      `| ${name} | ${s.p50.toFixed(1)} | ${s.p90.toFixed(1)} | ${s.mean.toFixed(1)} | ${x(s.p50, f.p50)} | ${x(s.p90, f.p90)} | ${x(s.mean, f.mean)} | ${target} |`,
+    );
   }
   const rt = stats(runtime).p50;
   const cf = stats(confirm).p50;

@@ -36,11 +36,26 @@ export const post = (base: string, p: string, body: unknown, headers: Record<str
   json(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 /** `extra`: further autocannon options, e.g. `requests` to vary the path (for a fixed offered load use `measureOpenLoop`). */
-export async function measure(name: string, url: string, headers: Record<string, string>, connections: number, duration: number, extra: Partial<autocannon.Options> = {}) {
+export async function measure(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  duration: number,
+  extra: Partial<autocannon.Options> = {},
+) {
   await autocannon({ url, connections, duration: 2, headers, ...extra }); // warm-up
   const r = await autocannon({ url, connections, duration, headers, ...extra });
   const non2xx = r.non2xx + r.errors + r.timeouts;
-  return { name, mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, failed: non2xx };
+  return {
+    name,
+    mean: r.latency.mean,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    rps: Math.round(r.requests.average),
+    requests: r.requests.total,
+    failed: non2xx,
+  };
 }
 
 /**
@@ -57,7 +72,15 @@ export async function measure(name: string, url: string, headers: Record<string,
  */
 export async function measureOpenLoop(
   name: string,
-  opts: { base: string; paths: () => string; headers: Record<string, string>; rate: number; connections: number; duration: number; warmup?: number },
+  opts: {
+    base: string;
+    paths: () => string;
+    headers: Record<string, string>;
+    rate: number;
+    connections: number;
+    duration: number;
+    warmup?: number;
+  },
 ) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
   const { hostname, port } = new URL(opts.base);
@@ -168,7 +191,8 @@ export async function startBenchStack(
   const nodeArgs = [...npmScriptNodeFlags('api'), ...(process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
   // BENCH_WORKER_NODE_ARGS does the same for the worker (e.g. its CPU profile under load).
   const workerArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const spawnEntry = (entry: string, args: string[] = []) => spawn(process.execPath, [...args, '--import', 'tsx', entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env });
+  const spawnEntry = (entry: string, args: string[] = []) =>
+    spawn(process.execPath, [...args, '--import', 'tsx', entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env });
   const api = spawnEntry('api/main.ts', nodeArgs);
   const worker = opts.worker ? spawnEntry('worker/main.ts', workerArgs) : undefined;
   const extra = Object.entries(opts.extraProcesses ?? {}).map(([name, entry]) => [name, spawnEntry(entry)] as const);
@@ -198,7 +222,17 @@ export async function startBenchStack(
       if (i > 100) throw new Error('API did not come up');
       await new Promise((r) => setTimeout(r, 200));
     }
-    const reg = await post(base, '/v1/developers/register', { display_name: 'Bench', contact_email: `bench${Date.now()}@example.com`, password: 'benchmark-password', invite_code: 'bench-invite' }, {});
+    const reg = await post(
+      base,
+      '/v1/developers/register',
+      {
+        display_name: 'Bench',
+        contact_email: `bench${Date.now()}@example.com`,
+        password: 'benchmark-password',
+        invite_code: 'bench-invite',
+      },
+      {},
+    );
     const key = await post(base, '/v1/developers/keys', {}, { authorization: `Bearer ${reg.developer_token}` });
     const extraPids = Object.fromEntries(extra.map(([n, p]) => [n, p.pid!]));
     const pids = { api: api.pid!, worker: worker?.pid, temporal: temporal.process.pid!, extra: extraPids };

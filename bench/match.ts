@@ -70,7 +70,10 @@ try {
   // The target is at 50 connections; 10 and 1 show how much of that latency is queueing on 2 cores.
   const gets = [];
   for (const connections of [Number(values.connections), 10, 1]) {
-    gets.push({ connections, ...(await measure(`GET /v1/match/{id}?limit=5`, `${base}/v1/match/${sessionId}?limit=5`, auth, connections, Number(values.duration))) });
+    gets.push({
+      connections,
+      ...(await measure(`GET /v1/match/{id}?limit=5`, `${base}/v1/match/${sessionId}?limit=5`, auth, connections, Number(values.duration))),
+    });
   }
   const openLoop = await measureOpenLoop('GET /v1/match/{id}?limit=5', {
     base,
@@ -87,10 +90,16 @@ try {
   console.log('|---|---|---|---|---|---|---|');
   console.log(`| POST /v1/match, 200 proposals, 1 connection | ${pct(0.5)} | ${pct(0.99)} | — | ${timings.length} | 0 | p50 ≤ 25 ms |`);
   for (const get of gets) {
-    console.log(`| ${get.name}, ${get.connections} connection(s) | ${get.p50} | ${get.p99} | ${get.rps} | ${get.requests} | ${get.failed} | ${get.connections === Number(values.connections) ? 'p99 ≤ 30 ms' : '—'} |`);
+    console.log(
+      `| ${get.name}, ${get.connections} connection(s) | ${get.p50} | ${get.p99} | ${get.rps} | ${get.requests} | ${get.failed} | ${get.connections === Number(values.connections) ? 'p99 ≤ 30 ms' : '—'} |`,
+    );
   }
-  console.log(`| ${openLoop.name}, open loop ${values.rate} req/s, at most ${values.connections} connections | ${openLoop.p50} | ${openLoop.p99} | ${openLoop.rps} | ${openLoop.requests} | ${openLoop.failed} | p99 ≤ 30 ms |`);
-  console.log(`| GET /v1/whoami (floor: API key + request log only), ${values.connections} connections | ${whoami.p50} | ${whoami.p99} | ${whoami.rps} | ${whoami.requests} | ${whoami.failed} | — |`);
+  console.log(
+    `| ${openLoop.name}, open loop ${values.rate} req/s, at most ${values.connections} connections | ${openLoop.p50} | ${openLoop.p99} | ${openLoop.rps} | ${openLoop.requests} | ${openLoop.failed} | p99 ≤ 30 ms |`,
+  );
+  console.log(
+    `| GET /v1/whoami (floor: API key + request log only), ${values.connections} connections | ${whoami.p50} | ${whoami.p99} | ${whoami.rps} | ${whoami.requests} | ${whoami.failed} | — |`,
+  );
 } finally {
   await stack.stop();
 }

@@ -20,14 +20,20 @@ import { QUALITY_CASES } from '../test/recommend-quality.cases';
 import { machine, measure, measureOpenLoop, startBenchStack } from './harness';
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rate: { type: 'string', default: '300' } },
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    rate: { type: 'string', default: '300' },
+  },
 });
 const duration = Number(values.duration);
 const FLOOR = 'GET /v1/whoami (API key lookup: floor)';
 const RECOMMEND = 'GET /v1/recommend (limit 3)';
 const connections = Number(values.connections);
 
-const paths = QUALITY_CASES.map((c) => `/v1/recommend?${new URLSearchParams({ intent: c.query, limit: '3', ...(c.region ? { region: c.region } : {}) })}`);
+const paths = QUALITY_CASES.map(
+  (c) => `/v1/recommend?${new URLSearchParams({ intent: c.query, limit: '3', ...(c.region ? { region: c.region } : {}) })}`,
+);
 let next = 0;
 const nextPath = () => paths[next++ % paths.length]!;
 const varied: autocannon.Request[] = [{ setupRequest: (req) => ({ ...req, path: nextPath() }) }];
@@ -64,8 +70,11 @@ try {
     console.log(`\n${pass.label}\n`);
     console.log('| route | mean ms | p50 ms | p99 ms | req/s | requests | non-2xx/errors |');
     console.log('|---|---|---|---|---|---|---|');
-    for (const r of [floor, rec]) console.log(`| ${r.name} | ${r.mean.toFixed(2)} | ${r.p50} | ${r.p99} | ${r.rps} | ${r.requests} | ${r.failed} |`);
-    console.log(`\nrecommend / floor: req/s ${(rec.rps / floor.rps).toFixed(2)}, p50 ${(rec.p50 / Math.max(1, floor.p50)).toFixed(1)}×, p99 ${(rec.p99 / Math.max(1, floor.p99)).toFixed(1)}× (targets: p50 ≤ 15 ms, p99 ≤ 60 ms, ≥ 300 req/s)`);
+    for (const r of [floor, rec])
+      console.log(`| ${r.name} | ${r.mean.toFixed(2)} | ${r.p50} | ${r.p99} | ${r.rps} | ${r.requests} | ${r.failed} |`);
+    console.log(
+      `\nrecommend / floor: req/s ${(rec.rps / floor.rps).toFixed(2)}, p50 ${(rec.p50 / Math.max(1, floor.p50)).toFixed(1)}×, p99 ${(rec.p99 / Math.max(1, floor.p99)).toFixed(1)}× (targets: p50 ≤ 15 ms, p99 ≤ 60 ms, ≥ 300 req/s)`,
+    );
   }
 } finally {
   await stack.stop();

@@ -47,27 +47,48 @@ async function loadGateway(db: Db): Promise<void> {
   const steps: Array<[string, ReturnType<typeof sql>]> = [
     ['product', sql`insert into products (product_id, title, price_cents, source) values (1, 'Bench product', 5000, 'seed')`],
     ['intent', sql`insert into intents (intent_id, raw_query) values ('int_bench', 'bench')`],
-    ['proposals', sql`insert into proposals (proposal_id, merchant_agent_id, intent_id, product_id, offer_title, price_cents, currency, inventory_status, provenance, proposal_state)
-      select 'prop_' || p, ${CATALOG_MERCHANT_ID}, 'int_bench', 1, 'offer', 5000, 'USD', 'in_stock', 'bench', 'accepted' from generate_series(1, 100) p`],
-    ['match sessions', sql`insert into match_sessions (match_session_id, intent_id, status, expires_at)
-      select 'ms_' || s, 'int_bench', 'accepted', now() + interval '1 day' from generate_series(1, 1200) s`],
+    [
+      'proposals',
+      sql`insert into proposals (proposal_id, merchant_agent_id, intent_id, product_id, offer_title, price_cents, currency, inventory_status, provenance, proposal_state)
+      select 'prop_' || p, ${CATALOG_MERCHANT_ID}, 'int_bench', 1, 'offer', 5000, 'USD', 'in_stock', 'bench', 'accepted' from generate_series(1, 100) p`,
+    ],
+    [
+      'match sessions',
+      sql`insert into match_sessions (match_session_id, intent_id, status, expires_at)
+      select 'ms_' || s, 'int_bench', 'accepted', now() + interval '1 day' from generate_series(1, 1200) s`,
+    ],
     // One live token per (session, proposal): 1,000 sessions × 100 proposals.
-    ['paid tokens', sql`insert into match_tokens (match_token_id, match_session_id, intent_id, proposal_id, acceptance_state, amount_cents, currency, signed_token, issued_at, expires_at, accepted_at, updated_at)
+    [
+      'paid tokens',
+      sql`insert into match_tokens (match_token_id, match_session_id, intent_id, proposal_id, acceptance_state, amount_cents, currency, signed_token, issued_at, expires_at, accepted_at, updated_at)
       select 'mt_' || i, 'ms_' || ((i - 1) / 100 + 1), 'int_bench', 'prop_' || ((i - 1) % 100 + 1),
              case when i <= ${CHECKOUTS} then 'consumed' else 'payment_authorized' end, 1000 + i % 9000, 'USD', 'bench',
              ${paidAt('i')} - interval '1 minute', ${paidAt('i')} + interval '29 minutes', ${paidAt('i')}, ${paidAt('i')}
-      from generate_series(1, ${N}) i`],
-    ['expired tokens', sql`insert into match_tokens (match_token_id, match_session_id, intent_id, proposal_id, acceptance_state, amount_cents, currency, signed_token, issued_at, expires_at, updated_at)
+      from generate_series(1, ${N}) i`,
+    ],
+    [
+      'expired tokens',
+      sql`insert into match_tokens (match_token_id, match_session_id, intent_id, proposal_id, acceptance_state, amount_cents, currency, signed_token, issued_at, expires_at, updated_at)
       select 'mt_x' || i, 'ms_' || (1000 + (i - 1) / 100 + 1), 'int_bench', 'prop_' || ((i - 1) % 100 + 1), 'expired', 1000, 'USD', 'bench',
              now() - interval '3 hours', now() - interval '2 hours', now() - interval '2 hours'
-      from generate_series(1, 20000) i`],
-    ['payment authorizations', sql`insert into payment_authorizations (authorization_id, match_token_id, proposal_id, amount_cents, currency, authorized_at)
-      select 'pa_' || i, 'mt_' || i, 'prop_' || ((i - 1) % 100 + 1), 1000 + i % 9000, 'USD', ${paidAt('i')} from generate_series(1, ${N}) i`],
-    ['confirmed checkouts', sql`insert into agentic_checkouts (checkout_id, status, buyer_agent_id, intent_id, proposal_id, match_token_id, merchant_id, amount_cents, currency, plan, workflow_id, expires_at, confirmed_at)
+      from generate_series(1, 20000) i`,
+    ],
+    [
+      'payment authorizations',
+      sql`insert into payment_authorizations (authorization_id, match_token_id, proposal_id, amount_cents, currency, authorized_at)
+      select 'pa_' || i, 'mt_' || i, 'prop_' || ((i - 1) % 100 + 1), 1000 + i % 9000, 'USD', ${paidAt('i')} from generate_series(1, ${N}) i`,
+    ],
+    [
+      'confirmed checkouts',
+      sql`insert into agentic_checkouts (checkout_id, status, buyer_agent_id, intent_id, proposal_id, match_token_id, merchant_id, amount_cents, currency, plan, workflow_id, expires_at, confirmed_at)
       select 'chk_' || i, 'confirmed', 'buyer', 'int_bench', 'prop_' || ((i - 1) % 100 + 1), 'mt_' || i, ${CATALOG_MERCHANT_ID}, 1000 + i % 9000 + 450, 'USD', '{}', 'checkout-chk_' || i,
              ${paidAt('i')} + interval '15 minutes', ${paidAt('i')} + interval '10 seconds'
-      from generate_series(1, ${CHECKOUTS}) i`],
-    ['cards', sql`insert into rec_cards (rec_id, product_id, source, document) select 'rec_' || i, 1, 'recommend', '{}' from generate_series(1, 10000) i`],
+      from generate_series(1, ${CHECKOUTS}) i`,
+    ],
+    [
+      'cards',
+      sql`insert into rec_cards (rec_id, product_id, source, document) select 'rec_' || i, 1, 'recommend', '{}' from generate_series(1, 10000) i`,
+    ],
   ];
   for (const [, q] of steps) await q.execute(db);
   await sql`analyze`.execute(db);
@@ -95,7 +116,10 @@ async function writeReport(file: string): Promise<void> {
   for (let i = 1; i <= 4000; i++) lines.push(line({ id: `PO-R${i}`, rec: `rec_${i}`, cents: 2599, at: now - i * 10_000 }));
   for (let i = 1; i <= 1000; i++) lines.push(line({ id: `PO-U${i}`, token: `mt_unknown_${i}`, cents: 1500, at: now - i * 10_000 }));
   for (let i = 1; i <= 1000; i++) lines.push(line({ id: `PO-N${i}`, cents: 1500, at: now - i * 10_000 }));
-  for (let i = 1; i <= 1000; i++) lines.push(line({ id: `PO-D${i}`, token: `mt_${31_000 + i * 7}`, cents: tokenCents(31_000 + i * 7), at: paidAt(31_000 + i * 7) + 5 * 60_000 }));
+  for (let i = 1; i <= 1000; i++)
+    lines.push(
+      line({ id: `PO-D${i}`, token: `mt_${31_000 + i * 7}`, cents: tokenCents(31_000 + i * 7), at: paidAt(31_000 + i * 7) + 5 * 60_000 }),
+    );
   for (let i = 1; i <= 1000; i++) lines.push(order(i * 11));
   await writeFile(file, `${lines.join('\n')}\n`);
 }
@@ -155,9 +179,19 @@ try {
   // The same run through the workflow: dev server, in-process worker, client execute.
   Runtime.install({ logger: new DefaultLogger('WARN') });
   temporal = await startDevServer({ port: await freePort(), dbFile: path.join(tmp, 'temporal.db') });
-  const config = loadConfig({ DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-recon', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: 'bench-recon',
+    LOG_LEVEL: 'silent',
+  });
   const client = await connectTemporal(temporal.address, 'default', 'bench-recon');
-  const { worker, close } = await createWorker({ address: temporal.address, namespace: 'default', taskQueue: 'bench-recon', deps: { db, config } });
+  const { worker, close } = await createWorker({
+    address: temporal.address,
+    namespace: 'default',
+    taskQueue: 'bench-recon',
+    deps: { db, config },
+  });
   let workflowMs = 0;
   await worker.runUntil(async () => {
     t = performance.now();

@@ -55,7 +55,8 @@ async function main() {
 
     let embedded: EmbeddedDb | undefined;
     if (!env.DATABASE_URL) {
-      if (!(await isPortFree(EMBEDDED_PG_PORT))) throw new Error(`port ${EMBEDDED_PG_PORT} (embedded Postgres) is in use; set DATABASE_URL or free it`);
+      if (!(await isPortFree(EMBEDDED_PG_PORT)))
+        throw new Error(`port ${EMBEDDED_PG_PORT} (embedded Postgres) is in use; set DATABASE_URL or free it`);
       console.log('starting embedded Postgres under .data/pg ...');
       embedded = await startEmbeddedPostgres({ dir: path.join(DATA_DIR, 'pg'), port: EMBEDDED_PG_PORT, database: 'gateway' });
       stops.push(() => embedded!.stop());

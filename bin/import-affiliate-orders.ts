@@ -34,7 +34,9 @@ async function main() {
         return;
       }
       for (const s of report.skipped) console.log(`line ${s.line}: skipped: ${s.reason}`);
-      console.log(`${file}: source ${source}, batch ${report.import_batch}: ${report.imported} orders imported, ${report.skipped.length} skipped`);
+      console.log(
+        `${file}: source ${source}, batch ${report.import_batch}: ${report.imported} orders imported, ${report.skipped.length} skipped`,
+      );
       if (report.imported === 0) process.exitCode = 1;
     } catch (err) {
       console.error(`${file}: import failed, nothing was imported: ${(err as Error).message ?? err}`);

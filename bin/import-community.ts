@@ -20,7 +20,11 @@ function readArgs(): { file: string; batch: string } {
   const [file, ...extra] = parsed.positionals;
   if (!file || extra.length) usage();
   // A batch names one run; by default the file and the minute it was imported.
-  const batch = parsed.values.batch ?? `${basename(file).replace(/\.(jsonl|ndjson)$/i, '').replace(/[^A-Za-z0-9._:@-]/g, '_')}@${new Date().toISOString().slice(0, 16)}`;
+  const batch =
+    parsed.values.batch ??
+    `${basename(file)
+      .replace(/\.(jsonl|ndjson)$/i, '')
+      .replace(/[^A-Za-z0-9._:@-]/g, '_')}@${new Date().toISOString().slice(0, 16)}`;
   if (!BatchName.test(batch)) usage(`invalid --batch ${JSON.stringify(batch)}`);
   return { file, batch };
 }

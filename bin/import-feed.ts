@@ -20,7 +20,14 @@ async function main() {
   try {
     args = parseArgs({
       allowPositionals: true,
-      options: { merchant: { type: 'string' }, full: { type: 'boolean' }, currency: { type: 'string' }, 'store-url': { type: 'string' }, quiet: { type: 'boolean' }, progress: { type: 'boolean' } },
+      options: {
+        merchant: { type: 'string' },
+        full: { type: 'boolean' },
+        currency: { type: 'string' },
+        'store-url': { type: 'string' },
+        quiet: { type: 'boolean' },
+        progress: { type: 'boolean' },
+      },
     });
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
@@ -31,7 +38,9 @@ async function main() {
     console.error(USAGE);
     process.exit(2);
   }
-  const size = await stat(file).then((s) => s.size).catch(() => 0);
+  const size = await stat(file)
+    .then((s) => s.size)
+    .catch(() => 0);
   const started = Date.now();
   const tty = process.stderr.isTTY;
   // A bar redrawn in place on a terminal; with --progress, a line a second for logs. The same counts

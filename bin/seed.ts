@@ -6,7 +6,12 @@ async function main() {
   const num = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
   await withCliDatabase(async (db) => {
     const started = Date.now();
-    const counts = await seedCatalog(db, { seed: num('SEED'), products: num('SEED_PRODUCTS'), creators: num('SEED_CREATORS'), videos: num('SEED_VIDEOS') });
+    const counts = await seedCatalog(db, {
+      seed: num('SEED'),
+      products: num('SEED_PRODUCTS'),
+      creators: num('SEED_CREATORS'),
+      videos: num('SEED_VIDEOS'),
+    });
     const summary = Object.entries(counts)
       .map(([k, v]) => `${v} ${k}`)
       .join(', ');

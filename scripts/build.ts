@@ -50,7 +50,8 @@ function specifierRewriter(problems: string[]): ts.TransformerFactory<ts.SourceF
         const s = lit(node.moduleSpecifier);
         if (s) {
           const next = rewriteSpecifier(s.text, fromFile, problems);
-          if (next !== s.text) return f.updateImportDeclaration(node, node.modifiers, node.importClause, f.createStringLiteral(next), node.attributes);
+          if (next !== s.text)
+            return f.updateImportDeclaration(node, node.modifiers, node.importClause, f.createStringLiteral(next), node.attributes);
         }
         return node;
       }
@@ -58,7 +59,15 @@ function specifierRewriter(problems: string[]): ts.TransformerFactory<ts.SourceF
         const s = lit(node.moduleSpecifier);
         if (s) {
           const next = rewriteSpecifier(s.text, fromFile, problems);
-          if (next !== s.text) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, f.createStringLiteral(next), node.attributes);
+          if (next !== s.text)
+            return f.updateExportDeclaration(
+              node,
+              node.modifiers,
+              node.isTypeOnly,
+              node.exportClause,
+              f.createStringLiteral(next),
+              node.attributes,
+            );
         }
         return node;
       }
@@ -66,7 +75,11 @@ function specifierRewriter(problems: string[]): ts.TransformerFactory<ts.SourceF
         const s = lit(node.arguments[0]);
         if (s) {
           const next = rewriteSpecifier(s.text, fromFile, problems);
-          if (next !== s.text) return f.updateCallExpression(node, node.expression, node.typeArguments, [f.createStringLiteral(next), ...node.arguments.slice(1)]);
+          if (next !== s.text)
+            return f.updateCallExpression(node, node.expression, node.typeArguments, [
+              f.createStringLiteral(next),
+              ...node.arguments.slice(1),
+            ]);
         }
       }
       return ts.visitEachChild(node, visit, context);
@@ -112,7 +125,8 @@ async function compile(): Promise<number> {
       transformers: { after: [specifierRewriter(problems)] },
     });
     const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
-    if (errors.length) problems.push(...errors.map((d) => `${path.relative(ROOT, file)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`));
+    if (errors.length)
+      problems.push(...errors.map((d) => `${path.relative(ROOT, file)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`));
     const target = path.join(DIST, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, out.outputText.replace(/\/\/# sourceMappingURL=.*$/m, `//# sourceMappingURL=${path.basename(target)}.map`));
@@ -120,7 +134,9 @@ async function compile(): Promise<number> {
   }
   if (problems.length) throw new Error(`build failed:\n${[...new Set(problems)].join('\n')}`);
   // Development-only code must not reach the production build (its packages are not installed there).
-  const devOnly = [...seen].map((f) => path.relative(ROOT, f)).filter((f) => f.startsWith('src/dev/') || f.startsWith('test/') || f.startsWith('bench/'));
+  const devOnly = [...seen]
+    .map((f) => path.relative(ROOT, f))
+    .filter((f) => f.startsWith('src/dev/') || f.startsWith('test/') || f.startsWith('bench/'));
   if (devOnly.length) throw new Error(`production entry points import development-only modules: ${devOnly.join(', ')}`);
   return seen.size;
 }
@@ -133,7 +149,9 @@ async function main() {
   const bundle = await bundleWorkflowCode({
     workflowsPath: path.join(ROOT, 'workflows', 'index.ts'),
     // As worker/run.ts bundles in development: the OpenTelemetry workflow interceptors are always in.
-    workflowInterceptorModules: [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
+    workflowInterceptorModules: [
+      createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+    ],
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
   await mkdir(DIST, { recursive: true });

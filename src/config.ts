@@ -5,13 +5,14 @@ import { DEFAULT_TASK_QUEUE } from './temporal/names';
  * The service's environment contract (docs/CONTRACT.md#environment). These names are public: operators and black-box
  * tests drive the gateway with them, so renaming one is a breaking change.
  */
-const csv = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const csv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', '']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -40,7 +41,10 @@ export const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATABASE_URL: z.string().url().optional(),
-  TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^:\s]+:\d+$/, 'must be host:port')
+    .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   TEMPORAL_CLI: z.string().optional(),
@@ -95,7 +99,10 @@ export const envSchema = z.object({
   /** Settlement preview fees (docs/REPORTS.md); a merchant's metadata.billing overrides them. */
   BILLING_QUALIFIED_LEAD_FEE_CENTS: z.coerce.number().int().nonnegative().default(50),
   BILLING_ACCEPTED_MATCH_FEE_CENTS: z.coerce.number().int().nonnegative().default(100),
-  BILLING_CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'ISO 4217 code, e.g. USD').default('USD'),
+  BILLING_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'ISO 4217 code, e.g. USD')
+    .default('USD'),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -113,14 +120,10 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset" so that `FOO= npm start` behaves like leaving FOO out.
-  const cleaned = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => k in envSchema.shape && v !== undefined && v !== ''),
-  );
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in envSchema.shape && v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`));
   }
   const e = parsed.data;
   return {

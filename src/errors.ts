@@ -17,4 +17,10 @@ export class AppError extends Error {
 
 /** 503 for a flow that runs on Temporal when this API process has no connection to it, or Temporal refused. */
 export const temporalUnavailable = (flow: string) =>
-  new AppError(503, 'temporal_unavailable', `${flow} runs on Temporal, which is not reachable from this API process; nothing was started.`, undefined, { 'Retry-After': '5' });
+  new AppError(
+    503,
+    'temporal_unavailable',
+    `${flow} runs on Temporal, which is not reachable from this API process; nothing was started.`,
+    undefined,
+    { 'Retry-After': '5' },
+  );

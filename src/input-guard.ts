@@ -14,9 +14,7 @@
 /** Deepest nesting of arrays and objects a request body may have (the body itself is level 1). */
 export const MAX_BODY_DEPTH = 64;
 
-export type BadInput =
-  | { kind: 'nul' | 'surrogate'; field: string }
-  | { kind: 'depth'; field: string };
+export type BadInput = { kind: 'nul' | 'surrogate'; field: string } | { kind: 'depth'; field: string };
 
 const LONE_SURROGATE = /\p{Cs}/u;
 

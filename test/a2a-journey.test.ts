@@ -60,7 +60,17 @@ beforeAll(async () => {
       handoffs.push(body);
       return json(res, 200, { order_id: `ord-${handoffs.length}`, accepted: true });
     }
-    json(res, 200, { proposals: [{ product_id: shoe.product_id, offer_title: shoe.title, price: shoe.price_cents / 100, currency: 'USD', shipping_commitment: { free: true, max_days: 3 } }] });
+    json(res, 200, {
+      proposals: [
+        {
+          product_id: shoe.product_id,
+          offer_title: shoe.title,
+          price: shoe.price_cents / 100,
+          currency: 'USD',
+          shipping_commitment: { free: true, max_days: 3 },
+        },
+      ],
+    });
   });
   merchantId = `trail-shop-${letters()}`;
   const reg = await call(api.url, 'POST', '/v1/merchant/register', {
@@ -79,7 +89,16 @@ afterAll(async () => {
 const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' });
 
 function userMessage(parts: Part[], task?: Task): Message {
-  return { messageId: `msg-${letters()}`, contextId: task?.contextId ?? '', taskId: task?.id ?? '', role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: `msg-${letters()}`,
+    contextId: task?.contextId ?? '',
+    taskId: task?.id ?? '',
+    role: Role.ROLE_USER,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 const texts = (m: Message | undefined) => (m?.parts ?? []).flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : []));
@@ -94,7 +113,9 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     const client = await new ClientFactory().createFromUrl(api.url);
     // The card's single interface, negotiated without legacyCompat: JSON-RPC, protocol 1.0, at /a2a.
     expect(client.protocolVersion).toBe('1.0');
-    expect((await client.getAgentCard()).supportedInterfaces).toEqual([expect.objectContaining({ url: `${api.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })]);
+    expect((await client.getAgentCard()).supportedInterfaces).toEqual([
+      expect.objectContaining({ url: `${api.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+    ]);
 
     const auth = { serviceParameters: { Authorization: `Bearer ${dev.apiKey}` } };
     const send = (message: Message) => client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, auth);
@@ -103,10 +124,19 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     expect(asked.status?.state, JSON.stringify(asked.status)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const runtime = artifact(asked, 'commerce_runtime').runtime;
     // Read like recommend reads it: keywords as tags, "under $120" as the budget ceiling.
-    expect(runtime.intent).toMatchObject({ raw_query: REQUEST, intent_tags: expect.arrayContaining(['trail', 'running', 'shoes']), budget_range: { max: 120 } });
+    expect(runtime.intent).toMatchObject({
+      raw_query: REQUEST,
+      intent_tags: expect.arrayContaining(['trail', 'running', 'shoes']),
+      budget_range: { max: 120 },
+    });
     expect(runtime.proposal).toMatchObject({ merchant_agent_id: merchantId, product_id: shoe.product_id });
     const plan = artifact(asked, 'agentic_checkout').checkout;
-    expect(plan).toMatchObject({ status: 'awaiting_confirmation', merchant_id: merchantId, amount: shoe.price_cents / 100, currency: 'USD' });
+    expect(plan).toMatchObject({
+      status: 'awaiting_confirmation',
+      merchant_id: merchantId,
+      amount: shoe.price_cents / 100,
+      currency: 'USD',
+    });
     expect(texts(asked.status?.message).join(' ')).toMatch(/yes, buy it/);
     expect(dataOf(asked.status?.message?.parts)[0].consent_request).toMatchObject({ checkout_id: plan.checkout_id, amount: plan.amount });
     expect(handoffs).toHaveLength(0);
@@ -122,7 +152,11 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     expect(done.contextId).toBe(asked.contextId);
     expect(done.status?.state, JSON.stringify(done.status)).toBe(TaskState.TASK_STATE_COMPLETED);
     const bought = artifact(done, 'agentic_checkout').checkout;
-    expect(bought).toMatchObject({ checkout_id: plan.checkout_id, status: 'confirmed', receipt: { merchant_response: { order_id: 'ord-1' } } });
+    expect(bought).toMatchObject({
+      checkout_id: plan.checkout_id,
+      status: 'confirmed',
+      receipt: { merchant_response: { order_id: 'ord-1' } },
+    });
     // The buyer's words are the recorded consent statement.
     expect(await storedConsent(plan.checkout_id)).toMatchObject({ granted: true, statement: expect.stringContaining('Yes, buy it.') });
     expect(texts(done.status?.message)[0]).toMatch(/^Bought .* order ord-1/);
@@ -135,16 +169,21 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     await expect(send(userMessage([textPart('yes, buy it again')], asked))).rejects.toMatchObject({ envelopeCode: -32004 });
     expect(handoffs).toHaveLength(1);
     // Over REST the same checkout reads as confirmed.
-    expect((await call(api.url, 'GET', `/v1/agentic-checkout/${plan.checkout_id}`, { token: dev.apiKey })).body.checkout.status).toBe('confirmed');
+    expect((await call(api.url, 'GET', `/v1/agentic-checkout/${plan.checkout_id}`, { token: dev.apiKey })).body.checkout.status).toBe(
+      'confirmed',
+    );
   });
 
-  it('streaming: the card says false, so the JS client\'s sendMessageStream (defaults) yields the task once over SendMessage', async () => {
+  it("streaming: the card says false, so the JS client's sendMessageStream (defaults) yields the task once over SendMessage", async () => {
     const client = await new ClientFactory().createFromUrl(api.url);
     expect((await client.getAgentCard()).capabilities?.streaming).toBe(false);
     const auth = { serviceParameters: { Authorization: `Bearer ${dev.apiKey}` } };
     const handedOff = handoffs.length;
     const events = [];
-    for await (const e of client.sendMessageStream({ tenant: '', message: userMessage([textPart(REQUEST)]), configuration: undefined, metadata: undefined }, auth)) {
+    for await (const e of client.sendMessageStream(
+      { tenant: '', message: userMessage([textPart(REQUEST)]), configuration: undefined, metadata: undefined },
+      auth,
+    )) {
       events.push(e);
       if (events.length > 5) break;
     }
@@ -167,11 +206,24 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
         refusals.push(body);
         return json(res, 400, { error: 'not selling today' });
       }
-      json(res, 200, { proposals: [{ product_id: shoe.product_id, offer_title: shoe.title, price: shoe.price_cents / 100, currency: 'USD', shipping_commitment: { free: true } }] });
+      json(res, 200, {
+        proposals: [
+          {
+            product_id: shoe.product_id,
+            offer_title: shoe.title,
+            price: shoe.price_cents / 100,
+            currency: 'USD',
+            shipping_commitment: { free: true },
+          },
+        ],
+      });
     });
     try {
       const id = `refusing-shop-${letters()}`;
-      const reg = await call(api.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id: id, agent_endpoint: refusing.url, subscription_tags: [tag] } });
+      const reg = await call(api.url, 'POST', '/v1/merchant/register', {
+        token: dev.apiKey,
+        body: { merchant_id: id, agent_endpoint: refusing.url, subscription_tags: [tag] },
+      });
       expect(reg.status, reg.text).toBe(200);
       const client = await new ClientFactory().createFromUrl(api.url);
       const auth = { serviceParameters: { Authorization: `Bearer ${dev.apiKey}` } };
@@ -191,7 +243,9 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
       expect(texts(failed.status?.message)[0]).toMatch(/^Not bought/);
       expect(artifact(failed, 'agentic_checkout').checkout).toMatchObject({ status: 'failed', receipt: null });
       expect(refusals).toHaveLength(1);
-      expect((await client.getTask({ tenant: '', id: asked.id, historyLength: undefined }, auth)).status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect((await client.getTask({ tenant: '', id: asked.id, historyLength: undefined }, auth)).status?.state).toBe(
+        TaskState.TASK_STATE_FAILED,
+      );
     } finally {
       await refusing.close();
     }
@@ -208,7 +262,10 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     expect(out.done).toMatchObject({ id: out.asked.id, contextId: out.asked.contextId, status: { state: 'TASK_STATE_COMPLETED' } });
     const checkout = out.done.artifacts.find((a: any) => a.name === 'agentic_checkout').parts[0].data.checkout;
     expect(checkout).toMatchObject({ status: 'confirmed', merchant_id: merchantId });
-    expect(await storedConsent(checkout.checkout_id)).toMatchObject({ granted: true, statement: expect.stringMatching(/^I agree to buy it for/) });
+    expect(await storedConsent(checkout.checkout_id)).toMatchObject({
+      granted: true,
+      statement: expect.stringMatching(/^I agree to buy it for/),
+    });
     expect(checkout.receipt.merchant_response.order_id).toBe(`ord-${before + 1}`);
     expect(out.again.status.state).toBe('TASK_STATE_COMPLETED');
     expect(handoffs).toHaveLength(before + 1);

@@ -70,7 +70,9 @@ const send = (client: Client, message: Message, returnImmediately = false) =>
   });
 
 /** A 1.0 JSON-RPC error's data: one google.rpc.ErrorInfo whose metadata carries the gateway's envelope. */
-const errorInfo = (metadata: Record<string, unknown>) => [expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', metadata: expect.objectContaining(metadata) })];
+const errorInfo = (metadata: Record<string, unknown>) => [
+  expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', metadata: expect.objectContaining(metadata) }),
+];
 
 function asTask(result: Task | Message): Task {
   expect('status' in result, JSON.stringify(result)).toBe(true);
@@ -97,9 +99,12 @@ afterAll(() => api?.close());
 describe('A2A agent card', () => {
   it('declares one interface (JSON-RPC, A2A 1.0, at /a2a), what is served, the skills and bearer security', async () => {
     const raw = (await call(api.url, 'GET', '/.well-known/agent-card.json')).body;
-    expect(raw.supportedInterfaces).toEqual([{ url: `${api.config.publicBaseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    expect(raw.supportedInterfaces).toEqual([
+      { url: `${api.config.publicBaseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ]);
     // No 0.3-only fields: they would make 1.x clients treat the card as legacy.
-    for (const legacy of ['url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion', 'security']) expect(raw).not.toHaveProperty(legacy);
+    for (const legacy of ['url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion', 'security'])
+      expect(raw).not.toHaveProperty(legacy);
     expect(raw.capabilities).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: false });
     expect(raw.securitySchemes.apiKey).toMatchObject({ httpAuthSecurityScheme: { scheme: 'bearer' } });
     expect(raw.securityRequirements).toEqual([{ schemes: { apiKey: { list: [] } } }]);
@@ -109,7 +114,9 @@ describe('A2A agent card', () => {
     const client = await a2aClient(dev.apiKey);
     expect(client.protocolVersion).toBe('1.0');
     const card = await client.getAgentCard();
-    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([['JSONRPC', `${api.config.publicBaseUrl}/a2a`, '1.0']]);
+    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
+      ['JSONRPC', `${api.config.publicBaseUrl}/a2a`, '1.0'],
+    ]);
     expect(card.securitySchemes.apiKey?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'bearer' } });
     expect(card.skills.map((s) => s.id)).toContain('run_commerce_runtime');
   });
@@ -119,7 +126,9 @@ describe('A2A message/send run_commerce_runtime', () => {
   it('returns a completed task whose artifact holds the runtime with intent, proposal, match session and token', async () => {
     const client = await a2aClient(dev.apiKey);
     const task = asTask(
-      await withTestWorker(api.config, api.db, () => send(client, dataMessage({ operation: 'run_commerce_runtime', input: runtimeInput() }))),
+      await withTestWorker(api.config, api.db, () =>
+        send(client, dataMessage({ operation: 'run_commerce_runtime', input: runtimeInput() })),
+      ),
     );
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(task.status?.timestamp).toEqual(expect.any(String));
@@ -134,7 +143,9 @@ describe('A2A message/send run_commerce_runtime', () => {
     expect((await get(`/v1/intents/${rt.intent.intent_id}`)).status).toBe(200);
     expect((await get(`/v1/proposals/${rt.proposal.proposal_id}`)).body.proposal.proposal_id).toBe(rt.proposal.proposal_id);
     expect((await get(`/v1/match/${rt.match_session.match_session_id}`)).status).toBe(200);
-    expect((await get(`/v1/match-tokens/${rt.match_token.match_token_id}`)).body.match_token.match_token_id).toBe(rt.match_token.match_token_id);
+    expect((await get(`/v1/match-tokens/${rt.match_token.match_token_id}`)).body.match_token.match_token_id).toBe(
+      rt.match_token.match_token_id,
+    );
     const rest = await get(`/v1/commerce-runtime/${task.id}`);
     expect(rest.body.runtime.match_token.match_token_id).toBe(rt.match_token.match_token_id);
 
@@ -183,7 +194,9 @@ describe('A2A errors', () => {
       envelopeCode: -32602,
       data: errorInfo({ error: 'missing_intent', fields: 'intent' }),
     });
-    await expect(send(client, dataMessage({ operation: 'run_commerce_runtime', input: { intent: { raw_query: 42 } } }))).rejects.toMatchObject({
+    await expect(
+      send(client, dataMessage({ operation: 'run_commerce_runtime', input: { intent: { raw_query: 42 } } })),
+    ).rejects.toMatchObject({
       envelopeCode: -32602,
       data: errorInfo({ error: 'invalid_payload' }),
     });
@@ -218,27 +231,62 @@ describe('A2A errors', () => {
   });
 
   it('JSON-RPC framing: parse error, invalid request, unknown method, streaming unsupported', async () => {
-    const post = (body: unknown) => call(api.url, 'POST', '/a2a', { token: dev.apiKey, ...(typeof body === 'string' ? { raw: body } : { body }) });
+    const post = (body: unknown) =>
+      call(api.url, 'POST', '/a2a', { token: dev.apiKey, ...(typeof body === 'string' ? { raw: body } : { body }) });
     const parse = await post('{"jsonrpc":');
     expect(parse.status).toBe(200);
     expect(parse.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
     expect((await post({ id: 3, method: 'tasks/get' })).body).toMatchObject({ id: 3, error: { code: -32600 } });
     expect((await post({ jsonrpc: '2.0', id: 'a', method: 'nope/nope' })).body).toMatchObject({ id: 'a', error: { code: -32601 } });
-    expect((await post({ jsonrpc: '2.0', id: 4, method: 'message/stream', params: {} })).body).toMatchObject({ id: 4, error: { code: -32004 } });
-    const file = await post({ jsonrpc: '2.0', id: 5, method: 'message/send', params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'file', file: { uri: 'https://example.com/x.png' } }] } } });
+    expect((await post({ jsonrpc: '2.0', id: 4, method: 'message/stream', params: {} })).body).toMatchObject({
+      id: 4,
+      error: { code: -32004 },
+    });
+    const file = await post({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'message/send',
+      params: {
+        message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'file', file: { uri: 'https://example.com/x.png' } }] },
+      },
+    });
     expect(file.body).toMatchObject({ id: 5, error: { code: -32602, data: { error: 'missing_operation' } } });
     // Words with nothing to shop for are refused before anything runs.
-    const empty = await post({ jsonrpc: '2.0', id: 6, method: 'message/send', params: { message: { kind: 'message', messageId: 'm2', role: 'user', parts: [{ kind: 'text', text: 'the of and' }] } } });
+    const empty = await post({
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'message/send',
+      params: { message: { kind: 'message', messageId: 'm2', role: 'user', parts: [{ kind: 'text', text: 'the of and' }] } },
+    });
     expect(empty.body).toMatchObject({ id: 6, error: { code: -32602, data: { error: 'missing_intent' } } });
 
     // The same over the 1.0 method names: errors carry a google.rpc.ErrorInfo list.
-    expect((await post({ jsonrpc: '2.0', id: 7, method: 'SendStreamingMessage', params: {} })).body).toMatchObject({ id: 7, error: { code: -32004, data: errorInfo({ error: 'unsupported_operation' }) } });
+    expect((await post({ jsonrpc: '2.0', id: 7, method: 'SendStreamingMessage', params: {} })).body).toMatchObject({
+      id: 7,
+      error: { code: -32004, data: errorInfo({ error: 'unsupported_operation' }) },
+    });
     expect((await post({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id: 'rt_missing' } })).body).toMatchObject({
       id: 8,
-      error: { code: -32001, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: expect.objectContaining({ error: 'runtime_not_found' }) }] },
+      error: {
+        code: -32001,
+        data: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'TASK_NOT_FOUND',
+            domain: 'a2a-protocol.org',
+            metadata: expect.objectContaining({ error: 'runtime_not_found' }),
+          },
+        ],
+      },
     });
-    expect((await post({ jsonrpc: '2.0', id: 9, method: 'CancelTask', params: { id: 'rt_missing' } })).body).toMatchObject({ id: 9, error: { code: -32002 } });
-    expect((await post({ jsonrpc: '2.0', id: 10, method: 'GetExtendedAgentCard', params: {} })).body).toMatchObject({ id: 10, error: { code: -32007 } });
+    expect((await post({ jsonrpc: '2.0', id: 9, method: 'CancelTask', params: { id: 'rt_missing' } })).body).toMatchObject({
+      id: 9,
+      error: { code: -32002 },
+    });
+    expect((await post({ jsonrpc: '2.0', id: 10, method: 'GetExtendedAgentCard', params: {} })).body).toMatchObject({
+      id: 10,
+      error: { code: -32007 },
+    });
     expect((await call(api.url, 'GET', '/a2a', { token: dev.apiKey })).status).toBe(405);
   });
 });
@@ -262,16 +310,30 @@ describe('A2A skills: every advertised skill is callable', () => {
     expect(rec.items.length).toBeGreaterThan(0);
     expect(rec).toMatchObject({ intent: productTitle, match_session_id: expect.stringMatching(/^ms_/) });
     // The recommendation belongs to the caller's developer, like one made over REST.
-    const stored = await api.db.selectFrom('match_sessions').select('developer_id').where('match_session_id', '=', rec.match_session_id).executeTakeFirstOrThrow();
+    const stored = await api.db
+      .selectFrom('match_sessions')
+      .select('developer_id')
+      .where('match_session_id', '=', rec.match_session_id)
+      .executeTakeFirstOrThrow();
     expect(stored.developer_id).toBe(dev.developerId);
 
-    const session = await skill(client, 'intent_matching', { action: 'get_match_session', match_session_id: rec.match_session_id, limit: 2 });
+    const session = await skill(client, 'intent_matching', {
+      action: 'get_match_session',
+      match_session_id: rec.match_session_id,
+      limit: 2,
+    });
     expect(session.match_session.match_session_id).toBe(rec.match_session_id);
-    const { match_token: token } = await skill(client, 'intent_matching', { action: 'accept_match', match_session_id: rec.match_session_id });
+    const { match_token: token } = await skill(client, 'intent_matching', {
+      action: 'accept_match',
+      match_session_id: rec.match_session_id,
+    });
     expect(token).toMatchObject({ match_session_id: rec.match_session_id, acceptance_state: 'accepted', signed_token: expect.any(String) });
     const again = await skill(client, 'intent_matching', { action: 'create_match', intent_id: rec.intent_id });
     expect(again.match_session).toMatchObject({ intent_id: rec.intent_id });
-    const created = await skill(client, 'intent_matching', { action: 'create_intent', intent: { raw_query: `${productTitle} ${letters()}` } });
+    const created = await skill(client, 'intent_matching', {
+      action: 'create_intent',
+      intent: { raw_query: `${productTitle} ${letters()}` },
+    });
     expect(created.intent).toMatchObject({ intent_id: expect.stringMatching(/^int_/) });
 
     const planned = await withTestWorker(api.config, api.db, async () => {
@@ -286,24 +348,52 @@ describe('A2A skills: every advertised skill is callable', () => {
       });
       // Consent not granted: refused with the REST code, nothing authorized.
       await expect(
-        send(client, dataMessage({ operation: 'agentic_checkout', input: { action: 'confirm', checkout_id: checkout.checkout_id, consent: { granted: false }, match_token: token.signed_token, proposal_id: token.proposal_id, amount: checkout.amount, currency: checkout.currency } })),
+        send(
+          client,
+          dataMessage({
+            operation: 'agentic_checkout',
+            input: {
+              action: 'confirm',
+              checkout_id: checkout.checkout_id,
+              consent: { granted: false },
+              match_token: token.signed_token,
+              proposal_id: token.proposal_id,
+              amount: checkout.amount,
+              currency: checkout.currency,
+            },
+          }),
+        ),
       ).rejects.toMatchObject({ envelopeCode: -32000, data: errorInfo({ error: 'consent_invalid', http_status: '409' }) });
       return checkout;
     });
     expect(planned).toMatchObject({ status: 'awaiting_confirmation', proposal_id: token.proposal_id, buyer_agent_id: 'a2a-test-agent' });
     const read = await skill(client, 'agentic_checkout', { action: 'get', checkout_id: planned.checkout_id });
-    expect(read.checkout).toMatchObject({ checkout_id: planned.checkout_id, status: 'awaiting_confirmation', payment_authorization_id: null });
+    expect(read.checkout).toMatchObject({
+      checkout_id: planned.checkout_id,
+      status: 'awaiting_confirmation',
+      payment_authorization_id: null,
+    });
   });
 
   it('bad skill input is -32602 with the REST codes; a key without the skill scope is refused', async () => {
     const client = await a2aClient(dev.apiKey);
-    await expect(send(client, dataMessage({ operation: 'recommend', input: {} }))).rejects.toMatchObject({ envelopeCode: -32602, data: errorInfo({ error: 'invalid_payload', fields: 'input.intent' }) });
-    await expect(send(client, dataMessage({ operation: 'intent_matching', input: { action: 'fly' } }))).rejects.toMatchObject({ envelopeCode: -32602, data: errorInfo({ error: 'invalid_payload' }) });
-    await expect(send(client, dataMessage({ operation: 'agentic_checkout', input: { action: 'get', checkout_id: 'chk_missing' } }))).rejects.toMatchObject({
+    await expect(send(client, dataMessage({ operation: 'recommend', input: {} }))).rejects.toMatchObject({
+      envelopeCode: -32602,
+      data: errorInfo({ error: 'invalid_payload', fields: 'input.intent' }),
+    });
+    await expect(send(client, dataMessage({ operation: 'intent_matching', input: { action: 'fly' } }))).rejects.toMatchObject({
+      envelopeCode: -32602,
+      data: errorInfo({ error: 'invalid_payload' }),
+    });
+    await expect(
+      send(client, dataMessage({ operation: 'agentic_checkout', input: { action: 'get', checkout_id: 'chk_missing' } })),
+    ).rejects.toMatchObject({
       envelopeCode: -32000,
       data: errorInfo({ error: 'checkout_not_found', http_status: '404' }),
     });
     const runtimeOnly = await a2aClient((await onboard(api.url, { scopes: ['runtime'] })).apiKey);
-    await expect(send(runtimeOnly, dataMessage({ operation: 'recommend', input: { intent: 'socks' } }))).rejects.toMatchObject({ data: errorInfo({ error: 'insufficient_scope' }) });
+    await expect(send(runtimeOnly, dataMessage({ operation: 'recommend', input: { intent: 'socks' } }))).rejects.toMatchObject({
+      data: errorInfo({ error: 'insufficient_scope' }),
+    });
   });
 });

@@ -21,7 +21,8 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(base, 'POST', path, { token: dev.apiKey, body, headers });
 const get = (path: string) => call(base, 'GET', path, { token: dev.apiKey });
 
 const paymentAgent = (agent_id = uid('pay')) => ({
@@ -31,7 +32,9 @@ const paymentAgent = (agent_id = uid('pay')) => ({
   protocols: ['a2a', 'ap2'],
   auth_methods: ['bearer'],
   capabilities: ['authorize', 'capture'],
-  capability_profile: { payment: { payment_methods: ['card', 'wallet'], currencies: ['USD', 'EUR'], supports_mandates: true, max_amount: 5000 } },
+  capability_profile: {
+    payment: { payment_methods: ['card', 'wallet'], currencies: ['USD', 'EUR'], supports_mandates: true, max_amount: 5000 },
+  },
   regions: ['US'],
   categories: ['payments'],
   metadata: { psp: 'acme' },
@@ -56,7 +59,9 @@ describe('commerce agent registry (docs/REGISTRIES.md)', () => {
     const token = retry.body.registration_token as string;
     expect(token).not.toBe(first.body.registration_token);
     expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': token })).status).toBe(200);
-    expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': first.body.registration_token })).status).toBe(403);
+    expect(
+      (await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': first.body.registration_token })).status,
+    ).toBe(403);
     // Another keyed request for the same agent_id is an update and needs the token, as ever.
     expect((await post('/v1/agents/register', body, { 'idempotency-key': uid('other-key') })).status).toBe(401);
     // And the same key now replays the retry's answer.
@@ -71,10 +76,24 @@ describe('commerce agent registry (docs/REGISTRIES.md)', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'registered', created: true, agent_id: body.agent_id });
     expect(created.body.registration_token).toMatch(/^agt_/);
-    const { agent_id, agent_type, endpoint, protocols, auth_methods, capabilities, capability_profile, regions, categories, metadata } = body;
+    const { agent_id, agent_type, endpoint, protocols, auth_methods, capabilities, capability_profile, regions, categories, metadata } =
+      body;
     expect(created.body.agent).toEqual({
-      agent_id, agent_type, endpoint, protocols, auth_methods, capabilities, capability_profile, regions, categories, metadata,
-      agent_card_url: null, status: 'active', registered_at: expect.any(String), last_seen_at: null, deactivated_at: null,
+      agent_id,
+      agent_type,
+      endpoint,
+      protocols,
+      auth_methods,
+      capabilities,
+      capability_profile,
+      regions,
+      categories,
+      metadata,
+      agent_card_url: null,
+      status: 'active',
+      registered_at: expect.any(String),
+      last_seen_at: null,
+      deactivated_at: null,
     });
     const fetched = await get(`/v1/agents/${body.agent_id}`);
     expect(fetched.status).toBe(200);
@@ -93,17 +112,29 @@ describe('commerce agent registry (docs/REGISTRIES.md)', () => {
 
     const updated = await post('/v1/agents/register', update, { 'x-agent-token': created.body.registration_token });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ status: 'updated', created: false, agent: { endpoint: 'http://127.0.0.1:9/v2', registered_at: created.body.agent.registered_at } });
+    expect(updated.body).toMatchObject({
+      status: 'updated',
+      created: false,
+      agent: { endpoint: 'http://127.0.0.1:9/v2', registered_at: created.body.agent.registered_at },
+    });
   });
 
   it('rotate_registration_token replaces the agent token', async () => {
     const body = paymentAgent();
     const created = await post('/v1/agents/register', body);
-    const rotated = await post('/v1/agents/register', { ...body, rotate_registration_token: true }, { 'x-agent-token': created.body.registration_token });
+    const rotated = await post(
+      '/v1/agents/register',
+      { ...body, rotate_registration_token: true },
+      { 'x-agent-token': created.body.registration_token },
+    );
     expect(rotated.status).toBe(200);
     expect(rotated.body.registration_token).not.toBe(created.body.registration_token);
-    expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': created.body.registration_token })).status).toBe(403);
-    expect((await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': rotated.body.registration_token })).status).toBe(200);
+    expect(
+      (await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': created.body.registration_token })).status,
+    ).toBe(403);
+    expect(
+      (await post(`/v1/agents/${body.agent_id}/heartbeat`, undefined, { 'x-agent-token': rotated.body.registration_token })).status,
+    ).toBe(200);
   });
 
   it('400 missing_fields names agent_id, agent_type and endpoint', async () => {
@@ -136,7 +167,13 @@ describe('commerce agent registry (docs/REGISTRIES.md)', () => {
 
   it('every kind registers with its own profile', async () => {
     const profiles: Record<string, Record<string, unknown>> = {
-      merchant: { catalog_categories: ['shoes'], checkout_modes: ['agentic_checkout'], proposal_contract: 'committed', attribution_mode: 'match_token', currencies: ['USD'] },
+      merchant: {
+        catalog_categories: ['shoes'],
+        checkout_modes: ['agentic_checkout'],
+        proposal_contract: 'committed',
+        attribution_mode: 'match_token',
+        currencies: ['USD'],
+      },
       payment: { payment_methods: ['card'] },
       logistics: { carriers: ['ups'], service_levels: ['ground'], ship_to_regions: ['US'], tracking: true, max_weight_kg: 30 },
       creator: { channels: ['youtube'], content_formats: ['review'], audience_regions: ['US'], followers: 12000 },
@@ -144,7 +181,12 @@ describe('commerce agent registry (docs/REGISTRIES.md)', () => {
       service_core: { services: ['fraud_screening'], sla_seconds: 5 },
     };
     for (const [agent_type, profile] of Object.entries(profiles)) {
-      const res = await post('/v1/agents/register', { agent_id: uid(agent_type), agent_type, endpoint: 'http://127.0.0.1:9/a', capability_profile: { [agent_type]: profile } });
+      const res = await post('/v1/agents/register', {
+        agent_id: uid(agent_type),
+        agent_type,
+        endpoint: 'http://127.0.0.1:9/a',
+        capability_profile: { [agent_type]: profile },
+      });
       expect(res.status, `${agent_type}: ${res.text}`).toBe(201);
     }
   });
@@ -168,7 +210,7 @@ describe('commerce agent registry (docs/REGISTRIES.md)', () => {
     expect(bad.body.fields).toEqual(['query.agent_type']);
   });
 
-  it('heartbeat and deactivate: 401 agent_token_required, 403 for a wrong or another agent\'s token, 404 unknown agent', async () => {
+  it("heartbeat and deactivate: 401 agent_token_required, 403 for a wrong or another agent's token, 404 unknown agent", async () => {
     const a = await post('/v1/agents/register', paymentAgent());
     const b = await post('/v1/agents/register', paymentAgent());
     const id = a.body.agent_id;
@@ -215,15 +257,44 @@ function sdkCard(url: string, name = `Shoe Store ${uid('n')}`): AgentCard {
     capabilities: {
       streaming: true,
       pushNotifications: false,
-      extensions: [{ uri: 'https://github.com/google-agentic-commerce/ap2/tree/v0.1', description: 'AP2 roles', required: true, params: { roles: ['merchant'] } }],
+      extensions: [
+        {
+          uri: 'https://github.com/google-agentic-commerce/ap2/tree/v0.1',
+          description: 'AP2 roles',
+          required: true,
+          params: { roles: ['merchant'] },
+        },
+      ],
     },
-    securitySchemes: { apiKey: { scheme: { $case: 'apiKeySecurityScheme', value: { description: 'API key header', location: 'header', name: 'X-API-Key' } } } },
+    securitySchemes: {
+      apiKey: {
+        scheme: { $case: 'apiKeySecurityScheme', value: { description: 'API key header', location: 'header', name: 'X-API-Key' } },
+      },
+    },
     securityRequirements: [],
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json'],
     skills: [
-      { id: 'search_catalog', name: 'Search catalog', description: 'Finds shoes', tags: ['shopping', 'search'], examples: ['trail shoes under $100'], inputModes: [], outputModes: [], securityRequirements: [] },
-      { id: 'create_cart', name: 'Create cart', description: 'Builds a cart', tags: ['checkout'], examples: [], inputModes: ['application/json'], outputModes: [], securityRequirements: [] },
+      {
+        id: 'search_catalog',
+        name: 'Search catalog',
+        description: 'Finds shoes',
+        tags: ['shopping', 'search'],
+        examples: ['trail shoes under $100'],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+      {
+        id: 'create_cart',
+        name: 'Create cart',
+        description: 'Builds a cart',
+        tags: ['checkout'],
+        examples: [],
+        inputModes: ['application/json'],
+        outputModes: [],
+        securityRequirements: [],
+      },
     ],
     signatures: [],
   } as AgentCard;
@@ -272,7 +343,10 @@ describe('A2A Agent Card import (POST /v1/agents/import-card)', () => {
     });
     // The official A2A JS SDK serving a card; A2A-Version picks v1.0 or the v0.3 compat shape.
     const app = express();
-    app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => sdkAgentCard, legacyCompat: { enabled: true } }));
+    app.use(
+      '/.well-known/agent-card.json',
+      agentCardHandler({ agentCardProvider: async () => sdkAgentCard, legacyCompat: { enabled: true } }),
+    );
     sdkServer = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });
@@ -321,8 +395,13 @@ describe('A2A Agent Card import (POST /v1/agents/import-card)', () => {
       ],
     });
     expect(a2a.skills[0]).toEqual({
-      id: 'search_catalog', name: 'Search catalog', description: 'Finds shoes', tags: ['shopping', 'search'], examples: ['trail shoes under $100'],
-      input_modes: ['text/plain', 'application/json'], output_modes: ['application/json'],
+      id: 'search_catalog',
+      name: 'Search catalog',
+      description: 'Finds shoes',
+      tags: ['shopping', 'search'],
+      examples: ['trail shoes under $100'],
+      input_modes: ['text/plain', 'application/json'],
+      output_modes: ['application/json'],
     });
     expect(a2a.skills[1].input_modes).toEqual(['application/json']);
     expect(a2a.extensions[0]).toMatchObject({ uri: expect.stringContaining('ap2'), required: true, params: { roles: ['merchant'] } });
@@ -335,13 +414,18 @@ describe('A2A Agent Card import (POST /v1/agents/import-card)', () => {
     expect(again.body.created).toBe(false);
   });
 
-  it('imports the SDK\'s v0.3 compat card (inline) and a v0.3 card fetched through a redirect', async () => {
-    const compat = await fetch(`${sdkUrl}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } }).then((r) => r.json() as Promise<any>);
+  it("imports the SDK's v0.3 compat card (inline) and a v0.3 card fetched through a redirect", async () => {
+    const compat = await fetch(`${sdkUrl}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } }).then(
+      (r) => r.json() as Promise<any>,
+    );
     expect(compat.protocolVersion).toBe('0.3');
     const inline = await post('/v1/agents/import-card', { agent_card: compat, agent_id: uid('compat') });
     expect(inline.status, inline.text).toBe(201);
     expect(inline.body.agent).toMatchObject({ agent_type: 'merchant', endpoint: `${sdkUrl}/a2a/v03`, agent_card_url: null });
-    expect(inline.body.agent.capability_profile.a2a).toMatchObject({ card_version: '0.3', security_schemes: [{ name: 'apiKey', type: 'apiKey' }] });
+    expect(inline.body.agent.capability_profile.a2a).toMatchObject({
+      card_version: '0.3',
+      security_schemes: [{ name: 'apiKey', type: 'apiKey' }],
+    });
 
     const fetched = await post('/v1/agents/import-card', { agent_card_url: `${cards.url}/hop`, agent_type: 'logistics' });
     expect(fetched.status, fetched.text).toBe(201);
@@ -363,7 +447,12 @@ describe('A2A Agent Card import (POST /v1/agents/import-card)', () => {
     const url = `${base}/.well-known/agent-card.json`;
     const res = await post('/v1/agents/import-card', { agent_card_url: url, agent_id: uid('self') });
     expect(res.status, res.text).toBe(201);
-    expect(res.body.agent).toMatchObject({ agent_type: 'service_core', endpoint: `${api.config.publicBaseUrl}/a2a`, auth_methods: ['http'], agent_card_url: url });
+    expect(res.body.agent).toMatchObject({
+      agent_type: 'service_core',
+      endpoint: `${api.config.publicBaseUrl}/a2a`,
+      auth_methods: ['http'],
+      agent_card_url: url,
+    });
     expect(res.body.agent.capabilities).toEqual(expect.arrayContaining(['recommend', 'intent_matching', 'agentic_checkout']));
   });
 
@@ -392,13 +481,18 @@ describe('A2A Agent Card import (POST /v1/agents/import-card)', () => {
     expect(v10.status).toBe(400);
     expect(v10.body.error).toBe('invalid_agent_card');
 
-    const badSkill = await post('/v1/agents/import-card', { agent_card: { ...v03Card('http://127.0.0.1:9'), skills: [{ id: 's', name: 'S', description: 'd', tags: 'x' }] } });
+    const badSkill = await post('/v1/agents/import-card', {
+      agent_card: { ...v03Card('http://127.0.0.1:9'), skills: [{ id: 's', name: 'S', description: 'd', tags: 'x' }] },
+    });
     expect(badSkill.body).toMatchObject({ error: 'invalid_agent_card', fields: ['agent_card.skills.0.tags'] });
 
     const neither = await post('/v1/agents/import-card', { agent_type: 'merchant' });
     expect(neither.status).toBe(400);
     expect(neither.body.error).toBe('missing_fields');
-    const both = await post('/v1/agents/import-card', { agent_card: v03Card('http://127.0.0.1:9'), agent_card_url: `${cards.url}/v03.json` });
+    const both = await post('/v1/agents/import-card', {
+      agent_card: v03Card('http://127.0.0.1:9'),
+      agent_card_url: `${cards.url}/v03.json`,
+    });
     expect(both.status).toBe(400);
     expect(both.body.error).toBe('invalid_payload');
   });

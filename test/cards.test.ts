@@ -27,7 +27,8 @@ describe('cards and the click redirect (docs/CATALOG.md, docs/CONTRACT.md#recomm
 
     expect((await get(`/v1/cards/${a.body.rec_id}`)).body).toEqual(a.body);
     expect((await get('/v1/cards/rec_unknown')).body).toMatchObject({ error: 'not_found' });
-    for (const id of ['999999999', 'abc', '0', '-1', '1.5']) expect((await get(`/v1/products/${id}/card`)).body, id).toMatchObject({ error: 'product_not_found' });
+    for (const id of ['999999999', 'abc', '0', '-1', '1.5'])
+      expect((await get(`/v1/products/${id}/card`)).body, id).toMatchObject({ error: 'product_not_found' });
     expect((await call(api.url, 'GET', '/v1/products/1/card')).status).toBe(401);
   });
 

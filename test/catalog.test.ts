@@ -42,7 +42,11 @@ afterAll(async () => {
 
 /** One hash over a table's rows in key order: equal hashes mean identical rows. */
 async function fingerprint(table: string, key: string, where = 'true'): Promise<string> {
-  const { rows } = await sql<{ h: string }>`select md5(coalesce(string_agg(t::text, '|' order by ${sql.ref(key)}), '')) as h from ${sql.table(table)} t where ${sql.raw(where)}`.execute(db);
+  const { rows } = await sql<{
+    h: string;
+  }>`select md5(coalesce(string_agg(t::text, '|' order by ${sql.ref(key)}), '')) as h from ${sql.table(table)} t where ${sql.raw(where)}`.execute(
+    db,
+  );
   return rows[0]!.h;
 }
 
@@ -59,7 +63,15 @@ describe('seeded catalog (full scale)', () => {
   it('seeds the required volume quickly, with product ids 1..N', async () => {
     console.log(`full-scale seed took ${seedMs} ms`);
     expect(seedMs).toBeLessThan(20_000);
-    const count = async (t: 'products' | 'creators' | 'videos' | 'regions') => Number((await db.selectFrom(t).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async (t: 'products' | 'creators' | 'videos' | 'regions') =>
+      Number(
+        (
+          await db
+            .selectFrom(t)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count('products')).toBe(20_000);
     expect(await count('creators')).toBeGreaterThanOrEqual(2_000);
     expect(await count('videos')).toBeGreaterThanOrEqual(50_000);
@@ -70,7 +82,12 @@ describe('seeded catalog (full scale)', () => {
       .where('source', '=', 'seed')
       .executeTakeFirstOrThrow();
     expect(ids).toEqual({ min: 1, max: 20_000, n: '20000' });
-    const levels = await db.selectFrom('categories').select(['level', (eb) => eb.fn.countAll().as('n')]).groupBy('level').orderBy('level').execute();
+    const levels = await db
+      .selectFrom('categories')
+      .select(['level', (eb) => eb.fn.countAll().as('n')])
+      .groupBy('level')
+      .orderBy('level')
+      .execute();
     expect(Number(levels[0]!.n)).toBeGreaterThanOrEqual(12);
     expect(Number(levels[1]!.n)).toBeGreaterThanOrEqual(60);
     // Every L2 category actually has products, linked to its parent's name.
@@ -98,7 +115,10 @@ describe('seeded catalog (full scale)', () => {
     expect(t.mean).toBeGreaterThan(3 * t.median);
     expect(t.views_top1).toBeGreaterThan(0.1);
     expect(t.product_top1).toBeGreaterThan(0.25);
-    const followers = await sql<{ max: number; median: number }>`select max(followers) as max, percentile_cont(0.5) within group (order by followers) as median from creators`.execute(db);
+    const followers = await sql<{
+      max: number;
+      median: number;
+    }>`select max(followers) as max, percentile_cont(0.5) within group (order by followers) as median from creators`.execute(db);
     expect(followers.rows[0]!.max).toBeGreaterThan(100 * followers.rows[0]!.median);
   });
 
@@ -125,7 +145,12 @@ describe('seeded catalog (full scale)', () => {
     expect(s.bad_images).toBe(0);
     expect(s.bad_tags).toBe(0);
     expect(s.free).toBe(0);
-    const shoes = await db.selectFrom('products').select(['title', 'tags', 'price_cents']).where('category_l2', '=', 'Running Shoes').limit(50).execute();
+    const shoes = await db
+      .selectFrom('products')
+      .select(['title', 'tags', 'price_cents'])
+      .where('category_l2', '=', 'Running Shoes')
+      .limit(50)
+      .execute();
     expect(shoes.some((p) => /running shoes/i.test(p.title))).toBe(true);
     for (const p of shoes) expect(p.price_cents).toBeGreaterThanOrEqual(3_000);
     expect(shoes[0]!.tags).toEqual(expect.arrayContaining(['footwear', 'running', 'shoes']));
@@ -134,7 +159,10 @@ describe('seeded catalog (full scale)', () => {
 
 describe('feed import', () => {
   it('imports the good CSV rows, reports bad ones by line, and updates on re-import', async () => {
-    const before = await db.selectFrom('products').select((eb) => eb.fn.max('product_id').as('max')).executeTakeFirstOrThrow();
+    const before = await db
+      .selectFrom('products')
+      .select((eb) => eb.fn.max('product_id').as('max'))
+      .executeTakeFirstOrThrow();
     const report = await importFeed(db, path.join(FIXTURES, 'mixed.csv'));
     expect(report.imported).toBe(3);
     expect(report.updated).toBe(0);
@@ -146,13 +174,30 @@ describe('feed import', () => {
       { line: 10, reason: expect.stringMatching(/^duplicate id "SKU-1001" \(first on line 2\)/) },
       { line: 11, reason: expect.stringMatching(/^image/) },
     ]);
-    const rows = await db.selectFrom('products').selectAll().where('source', '=', 'feed').where('external_id', 'like', 'SKU-%').orderBy('product_id').execute();
+    const rows = await db
+      .selectFrom('products')
+      .selectAll()
+      .where('source', '=', 'feed')
+      .where('external_id', 'like', 'SKU-%')
+      .orderBy('product_id')
+      .execute();
     expect(rows.map((r) => r.external_id)).toEqual(['SKU-1001', 'SKU-1002', 'SKU-1007']);
     expect(rows.map((r) => r.product_id)).toEqual([before.max! + 1, before.max! + 2, before.max! + 3]);
     const [shoe, pourOver, matcha] = rows;
     // "Footwear > Running Shoes" lands in the seed taxonomy; an unknown L2 is created under the known L1.
-    expect(shoe).toMatchObject({ price_cents: 8999, currency: 'USD', category_l1: 'Footwear', category_l2: 'Running Shoes', region_allow: ['CA', 'US'], brand: 'Kestrel' });
-    const seedShoes = await db.selectFrom('categories').select('category_id').where('slug', '=', 'footwear--running-shoes').executeTakeFirstOrThrow();
+    expect(shoe).toMatchObject({
+      price_cents: 8999,
+      currency: 'USD',
+      category_l1: 'Footwear',
+      category_l2: 'Running Shoes',
+      region_allow: ['CA', 'US'],
+      brand: 'Kestrel',
+    });
+    const seedShoes = await db
+      .selectFrom('categories')
+      .select('category_id')
+      .where('slug', '=', 'footwear--running-shoes')
+      .executeTakeFirstOrThrow();
     expect(shoe!.category_id).toBe(seedShoes.category_id);
     expect(pourOver!.description).toBe('Dripper, carafe and two cups.\nGift boxed.');
     expect(pourOver!.category_id).toBeGreaterThan(1000);
@@ -161,7 +206,11 @@ describe('feed import', () => {
 
     const again = await importFeed(db, path.join(FIXTURES, 'mixed.csv'));
     expect(again).toMatchObject({ imported: 0, updated: 3 });
-    const n = await db.selectFrom('products').select((eb) => eb.fn.countAll().as('n')).where('external_id', 'like', 'SKU-%').executeTakeFirstOrThrow();
+    const n = await db
+      .selectFrom('products')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('external_id', 'like', 'SKU-%')
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(3);
   });
 
@@ -170,19 +219,31 @@ describe('feed import', () => {
     expect(report).toMatchObject({ imported: 3, updated: 0 });
     expect(report.skipped.map((s) => s.line)).toEqual([3, 4, 6, 7]);
     const j1 = await db.selectFrom('products').selectAll().where('external_id', '=', 'J-1').executeTakeFirstOrThrow();
-    expect(j1).toMatchObject({ price_cents: 4499, original_price_cents: 5999, discount_label: '-25%', category_l2: 'Building Sets', region_allow: ['GB', 'US'] });
+    expect(j1).toMatchObject({
+      price_cents: 4499,
+      original_price_cents: 5999,
+      discount_label: '-25%',
+      category_l2: 'Building Sets',
+      region_allow: ['GB', 'US'],
+    });
     const j2 = await db.selectFrom('products').selectAll().where('external_id', '=', 'J-2').executeTakeFirstOrThrow();
     expect(j2).toMatchObject({ currency: 'EUR', price_cents: 3900, inventory_qty: 0 });
   });
 
   it('leaves nothing half-imported when the file fails as a whole', async () => {
     const header = 'id,title,price,category\n';
-    const good = Array.from({ length: 1_200 }, (_, i) => `BULK-${i},Bulk Item ${i},${(i % 90) + 10}.00,Toys & Games > Plush Toys`).join('\n');
+    const good = Array.from({ length: 1_200 }, (_, i) => `BULK-${i},Bulk Item ${i},${(i % 90) + 10}.00,Toys & Games > Plush Toys`).join(
+      '\n',
+    );
     const broken = path.join(tmp, 'broken.csv');
     // 1,200 good rows (more than one write batch) and then a quote that never closes.
     await writeFile(broken, `${header}${good}\nBULK-X,"Unterminated title,5.00,Toys & Games\n`);
     await expect(importFeed(db, broken)).rejects.toThrow(/unterminated quoted field starting on line 1202/);
-    const left = await db.selectFrom('products').select((eb) => eb.fn.countAll().as('n')).where('external_id', 'like', 'BULK-%').executeTakeFirstOrThrow();
+    const left = await db
+      .selectFrom('products')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('external_id', 'like', 'BULK-%')
+      .executeTakeFirstOrThrow();
     expect(Number(left.n)).toBe(0);
 
     const noPrice = path.join(tmp, 'no-price.csv');
@@ -216,9 +277,30 @@ describe('products and cards', () => {
     expect([...map.keys()].sort()).toEqual([1, 3]);
     const view = productView(map.get(1)!);
     expect(Object.keys(view).sort()).toEqual(
-      ['brand', 'category_l1', 'category_l2', 'discount_label', 'gallery', 'id', 'main_image', 'original_price_usd', 'price_usd', 'title', 'price', 'availability', 'seller', 'variants'].sort(),
+      [
+        'brand',
+        'category_l1',
+        'category_l2',
+        'discount_label',
+        'gallery',
+        'id',
+        'main_image',
+        'original_price_usd',
+        'price_usd',
+        'title',
+        'price',
+        'availability',
+        'seller',
+        'variants',
+      ].sort(),
     );
-    expect(view).toMatchObject({ id: '1', price_usd: map.get(1)!.price_cents / 100, price: { amount: map.get(1)!.price_cents / 100, currency: 'USD' }, seller: { merchant_id: 'gateway-catalog' }, variants: [] });
+    expect(view).toMatchObject({
+      id: '1',
+      price_usd: map.get(1)!.price_cents / 100,
+      price: { amount: map.get(1)!.price_cents / 100, currency: 'USD' },
+      seller: { merchant_id: 'gateway-catalog' },
+      variants: [],
+    });
   });
 
   it('caches of catalog facts refresh ahead against the catalog version: past the TTL they are served while checked in the background, read again only when the catalog changed, and before use once expired', async () => {
@@ -268,7 +350,9 @@ describe('products and cards', () => {
       expect(await snapshots.get(counting)).not.toBe(first);
     } finally {
       vi.useRealTimers();
-      await sql`update products set title = ${(await getProduct(db, 1))!.title.replace(/ \(renamed\)$/, '')} where product_id = 1`.execute(db);
+      await sql`update products set title = ${(await getProduct(db, 1))!.title.replace(/ \(renamed\)$/, '')} where product_id = 1`.execute(
+        db,
+      );
       await counting.destroy();
     }
   });
@@ -312,7 +396,14 @@ describe('products and cards', () => {
     expect(first.videos).toHaveLength(3);
     const gmv = first.videos.map((v) => v.gmv_usd);
     expect(gmv).toEqual([...gmv].sort((a, b) => b - a));
-    const best = await db.selectFrom('videos').select('task_id').where('product_id', '=', top[0]!.product_id).orderBy('gmv_cents', 'desc').orderBy('task_id').limit(1).executeTakeFirstOrThrow();
+    const best = await db
+      .selectFrom('videos')
+      .select('task_id')
+      .where('product_id', '=', top[0]!.product_id)
+      .orderBy('gmv_cents', 'desc')
+      .orderBy('task_id')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(first.videos[0]!.task_id).toBe(best.task_id);
     expect(first.selection_story.headline).toMatch(/by creator GMV/);
     expect(first.hero_pitch.key_benefits.length).toBeGreaterThanOrEqual(1);

@@ -33,7 +33,11 @@ describe('the served OpenAPI document describes both checkout modes and the saga
     expect(record.properties.checkout_mode.$ref).toBe('#/components/schemas/CheckoutMode');
     expect(Object.keys(record.properties)).toContain('continue_url');
     expect(schemas.AgenticCheckoutPlan.properties.checkout_mode.$ref).toBe('#/components/schemas/CheckoutMode');
-    expect(schemas.CheckoutNextAction.properties.action.enum).toEqual(['plan_new_checkout', 'accept_match_again', 'choose_another_proposal']);
+    expect(schemas.CheckoutNextAction.properties.action.enum).toEqual([
+      'plan_new_checkout',
+      'accept_match_again',
+      'choose_another_proposal',
+    ]);
     const confirm = doc.paths['/v1/agentic-checkout/{checkoutId}/confirm'].post;
     expect(confirm.responses['502'].description).toContain('merchant_handoff_failed');
     expect(confirm.responses['200'].description).toMatch(/handed_off/);
@@ -58,7 +62,13 @@ describe('who has an agent endpoint', () => {
 describe('reference merchant agent: checkout handoffs, one order per Idempotency-Key', () => {
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const handoff = (checkoutId: string) =>
-    JSON.stringify({ type: 'checkout.handoff', checkout_id: checkoutId, amount: 34.49, currency: 'USD', plan: { totals: { total_minor: 3449 } } });
+    JSON.stringify({
+      type: 'checkout.handoff',
+      checkout_id: checkoutId,
+      amount: 34.49,
+      currency: 'USD',
+      plan: { totals: { total_minor: 3449 } },
+    });
   /** As the gateway sends it: the same key and body every time, a fresh signature per attempt. */
   const send = (agent: MerchantAgent, checkoutId: string) => {
     const body = handoff(checkoutId);
@@ -76,7 +86,13 @@ describe('reference merchant agent: checkout handoffs, one order per Idempotency
     }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
   };
   const start = async (acceptOrder?: Parameters<typeof startMerchantAgent>[0]['acceptOrder']) => {
-    const a = await startMerchantAgent({ merchantId: 'm-test', merchantToken: 'unused', webhookSecret: secret, apiKey: 'unused', acceptOrder });
+    const a = await startMerchantAgent({
+      merchantId: 'm-test',
+      merchantToken: 'unused',
+      webhookSecret: secret,
+      apiKey: 'unused',
+      acceptOrder,
+    });
     agents.push(a);
     return a;
   };
@@ -93,7 +109,15 @@ describe('reference merchant agent: checkout handoffs, one order per Idempotency
     for (const r of [a, b, c]) expect(r).toMatchObject({ status: 200, body: { order_id: 'shop-chk_one', status: 'accepted' } });
     expect([a, b, c].filter((r) => r.body.duplicate === true)).toHaveLength(2);
     expect(calls).toBe(1);
-    expect(agent.orders()).toEqual([expect.objectContaining({ order_id: 'shop-chk_one', idempotency_key: 'chk_one', checkout_id: 'chk_one', amount: 34.49, currency: 'USD' })]);
+    expect(agent.orders()).toEqual([
+      expect.objectContaining({
+        order_id: 'shop-chk_one',
+        idempotency_key: 'chk_one',
+        checkout_id: 'chk_one',
+        amount: 34.49,
+        currency: 'USD',
+      }),
+    ]);
 
     expect((await send(agent, 'chk_two')).body.order_id).toBe('shop-chk_two');
     expect(agent.orders()).toHaveLength(2);
@@ -118,7 +142,11 @@ describe('reference merchant agent: checkout handoffs, one order per Idempotency
 
   it('an unsigned handoff is refused (401) and takes no order', async () => {
     const agent = await start();
-    const res = await fetch(agent.url, { method: 'POST', body: handoff('chk_forged'), headers: { 'content-type': 'application/json', 'idempotency-key': 'chk_forged' } });
+    const res = await fetch(agent.url, {
+      method: 'POST',
+      body: handoff('chk_forged'),
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'chk_forged' },
+    });
     expect(res.status).toBe(401);
     expect(agent.orders()).toHaveLength(0);
   });

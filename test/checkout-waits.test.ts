@@ -19,7 +19,8 @@ let productId: number;
 let priceCents: number;
 let worker: { stop(): Promise<void> } | undefined;
 const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
 
 beforeAll(async () => {
   // No worker yet: the task queue is the API's own, so nothing polls it.
@@ -30,7 +31,13 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ order_id: 'ord-1', accepted: true }));
   });
-  const p = await api.db.selectFrom('products').select(['product_id', 'price_cents']).where('inventory_qty', '>', 20).orderBy('product_id').limit(1).executeTakeFirstOrThrow();
+  const p = await api.db
+    .selectFrom('products')
+    .select(['product_id', 'price_cents'])
+    .where('inventory_qty', '>', 20)
+    .orderBy('product_id')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   productId = p.product_id;
   priceCents = p.price_cents;
 });
@@ -51,7 +58,14 @@ async function chain() {
   const intentId = intent.body.intent.intent_id as string;
   const proposal = await post(
     '/v1/proposals',
-    { merchant_agent_id: merchant_id, intent_id: intentId, product_id: productId, offer_title: 'Trail bottle', price: priceCents / 100, shipping_commitment: { max_days: 3, cost: 4.5 } },
+    {
+      merchant_agent_id: merchant_id,
+      intent_id: intentId,
+      product_id: productId,
+      offer_title: 'Trail bottle',
+      price: priceCents / 100,
+      shipping_commitment: { max_days: 3, cost: 4.5 },
+    },
     { 'x-merchant-token': reg.body.registration_token },
   );
   expect(proposal.status, proposal.text).toBe(201);

@@ -72,7 +72,8 @@ async function merchantAgent(status = 200) {
   return { url: `${server.url}/agent`, bodies, heal: () => (answer = 200) };
 }
 
-const post = (s: Stack, path: string, body?: unknown, headers: Record<string, string> = {}) => call(s.api.url, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (s: Stack, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(s.api.url, 'POST', path, { token: dev.apiKey, body, headers });
 const get = (s: Stack, path: string) => call(s.api.url, 'GET', path, { token: dev.apiKey });
 
 /** merchant → intent → proposal → match session → accept: a match token with its signed_token. */
@@ -87,7 +88,14 @@ async function chain(s: Stack, opts: { shipping?: Record<string, unknown>; merch
   const proposal = await post(
     s,
     '/v1/proposals',
-    { merchant_agent_id: merchant_id, intent_id: intentId, product_id: productId, offer_title: 'Trail bottle', price: priceCents / 100, shipping_commitment: opts.shipping ?? { max_days: 3, cost: 4.5 } },
+    {
+      merchant_agent_id: merchant_id,
+      intent_id: intentId,
+      product_id: productId,
+      offer_title: 'Trail bottle',
+      price: priceCents / 100,
+      shipping_commitment: opts.shipping ?? { max_days: 3, cost: 4.5 },
+    },
     { 'x-merchant-token': reg.body.registration_token },
   );
   expect(proposal.status, proposal.text).toBe(201);
@@ -97,7 +105,14 @@ async function chain(s: Stack, opts: { shipping?: Record<string, unknown>; merch
   const accept = await post(s, `/v1/match/${session.body.match_session.match_session_id}/accept`, { proposal_id: proposalId });
   expect(accept.status, accept.text).toBe(200);
   const token = accept.body.match_token;
-  return { agent, merchantId: merchant_id, intentId, proposalId, tokenId: token.match_token_id as string, jws: token.signed_token as string };
+  return {
+    agent,
+    merchantId: merchant_id,
+    intentId,
+    proposalId,
+    tokenId: token.match_token_id as string,
+    jws: token.signed_token as string,
+  };
 }
 type Chain = Awaited<ReturnType<typeof chain>>;
 
@@ -129,8 +144,8 @@ async function createCheckout(s: Stack, c: Chain) {
 
 /** Names of the Updates the workflow accepted (rejected ones leave no trace in history). */
 const acceptedUpdates = async (s: Stack, checkoutId: string) =>
-  (await s.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkoutId)).fetchHistory()).events!
-    .filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
+  (await s.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkoutId)).fetchHistory())
+    .events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
     .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest?.input?.name);
 
 beforeAll(async () => {
@@ -138,7 +153,13 @@ beforeAll(async () => {
   const planServer = timeSkipping.address;
   [main, shortToken, planClock] = await Promise.all([stack(), stack({ MATCH_TOKEN_TTL_S: '2' }), stack({ TEMPORAL_ADDRESS: planServer })]);
   dev = await onboard(main.api.url);
-  const p = await main.api.db.selectFrom('products').select(['product_id', 'price_cents']).where('inventory_qty', '>', 20).orderBy('product_id').limit(1).executeTakeFirstOrThrow();
+  const p = await main.api.db
+    .selectFrom('products')
+    .select(['product_id', 'price_cents'])
+    .where('inventory_qty', '>', 20)
+    .orderBy('product_id')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   productId = p.product_id;
   priceCents = p.price_cents;
 });
@@ -154,7 +175,14 @@ describe('agentic checkout: plan (POST /v1/agentic-checkout)', () => {
     const c = await chain(main);
     const before = Date.now();
     const checkout = await createCheckout(main, c);
-    expect(checkout).toMatchObject({ status: 'awaiting_confirmation', proposal_id: c.proposalId, match_token_id: c.tokenId, merchant_id: c.merchantId, currency: 'USD', receipt: null });
+    expect(checkout).toMatchObject({
+      status: 'awaiting_confirmation',
+      proposal_id: c.proposalId,
+      match_token_id: c.tokenId,
+      merchant_id: c.merchantId,
+      currency: 'USD',
+      receipt: null,
+    });
     expect(checkout.checkout_id).toMatch(/^chk_/);
     expect(checkout.plan).toMatchObject({
       line_items: [{ product_id: productId, quantity: 1, unit_amount_minor: priceCents, amount_minor: priceCents }],
@@ -208,20 +236,31 @@ describe('agentic checkout: plan (POST /v1/agentic-checkout)', () => {
   it("another developer can neither plan on a token nor read or confirm a checkout, and messages never name another developer's checkout", async () => {
     const c = await chain(main);
     const other = await onboard(main.api.url);
-    const asOther = (path: string, body?: unknown) => call(main.api.url, body === undefined ? 'GET' : 'POST', path, { token: other.apiKey, body });
+    const asOther = (path: string, body?: unknown) =>
+      call(main.api.url, body === undefined ? 'GET' : 'POST', path, { token: other.apiKey, body });
     // Planning on A's token first is refused as for unknown ids, so A's own plan still works.
     const stolen = await asOther('/v1/agentic-checkout', createBody(c));
     expect([stolen.status, stolen.body.error]).toEqual([404, 'intent_not_found']);
     const mine = await createCheckout(main, c);
     expect((await asOther(`/v1/agentic-checkout/${mine.checkout_id}`)).status).toBe(404);
-    const confirm = await asOther(`/v1/agentic-checkout/${mine.checkout_id}/confirm`, { consent: { granted: true, statement: 'yes' }, match_token: c.jws, proposal_id: c.proposalId, amount: (priceCents + 450) / 100, currency: 'USD' });
+    const confirm = await asOther(`/v1/agentic-checkout/${mine.checkout_id}/confirm`, {
+      consent: { granted: true, statement: 'yes' },
+      match_token: c.jws,
+      proposal_id: c.proposalId,
+      amount: (priceCents + 450) / 100,
+      currency: 'USD',
+    });
     expect([confirm.status, confirm.body.error]).toEqual([404, 'checkout_not_found']);
     // The owner's second plan names the owner's live checkout…
     const again = await post(main, '/v1/agentic-checkout', createBody(c));
     expect([again.status, again.body.error]).toEqual([409, 'match_token_in_checkout']);
     expect(again.body.message).toContain(mine.checkout_id);
     // …but a live checkout recorded for another developer (as before ownership) is never named.
-    await main.api.db.updateTable('agentic_checkouts').set({ developer_id: other.developerId }).where('checkout_id', '=', mine.checkout_id).execute();
+    await main.api.db
+      .updateTable('agentic_checkouts')
+      .set({ developer_id: other.developerId })
+      .where('checkout_id', '=', mine.checkout_id)
+      .execute();
     const hidden = await post(main, '/v1/agentic-checkout', createBody(c));
     expect([hidden.status, hidden.body.error]).toEqual([409, 'match_token_in_checkout']);
     expect(hidden.body.message).not.toContain(mine.checkout_id);
@@ -297,7 +336,13 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     expect(ok.status, ok.text).toBe(200);
     const done = ok.body.checkout;
     expect(done).toMatchObject({ checkout_id: id, status: 'confirmed' });
-    expect(done.receipt).toMatchObject({ status: 'handed_off', merchant_id: c.merchantId, merchant_response: { status_code: 200, order_id: 'ord-1' }, amount: (priceCents + 450) / 100, currency: 'USD' });
+    expect(done.receipt).toMatchObject({
+      status: 'handed_off',
+      merchant_id: c.merchantId,
+      merchant_response: { status_code: 200, order_id: 'ord-1' },
+      amount: (priceCents + 450) / 100,
+      currency: 'USD',
+    });
     expect(Date.parse(done.receipt.handed_off_at)).toBeGreaterThan(0);
     expect(done.audit_trail.map((a: any) => a.step)).toEqual([
       'plan_created',
@@ -313,7 +358,13 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     const handoff = c.agent.bodies[0]!;
     expect(handoff.headers['idempotency-key']).toBe(id);
     expect(handoff.headers['webhook-id']).toBe(id);
-    expect(handoff.body).toMatchObject({ type: 'checkout.handoff', checkout_id: id, proposal_id: c.proposalId, buyer: { buyer_agent_id: 'buyer-agent-1' }, shipping: { address: { city: 'Springfield' }, amount_minor: 450 } });
+    expect(handoff.body).toMatchObject({
+      type: 'checkout.handoff',
+      checkout_id: id,
+      proposal_id: c.proposalId,
+      buyer: { buyer_agent_id: 'buyer-agent-1' },
+      shipping: { address: { city: 'Springfield' }, amount_minor: 450 },
+    });
     expect(handoff.body.plan.totals.total_minor).toBe(priceCents + 450);
     expect((await get(main, `/v1/proposals/${c.proposalId}`)).body.proposal.proposal_state).toBe('settled');
     expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
@@ -331,7 +382,11 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
     if (process.env.RECORD_HISTORIES) {
       const cli = await findTemporalCli();
-      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      const { stdout } = await promisify(execFile)(
+        cli,
+        ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!],
+        { maxBuffer: 16 << 20 },
+      );
       await writeFile(fileURLToPath(new URL('./histories/agentic-checkout.json', import.meta.url)), stdout);
     }
   });
@@ -339,7 +394,10 @@ describe('agentic checkout: confirm (Update with validator)', () => {
   it('concurrent confirms are one confirmation: one handoff, the same result', async () => {
     const c = await chain(main, { shipping: { max_days: 2, cost: 4.5 } });
     const { checkout_id } = await createCheckout(main, c);
-    const [a, b] = await Promise.all([post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c)), post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c))]);
+    const [a, b] = await Promise.all([
+      post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c)),
+      post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c)),
+    ]);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body).toEqual(b.body);
     expect(c.agent.bodies).toHaveLength(1);
@@ -473,17 +531,28 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
     const stored = (await get(main, `/v1/agentic-checkout/${id}`)).body.checkout;
     expect(stored.status).toBe('failed');
     expect(stored.payment_authorization_id).toMatch(/^pauth_/);
-    const auth = await main.api.db.selectFrom('payment_authorizations').selectAll().where('authorization_id', '=', stored.payment_authorization_id).executeTakeFirstOrThrow();
+    const auth = await main.api.db
+      .selectFrom('payment_authorizations')
+      .selectAll()
+      .where('authorization_id', '=', stored.payment_authorization_id)
+      .executeTakeFirstOrThrow();
     expect(auth).toMatchObject({ status: 'voided', match_token_id: c.tokenId });
     expect(auth.voided_at).toBeInstanceOf(Date);
     expect(auth.void_reason).toContain('merchant_handoff_failed');
-    const token = await main.api.db.selectFrom('match_tokens').select('acceptance_state').where('match_token_id', '=', c.tokenId).executeTakeFirstOrThrow();
+    const token = await main.api.db
+      .selectFrom('match_tokens')
+      .select('acceptance_state')
+      .where('match_token_id', '=', c.tokenId)
+      .executeTakeFirstOrThrow();
     expect(token.acceptance_state).toBe('accepted');
     expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('accepted');
     expect((await get(main, `/v1/proposals/${c.proposalId}`)).body.proposal.proposal_state).toBe('pending_confirmation');
     const steps = stored.audit_trail.map((a: any) => `${a.step}:${a.outcome}`);
     expect(steps.slice(-2)).toEqual(['payment_voided:voided', 'failed:merchant_handoff_failed']);
-    expect(stored.audit_trail.at(-2).detail).toMatchObject({ authorization_id: stored.payment_authorization_id, acceptance_state: 'accepted' });
+    expect(stored.audit_trail.at(-2).detail).toMatchObject({
+      authorization_id: stored.payment_authorization_id,
+      acceptance_state: 'accepted',
+    });
     expect(stored.failure.next_action).toMatchObject({ action: 'plan_new_checkout', until: expect.any(String) });
     // No token is payment_authorized without a live checkout.
     const orphans = await main.api.db
@@ -491,7 +560,14 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
       .select('t.match_token_id')
       .where('t.acceptance_state', '=', 'payment_authorized')
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('agentic_checkouts as k').select('k.checkout_id').whereRef('k.match_token_id', '=', 't.match_token_id').where('k.status', 'in', ['confirming', 'confirmed']))),
+        not(
+          exists(
+            selectFrom('agentic_checkouts as k')
+              .select('k.checkout_id')
+              .whereRef('k.match_token_id', '=', 't.match_token_id')
+              .where('k.status', 'in', ['confirming', 'confirmed']),
+          ),
+        ),
       )
       .where('t.match_token_id', '=', c.tokenId)
       .execute();
@@ -508,20 +584,39 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect((cause as ApplicationFailure).type).toBe('merchant_handoff_failed');
     expect((cause as ApplicationFailure).nonRetryable).toBe(true);
-    expect((cause as ApplicationFailure).details?.[0]).toMatchObject({ checkout_id: id, code: 'merchant_handoff_failed', payment_voided: true, next_action: { action: 'plan_new_checkout' } });
+    expect((cause as ApplicationFailure).details?.[0]).toMatchObject({
+      checkout_id: id,
+      code: 'merchant_handoff_failed',
+      payment_voided: true,
+      next_action: { action: 'plan_new_checkout' },
+    });
     const d = await handle.describe();
     expect(d.status.name).toBe('FAILED');
-    expect(d.memo).toMatchObject({ checkout_id: id, intent_id: c.intentId, merchant_id: c.merchantId, amount: (priceCents + 450) / 100, currency: 'USD', checkout_mode: 'agent_handoff', developer_id: dev.developerId });
+    expect(d.memo).toMatchObject({
+      checkout_id: id,
+      intent_id: c.intentId,
+      merchant_id: c.merchantId,
+      amount: (priceCents + 450) / 100,
+      currency: 'USD',
+      checkout_mode: 'agent_handoff',
+      developer_id: dev.developerId,
+    });
     const listed = await eventually(async () => {
       const ids: string[] = [];
-      for await (const w of main.api.temporal!.client.workflow.list({ query: `ExecutionStatus = "Failed" AND WorkflowType = "agenticCheckout" AND CheckoutId = "${id}"` })) ids.push(w.workflowId);
+      for await (const w of main.api.temporal!.client.workflow.list({
+        query: `ExecutionStatus = "Failed" AND WorkflowType = "agenticCheckout" AND CheckoutId = "${id}"`,
+      }))
+        ids.push(w.workflowId);
       return ids.length ? ids : null;
     });
     expect(listed).toEqual([workflowIds.checkout(id)]);
     // The runbook's filter (docs/OPERATIONS.md) finds it too.
     const byType = await eventually(async () => {
       const ids: string[] = [];
-      for await (const w of main.api.temporal!.client.workflow.list({ query: `WorkflowType = "agenticCheckout" AND ExecutionStatus = "Failed" AND FlowStage = "failed"` })) ids.push(w.workflowId);
+      for await (const w of main.api.temporal!.client.workflow.list({
+        query: `WorkflowType = "agenticCheckout" AND ExecutionStatus = "Failed" AND FlowStage = "failed"`,
+      }))
+        ids.push(w.workflowId);
       return ids.includes(workflowIds.checkout(id)) ? ids : null;
     });
     expect(byType).toContain(workflowIds.checkout(id));
@@ -529,7 +624,11 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
     await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
     if (process.env.RECORD_HISTORIES) {
       const cli = await findTemporalCli();
-      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      const { stdout } = await promisify(execFile)(
+        cli,
+        ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!],
+        { maxBuffer: 16 << 20 },
+      );
       await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-failed-voided.json', import.meta.url)), stdout);
     }
 
@@ -546,7 +645,12 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
     const ok = await post(main, `/v1/agentic-checkout/${again.body.checkout.checkout_id}/confirm`, confirmBody(c));
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.checkout.status).toBe('confirmed');
-    const auths = await main.api.db.selectFrom('payment_authorizations').select(['authorization_id', 'status']).where('match_token_id', '=', c.tokenId).orderBy('authorized_at').execute();
+    const auths = await main.api.db
+      .selectFrom('payment_authorizations')
+      .select(['authorization_id', 'status'])
+      .where('match_token_id', '=', c.tokenId)
+      .orderBy('authorized_at')
+      .execute();
     expect(auths.map((a) => a.status)).toEqual(['voided', 'authorized']);
     expect(ok.body.checkout.payment_authorization_id).toBe(auths[1]!.authorization_id);
     expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
@@ -577,7 +681,12 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     });
     expect(plan.status, plan.text).toBe(201);
     const checkout = plan.body.checkout;
-    expect(checkout).toMatchObject({ status: 'awaiting_confirmation', checkout_mode: 'merchant_redirect', merchant_id: CATALOG_MERCHANT_ID, continue_url: null });
+    expect(checkout).toMatchObject({
+      status: 'awaiting_confirmation',
+      checkout_mode: 'merchant_redirect',
+      merchant_id: CATALOG_MERCHANT_ID,
+      continue_url: null,
+    });
     expect(checkout.plan).toMatchObject({ checkout_mode: 'merchant_redirect', rec_id: recId });
 
     const confirmRedirect = () =>
@@ -591,11 +700,27 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     const confirm = await confirmRedirect();
     expect(confirm.status, confirm.text).toBe(200);
     const done = confirm.body.checkout;
-    expect(done).toMatchObject({ status: 'handed_off', checkout_mode: 'merchant_redirect', continue_url: `${main.api.config.publicBaseUrl}/r/${recId}`, payment_authorization_id: null });
-    expect(done.receipt).toMatchObject({ status: 'handed_off', continue_url: done.continue_url, rec_id: recId, payment_authorization_id: null });
+    expect(done).toMatchObject({
+      status: 'handed_off',
+      checkout_mode: 'merchant_redirect',
+      continue_url: `${main.api.config.publicBaseUrl}/r/${recId}`,
+      payment_authorization_id: null,
+    });
+    expect(done.receipt).toMatchObject({
+      status: 'handed_off',
+      continue_url: done.continue_url,
+      rec_id: recId,
+      payment_authorization_id: null,
+    });
     expect(done.audit_trail.map((a: any) => a.step)).toEqual(['plan_created', 'consent_recorded', 'handed_off_to_merchant_site']);
     // No money moved: no authorization, the token is still only accepted.
-    expect(await main.api.db.selectFrom('payment_authorizations').select('authorization_id').where('match_token_id', '=', token.match_token_id).execute()).toEqual([]);
+    expect(
+      await main.api.db
+        .selectFrom('payment_authorizations')
+        .select('authorization_id')
+        .where('match_token_id', '=', token.match_token_id)
+        .execute(),
+    ).toEqual([]);
     expect((await get(main, `/v1/match-tokens/${token.match_token_id}`)).body.match_token.acceptance_state).toBe('accepted');
     // Confirm again: the same stored answer.
     const again = await confirmRedirect();
@@ -603,10 +728,27 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     expect(again.body.checkout.continue_url).toBe(done.continue_url);
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id));
     expect(await handle.result()).toEqual({ checkoutId: checkout.checkout_id, status: 'handed_off' });
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(checkout.checkout_id));
+    await Worker.runReplayHistory(
+      { workflowBundle: await workflowBundle() },
+      await handle.fetchHistory(),
+      workflowIds.checkout(checkout.checkout_id),
+    );
     if (process.env.RECORD_HISTORIES) {
       const cli = await findTemporalCli();
-      const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '-w', workflowIds.checkout(checkout.checkout_id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!], { maxBuffer: 16 << 20 });
+      const { stdout } = await promisify(execFile)(
+        cli,
+        [
+          'workflow',
+          'show',
+          '-w',
+          workflowIds.checkout(checkout.checkout_id),
+          '-o',
+          'json',
+          '--address',
+          main.api.config.TEMPORAL_ADDRESS!,
+        ],
+        { maxBuffer: 16 << 20 },
+      );
       await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-merchant-redirect.json', import.meta.url)), stdout);
     }
 
@@ -617,16 +759,31 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     // The merchant's order, when it arrives with that rec_id, is attributed to the card.
     await main.api.db
       .insertInto('affiliate_orders')
-      .values({ order_id: `ord-${checkout.checkout_id}`, rec_id: recId, amount_cents: Math.round(amount * 100), currency: 'USD', status: 'completed', ordered_at: new Date(), import_batch: `test-${checkout.checkout_id}` })
+      .values({
+        order_id: `ord-${checkout.checkout_id}`,
+        rec_id: recId,
+        amount_cents: Math.round(amount * 100),
+        currency: 'USD',
+        status: 'completed',
+        ordered_at: new Date(),
+        import_batch: `test-${checkout.checkout_id}`,
+      })
       .execute();
-    const report = await call(main.api.url, 'GET', `/v1/report/attribution?channel=${channel}`, { headers: { 'x-supply-key': 'test-supply-key-0123456789' } });
+    const report = await call(main.api.url, 'GET', `/v1/report/attribution?channel=${channel}`, {
+      headers: { 'x-supply-key': 'test-supply-key-0123456789' },
+    });
     expect(report.status, report.text).toBe(200);
     expect(report.body.totals).toMatchObject({ attributed_orders: 1, clicks: 1 });
   });
 
   it('a catalog proposal that came without a card (commerce runtime): a card is issued once for the checkout, and its rec_id is stable', async () => {
     const product = await main.api.db.selectFrom('products').select('product_id').orderBy('product_id').limit(1).executeTakeFirstOrThrow();
-    const args = { checkoutId: `chk_test_${Date.now()}`, proposal: { product_id: product.product_id, metadata: { runtime_id: 'rt_x' } }, matchSessionId: null, publicBaseUrl: main.api.url };
+    const args = {
+      checkoutId: `chk_test_${Date.now()}`,
+      proposal: { product_id: product.product_id, metadata: { runtime_id: 'rt_x' } },
+      matchSessionId: null,
+      publicBaseUrl: main.api.url,
+    };
     const a = await redirectRecId(main.api.db, args);
     const b = await redirectRecId(main.api.db, args);
     expect(a).toBe(b);

@@ -30,7 +30,14 @@ describe('onboarding order (docs/CONTRACT.md#credentials), over HTTP', () => {
     expect(reg.body).toMatchObject({
       status: 'registered',
       invite_verified: false,
-      developer: { contact_email: email, company: 'Acme', website: 'https://acme.example', status: 'active', invite_verified_at: null, metadata: { team: 'agents' } },
+      developer: {
+        contact_email: email,
+        company: 'Acme',
+        website: 'https://acme.example',
+        status: 'active',
+        invite_verified_at: null,
+        metadata: { team: 'agents' },
+      },
       session: { status: 'active' },
     });
     expect(reg.body.developer_token).toMatch(/^cig_dt_/);
@@ -57,7 +64,11 @@ describe('onboarding order (docs/CONTRACT.md#credentials), over HTTP', () => {
 
     const created = await call(base, 'POST', '/v1/developers/keys', { token, body: { label: 'ci', scopes: ['recommend', 'match'] } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'created', warning: expect.any(String), key: { label: 'ci', scopes: ['match', 'recommend'], status: 'active', can_reveal: true, revoked_at: null } });
+    expect(created.body).toMatchObject({
+      status: 'created',
+      warning: expect.any(String),
+      key: { label: 'ci', scopes: ['match', 'recommend'], status: 'active', can_reveal: true, revoked_at: null },
+    });
     const apiKey = created.body.api_key as string;
     expect(apiKey.startsWith(created.body.key.key_prefix)).toBe(true);
     expect(created.body.key.key_prefix.length).toBeLessThan(apiKey.length / 2);
@@ -138,7 +149,11 @@ describe('console error rows (docs/CONTRACT.md#errors)', () => {
     });
     expect(dup.status).toBe(409);
     expect(dup.body.error).toBe('account_exists');
-    const count = await api.db.selectFrom('developers').select(sql<number>`count(*)::int`.as('n')).where('email_normalized', '=', email.toLowerCase()).executeTakeFirstOrThrow();
+    const count = await api.db
+      .selectFrom('developers')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('email_normalized', '=', email.toLowerCase())
+      .executeTakeFirstOrThrow();
     expect(count.n).toBe(1);
   });
 
@@ -170,7 +185,10 @@ describe('console error rows (docs/CONTRACT.md#errors)', () => {
     ];
     for (const [method, path] of routes) {
       for (const token of [undefined, 'cig_dt_forged', dev.apiKey]) {
-        const res = await call(base, method, path, { token, body: method === 'GET' || method === 'DELETE' ? undefined : { label: 'x', invite_code: TEST_INVITE } });
+        const res = await call(base, method, path, {
+          token,
+          body: method === 'GET' || method === 'DELETE' ? undefined : { label: 'x', invite_code: TEST_INVITE },
+        });
         expect(res.status, `${method} ${path} with ${token?.slice(0, 7)}`).toBe(401);
         expect(res.body.error).toBe('invalid_developer_token');
       }
@@ -205,7 +223,10 @@ describe('console error rows (docs/CONTRACT.md#errors)', () => {
 
   it('rename, revoke (deprecated) and reveal', async () => {
     const dev = await onboard(base, { label: 'first' });
-    const renamed = await call(base, 'PATCH', `/v1/developers/keys/${dev.keyId}`, { token: dev.developerToken, body: { label: 'renamed' } });
+    const renamed = await call(base, 'PATCH', `/v1/developers/keys/${dev.keyId}`, {
+      token: dev.developerToken,
+      body: { label: 'renamed' },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ status: 'updated', key: { label: 'renamed' } });
     const noLabel = await call(base, 'PATCH', `/v1/developers/keys/${dev.keyId}`, { token: dev.developerToken, body: {} });
@@ -260,7 +281,13 @@ describe('console error rows (docs/CONTRACT.md#errors)', () => {
     expect(logs.status).toBe(200);
     expect(logs.body.count).toBe(3);
     expect(logs.body.logs.map((l: any) => l.channel)).toEqual(['c2', 'c1', 'c0']);
-    expect(logs.body.logs[0]).toMatchObject({ key_id: dev.keyId, method: 'GET', path: '/v1/whoami', status_code: 200, request_id: expect.stringMatching(/^req_/) });
+    expect(logs.body.logs[0]).toMatchObject({
+      key_id: dev.keyId,
+      method: 'GET',
+      path: '/v1/whoami',
+      status_code: 200,
+      request_id: expect.stringMatching(/^req_/),
+    });
     expect(logs.body.logs[0].duration_ms).toBeGreaterThanOrEqual(0);
     const one = await call(base, 'GET', '/v1/developers/logs?limit=1', { token: dev.developerToken });
     expect(one.body.logs).toHaveLength(1);
@@ -288,14 +315,26 @@ describe('console error rows (docs/CONTRACT.md#errors)', () => {
 describe('developer sessions', () => {
   it('slide on use and stop working once expired', async () => {
     const dev = await onboard(base);
-    const before = await api.db.selectFrom('developer_sessions').selectAll().where('developer_id', '=', dev.developerId).executeTakeFirstOrThrow();
-    await api.db.updateTable('developer_sessions').set({ expires_at: new Date(Date.now() + 60_000) }).where('session_id', '=', before.session_id).execute();
+    const before = await api.db
+      .selectFrom('developer_sessions')
+      .selectAll()
+      .where('developer_id', '=', dev.developerId)
+      .executeTakeFirstOrThrow();
+    await api.db
+      .updateTable('developer_sessions')
+      .set({ expires_at: new Date(Date.now() + 60_000) })
+      .where('session_id', '=', before.session_id)
+      .execute();
     const me = await call(base, 'GET', '/v1/developers/me', { token: dev.developerToken });
     expect(me.status).toBe(200);
     const slid = new Date(me.body.session.expires_at).getTime();
     expect(slid).toBeGreaterThan(Date.now() + api.config.DEVELOPER_SESSION_TTL_S * 1000 - 60_000);
 
-    await api.db.updateTable('developer_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('session_id', '=', before.session_id).execute();
+    await api.db
+      .updateTable('developer_sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('session_id', '=', before.session_id)
+      .execute();
     const expired = await call(base, 'GET', '/v1/developers/me', { token: dev.developerToken });
     expect(expired.status).toBe(401);
     expect(expired.body.error).toBe('invalid_developer_token');

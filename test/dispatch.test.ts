@@ -26,7 +26,8 @@ let productId: number;
 const servers: Array<{ close(): Promise<void> }> = [];
 
 const letters = () => Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
-const post = (base: string, path: string, body?: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (base: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(base, 'POST', path, { token: dev.apiKey, body, headers });
 const supply = (base: string, method: string, path: string, body?: unknown, key = TEST_SUPPLY_KEY) =>
   call(base, method, path, { body, headers: key ? { 'x-supply-key': key } : {} });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,7 +65,9 @@ async function attemptsOf(base: string, deliveryId: string) {
 }
 
 /** A merchant endpoint that reads the body and answers with what `answer` says for the n-th request. */
-async function scriptedMerchant(answer: (n: number, req: http.IncomingMessage, body: string) => { status: number; headers?: Record<string, string> } | 'hang') {
+async function scriptedMerchant(
+  answer: (n: number, req: http.IncomingMessage, body: string) => { status: number; headers?: Record<string, string> } | 'hang',
+) {
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: string; status: number | 'hang' }> = [];
   const server = await startLoopback(async (req, res) => {
     const body = await readBody(req);
@@ -81,7 +84,13 @@ async function scriptedMerchant(answer: (n: number, req: http.IncomingMessage, b
 beforeAll(async () => {
   api = await startTestApi({ env: DISPATCH_ENV });
   dev = await onboard(api.url);
-  const p = await api.db.selectFrom('products').select(['product_id', 'price_cents']).where('price_cents', '<', 10_000).orderBy('product_id').limit(1).executeTakeFirstOrThrow();
+  const p = await api.db
+    .selectFrom('products')
+    .select(['product_id', 'price_cents'])
+    .where('price_cents', '<', 10_000)
+    .orderBy('product_id')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   productId = p.product_id;
   // (the API listens on an ephemeral port, so the reply URL in payloads is set from where it really is)
   worker = await startTestWorker({ ...api.config, publicBaseUrl: api.url }, api.db);
@@ -100,12 +109,27 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     const agents: MerchantAgent[] = [];
     const merchants: Array<{ id: string; token: string; secret: string }> = [];
     for (let i = 0; i < 2; i++) {
-      const m = await registerMerchant(api.url, 'http://127.0.0.1:9/later', { subscription_tags: [tag, 'gifts'], regions: i ? ['CA'] : [] });
-      const agent = await startMerchantAgent({ merchantId: m.id, merchantToken: m.token, webhookSecret: m.secret, apiKey: dev.apiKey, productId, price: 42 });
+      const m = await registerMerchant(api.url, 'http://127.0.0.1:9/later', {
+        subscription_tags: [tag, 'gifts'],
+        regions: i ? ['CA'] : [],
+      });
+      const agent = await startMerchantAgent({
+        merchantId: m.id,
+        merchantToken: m.token,
+        webhookSecret: m.secret,
+        apiKey: dev.apiKey,
+        productId,
+        price: 42,
+      });
       servers.push(agent);
       agents.push(agent);
       // Point the merchant at its agent (updating a registration needs its token).
-      const upd = await post(api.url, '/v1/merchant/register', { merchant_id: m.id, agent_endpoint: agent.url }, { 'x-merchant-token': m.token });
+      const upd = await post(
+        api.url,
+        '/v1/merchant/register',
+        { merchant_id: m.id, agent_endpoint: agent.url },
+        { 'x-merchant-token': m.token },
+      );
       expect(upd.status, upd.text).toBe(200);
       merchants.push(m);
     }
@@ -122,21 +146,33 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     expect(queue.deliveries.map((d: any) => d.merchant_id).sort()).toEqual([...merchants.map((m) => m.id), rawMerchant.id].sort());
     expect(other.bodies).toHaveLength(0);
     for (const d of queue.deliveries) {
-      expect(d).toMatchObject({ state: 'delivered', attempts: 1, workflow_id: `delivery-${d.delivery_id}`, last_attempt: { attempt: 1, outcome: 'delivered' } });
+      expect(d).toMatchObject({
+        state: 'delivered',
+        attempts: 1,
+        workflow_id: `delivery-${d.delivery_id}`,
+        last_attempt: { attempt: 1, outcome: 'delivered' },
+      });
     }
 
     // The raw endpoint checks the Standard Webhooks signature with the library's own verifier.
     expect(raw.bodies).toHaveLength(1);
     const got = raw.bodies[0]!;
     const verified = new Webhook(rawMerchant.secret).verify(got.body, got.headers as Record<string, string>) as any;
-    expect(verified).toMatchObject({ type: 'intent.surge', data: { merchant_id: rawMerchant.id, intent: { intent_id: intent.intent_id }, reply: { proposals_url: `${api.url}/v1/proposals` } } });
+    expect(verified).toMatchObject({
+      type: 'intent.surge',
+      data: { merchant_id: rawMerchant.id, intent: { intent_id: intent.intent_id }, reply: { proposals_url: `${api.url}/v1/proposals` } },
+    });
     expect(got.headers['webhook-id']).toBe(verified.data.delivery_id);
     expect(() => new Webhook(merchants[0]!.secret).verify(got.body, got.headers as Record<string, string>)).toThrow();
 
     // The reference agents answered by proposing through the API.
     for (const agent of agents) {
       const [event] = await agent.waitForProposals(1);
-      expect(event, JSON.stringify(event)).toMatchObject({ outcome: 'accepted', intentId: intent.intent_id, proposal: { outcome: 'submitted', status: 201 } });
+      expect(event, JSON.stringify(event)).toMatchObject({
+        outcome: 'accepted',
+        intentId: intent.intent_id,
+        proposal: { outcome: 'submitted', status: 201 },
+      });
     }
     const proposals = await call(api.url, 'GET', `/v1/intents/${intent.intent_id}/proposals`, { token: dev.apiKey });
     expect(proposals.body.proposals.map((p: any) => p.merchant_agent_id).sort()).toEqual(merchants.map((m) => m.id).sort());
@@ -146,7 +182,11 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     expect(await handle.result()).toEqual({ intentId: intent.intent_id, deliveries: 3 });
     const desc = await api.temporal!.client.workflow.getHandle(queue.deliveries[0].workflow_id).describe();
     expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
-      expect.arrayContaining([['IntentId', intent.intent_id], ['MerchantId', queue.deliveries[0].merchant_id], ['DeliveryState', 'delivered']]),
+      expect.arrayContaining([
+        ['IntentId', intent.intent_id],
+        ['MerchantId', queue.deliveries[0].merchant_id],
+        ['DeliveryState', 'delivered'],
+      ]),
     );
   });
 
@@ -158,7 +198,8 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     const any = await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
     const stated = await createIntent(api.url, `${tag} footwear for hiking`);
     const unstated = await createIntent(api.url, `${tag} something nice`);
-    const merchantsOf = async (intentId: string, n: number) => (await settledQueue(api.url, intentId, n)).deliveries.map((d: any) => d.merchant_id).sort();
+    const merchantsOf = async (intentId: string, n: number) =>
+      (await settledQueue(api.url, intentId, n)).deliveries.map((d: any) => d.merchant_id).sort();
     expect(await merchantsOf(stated.intent_id, 2)).toEqual([shoes.id, any.id].sort());
     expect(await merchantsOf(unstated.intent_id, 3)).toEqual([shoes.id, kitchen.id, any.id].sort());
   });
@@ -220,19 +261,32 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     // Each dead-lettered run ended Failed (type delivery_dead_lettered, why and what next in details), so
     // operators find it with ExecutionStatus = "Failed"; the memo names the business keys.
     const failed = api.temporal!.client.workflow.getHandle(by[ids.failing].workflow_id);
-    const err: any = await failed.result().then(() => null, (e: unknown) => e);
+    const err: any = await failed.result().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err?.cause?.type).toBe('delivery_dead_lettered');
-    expect(err.cause.details[0]).toMatchObject({ delivery_id: by[ids.failing].delivery_id, merchant_id: ids.failing, attempts: 3, status_code: 500 });
+    expect(err.cause.details[0]).toMatchObject({
+      delivery_id: by[ids.failing].delivery_id,
+      merchant_id: ids.failing,
+      attempts: 3,
+      status_code: 500,
+    });
     expect(err.cause.details[0].next_action).toMatch(/dispatch-queue\/retry/);
     const desc = await failed.describe();
     expect(desc.status.name).toBe('FAILED');
     expect(desc.memo).toMatchObject({ delivery_id: by[ids.failing].delivery_id, intent_id: intent.intent_id, merchant_id: ids.failing });
     const listFailed = async () => {
       const found: string[] = [];
-      for await (const w of api.temporal!.client.workflow.list({ query: `WorkflowType = "delivery" AND ExecutionStatus = "Failed" AND IntentId = "${intent.intent_id}"` })) found.push(w.workflowId);
+      for await (const w of api.temporal!.client.workflow.list({
+        query: `WorkflowType = "delivery" AND ExecutionStatus = "Failed" AND IntentId = "${intent.intent_id}"`,
+      }))
+        found.push(w.workflowId);
       return found.sort();
     };
-    const expectedFailed = Object.values(by).map((d: any) => d.workflow_id).sort();
+    const expectedFailed = Object.values(by)
+      .map((d: any) => d.workflow_id)
+      .sort();
     for (let i = 0; i < 60 && (await listFailed()).length < expectedFailed.length; i++) await sleep(250);
     expect(await listFailed()).toEqual(expectedFailed);
 
@@ -245,7 +299,11 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     const tag = letters();
     const sink = await scriptedMerchant(() => ({ status: 200 }));
     const m = await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
-    await api.db.updateTable('merchants').set({ webhook_secret_sealed: 'v1.sealed-with-another-key' }).where('merchant_id', '=', m.id).execute();
+    await api.db
+      .updateTable('merchants')
+      .set({ webhook_secret_sealed: 'v1.sealed-with-another-key' })
+      .where('merchant_id', '=', m.id)
+      .execute();
     const intent = await createIntent(api.url, `${tag} water bottle`);
     const [d] = (await settledQueue(api.url, intent.intent_id, 1)).deliveries;
     expect(d).toMatchObject({ state: 'dlq', attempts: 0 });
@@ -287,7 +345,10 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     expect(done.state).toBe('delivered');
 
     // A delivered delivery is not replayable; an unknown one does not exist.
-    expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: done.delivery_id })).body).toMatchObject({ error: 'delivery_not_in_dlq', state: 'delivered' });
+    expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: done.delivery_id })).body).toMatchObject({
+      error: 'delivery_not_in_dlq',
+      state: 'delivered',
+    });
     expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: 'dlv_nope' })).status).toBe(404);
     expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { state: 'pending' })).status).toBe(400);
 
@@ -301,7 +362,13 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
 
     const after = await settledQueue(api.url, intent.intent_id, 2);
     const replayed = after.deliveries.find((d: any) => d.delivery_id === dead.delivery_id);
-    expect(replayed).toMatchObject({ state: 'delivered', replays: 1, attempts: 4, workflow_id: `delivery-${dead.delivery_id}-replay-1`, last_attempt: { attempt: 4, replay: 1, outcome: 'delivered' } });
+    expect(replayed).toMatchObject({
+      state: 'delivered',
+      replays: 1,
+      attempts: 4,
+      workflow_id: `delivery-${dead.delivery_id}-replay-1`,
+      last_attempt: { attempt: 4, replay: 1, outcome: 'delivered' },
+    });
     expect(oks).toEqual([dead.delivery_id]);
 
     // Replaying again finds nothing of this intent's to send: the delivered stays delivered, sent once.
@@ -313,14 +380,21 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
   });
 
   it("the queue endpoints need the supply key or a merchant's token (401), and validate their input", async () => {
-    for (const [key, error] of [['', 'unauthorized'], ['wrong-key', 'invalid_supply_key']] as const) {
+    for (const [key, error] of [
+      ['', 'unauthorized'],
+      ['wrong-key', 'invalid_supply_key'],
+    ] as const) {
       expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue', undefined, key)).body).toMatchObject({ error });
       expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', {}, key)).status).toBe(401);
       expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue/dlv_x', undefined, key)).status).toBe(401);
     }
     // An API key reads a merchant's own deliveries only with its X-Merchant-Token (test/tenancy.test.ts).
-    expect((await call(api.url, 'GET', '/v1/merchant/dispatch-queue', { token: dev.apiKey })).body).toMatchObject({ error: 'missing_registration_token' });
-    expect((await call(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { token: dev.apiKey, body: {} })).body).toMatchObject({ error: 'invalid_supply_key' });
+    expect((await call(api.url, 'GET', '/v1/merchant/dispatch-queue', { token: dev.apiKey })).body).toMatchObject({
+      error: 'missing_registration_token',
+    });
+    expect((await call(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { token: dev.apiKey, body: {} })).body).toMatchObject({
+      error: 'invalid_supply_key',
+    });
     expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue?state=lost')).status).toBe(400);
     expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue?limit=0')).status).toBe(400);
     expect((await supply(api.url, 'GET', '/v1/merchant/dispatch-queue/dlv_missing')).body).toMatchObject({ error: 'delivery_not_found' });
@@ -354,7 +428,12 @@ describe('a worker killed in the middle of a fan-out', () => {
     while (seen.length < 5 && Date.now() < deadline) await sleep(20);
     expect(seen.length).toBeGreaterThanOrEqual(5);
     await w.kill();
-    const deliveredAtKill = await api2.db.selectFrom('deliveries').select('delivery_id').where('intent_id', '=', intent.intent_id).where('state', '=', 'delivered').execute();
+    const deliveredAtKill = await api2.db
+      .selectFrom('deliveries')
+      .select('delivery_id')
+      .where('intent_id', '=', intent.intent_id)
+      .where('state', '=', 'delivered')
+      .execute();
     w = startWorkerProcess(api2, DISPATCH_ENV);
     try {
       const queue = await settledQueue(api2.url, intent.intent_id, 40, 60_000);
@@ -366,7 +445,11 @@ describe('a worker killed in the middle of a fan-out', () => {
         .selectFrom('delivery_attempts')
         .select(['delivery_id', (eb) => eb.fn.countAll<number>().as('n')])
         .where('outcome', '=', 'delivered')
-        .where('delivery_id', 'in', queue.deliveries.map((d: any) => d.delivery_id))
+        .where(
+          'delivery_id',
+          'in',
+          queue.deliveries.map((d: any) => d.delivery_id),
+        )
         .groupBy('delivery_id')
         .execute();
       expect(delivered).toHaveLength(40);
@@ -396,7 +479,11 @@ describe('fan-out start and paging', () => {
       const sink = await scriptedMerchant(() => ({ status: 200 }));
       await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
       const intent = await createIntent(offline.url, `${tag} travel pillow`);
-      const row = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.intent_id).executeTakeFirstOrThrow();
+      const row = await api.db
+        .selectFrom('intents')
+        .select('surge_started_at')
+        .where('intent_id', '=', intent.intent_id)
+        .executeTakeFirstOrThrow();
       expect(row.surge_started_at).toBeNull();
 
       const { startMissedSurges } = await import('../src/dispatch/client');
@@ -405,7 +492,11 @@ describe('fan-out start and paging', () => {
       await settledQueue(api.url, intent.intent_id, 1);
       // A second sweep (or a retried create) starts nothing new.
       await startMissedSurges(api.temporal!, api.db, logger, { olderThanS: 0, limit: 1000 });
-      const after = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.intent_id).executeTakeFirstOrThrow();
+      const after = await api.db
+        .selectFrom('intents')
+        .select('surge_started_at')
+        .where('intent_id', '=', intent.intent_id)
+        .executeTakeFirstOrThrow();
       expect(after.surge_started_at).not.toBeNull();
       expect(sink.bodies).toHaveLength(1);
     } finally {

@@ -3,7 +3,14 @@ import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startLoopback } from './helpers/loopback';
-import { assertSafeEndpoint, endpointPolicy, guardedLookup, isPublicAddress, UnsafeEndpointError, type EndpointPolicy } from '../src/registry/endpoint-safety';
+import {
+  assertSafeEndpoint,
+  endpointPolicy,
+  guardedLookup,
+  isPublicAddress,
+  UnsafeEndpointError,
+  type EndpointPolicy,
+} from '../src/registry/endpoint-safety';
 import { boundedRequest, OutboundError } from '../src/outbound/http';
 
 /** Endpoint safety (docs/CONTRACT.md#endpoint-safety) with ALLOW_PRIVATE_ENDPOINTS off (the default). */
@@ -21,9 +28,18 @@ const uid = () => `safe-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
 const post = (path: string, body: unknown) => call(api.url, 'POST', path, { token: dev.apiKey, body });
 
 const refused = [
-  'https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://localhost/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://0.0.0.0/hook',
+  'https://127.0.0.1/hook',
+  'https://10.0.0.1/hook',
+  'https://169.254.169.254/latest/meta-data',
+  'https://[::1]/hook',
+  'https://localhost/hook',
+  'https://[::ffff:127.0.0.1]/hook',
+  'https://0.0.0.0/hook',
   // IPv6 forms that embed a private IPv4 address
-  'https://[::127.0.0.1]/hook', 'https://[::a9fe:a9fe]/latest/meta-data', 'https://[64:ff9b::a00:1]/hook', 'https://[2002:c0a8:101::1]/hook',
+  'https://[::127.0.0.1]/hook',
+  'https://[::a9fe:a9fe]/latest/meta-data',
+  'https://[64:ff9b::a00:1]/hook',
+  'https://[2002:c0a8:101::1]/hook',
 ];
 
 describe('the guard refuses private, loopback and link-local endpoints', () => {
@@ -33,7 +49,9 @@ describe('the guard refuses private, loopback and link-local endpoints', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_endpoint', fields: ['agent_endpoint'] });
     expect(res.body.message).toMatch(/non-public address/);
-    expect(await api.db.selectFrom('merchants').select('merchant_id').where('merchant_id', '=', merchant_id).executeTakeFirst()).toBeUndefined();
+    expect(
+      await api.db.selectFrom('merchants').select('merchant_id').where('merchant_id', '=', merchant_id).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('plain http is refused even for a public address', async () => {
@@ -48,7 +66,9 @@ describe('the guard refuses private, loopback and link-local endpoints', () => {
 
     const before = await startLoopback((_req, res) => res.end('{}'));
     try {
-      const byUrl = await post('/v1/agents/import-card', { agent_card_url: `https://127.0.0.1:${before.port}/.well-known/agent-card.json` });
+      const byUrl = await post('/v1/agents/import-card', {
+        agent_card_url: `https://127.0.0.1:${before.port}/.well-known/agent-card.json`,
+      });
       expect(byUrl.status).toBe(400);
       expect(byUrl.body).toMatchObject({ error: 'invalid_endpoint', fields: ['agent_card_url'] });
       expect(before.requests).toHaveLength(0); // refused before any connection
@@ -57,8 +77,15 @@ describe('the guard refuses private, loopback and link-local endpoints', () => {
     }
 
     const card = {
-      name: 'Sneaky', description: 'd', version: '1', protocolVersion: '0.3.0', url: 'https://169.254.169.254/a2a',
-      capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [],
+      name: 'Sneaky',
+      description: 'd',
+      version: '1',
+      protocolVersion: '0.3.0',
+      url: 'https://169.254.169.254/a2a',
+      capabilities: {},
+      defaultInputModes: [],
+      defaultOutputModes: [],
+      skills: [],
     };
     const inline = await post('/v1/agents/import-card', { agent_card: card });
     expect(inline.body).toMatchObject({ error: 'invalid_endpoint', fields: ['agent_card.url'] });
@@ -67,7 +94,21 @@ describe('the guard refuses private, loopback and link-local endpoints', () => {
 
 describe('address classification and connect-time checks', () => {
   it('only global unicast addresses are public', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fc00::1', '::ffff:10.0.0.1', '224.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:10.0.0.1',
+      '224.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).toBe(true);
@@ -81,9 +122,13 @@ describe('address classification and connect-time checks', () => {
   });
 
   it('the connect-time lookup refuses a name that resolves to loopback (no DNS-rebinding window)', async () => {
-    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(endpointPolicy(false))('localhost', {}, (e) => resolve(e)));
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(endpointPolicy(false))('localhost', {}, (e) => resolve(e)),
+    );
     expect(err?.code).toBe('EUNSAFE');
-    const ok = await new Promise<string>((resolve) => guardedLookup(endpointPolicy(true))('localhost', {}, (_e, address) => resolve(address as string)));
+    const ok = await new Promise<string>((resolve) =>
+      guardedLookup(endpointPolicy(true))('localhost', {}, (_e, address) => resolve(address as string)),
+    );
     expect(['127.0.0.1', '::1']).toContain(ok);
   });
 
@@ -91,14 +136,24 @@ describe('address classification and connect-time checks', () => {
     // A policy that admits this one loopback server and nothing else private, so the first hop
     // connects and the redirect targets are judged by the same rule (and refused before any connection).
     const onlyLoopback: EndpointPolicy = { schemes: ['http:', 'https:'], addressAllowed: (ip) => ip === '127.0.0.1' };
-    const targets = ['http://10.0.0.1/card.json', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/card.json', 'ftp://127.0.0.1/card.json'];
+    const targets = [
+      'http://10.0.0.1/card.json',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]:9/card.json',
+      'ftp://127.0.0.1/card.json',
+    ];
     const bouncer = await startLoopback((req, res) => {
       res.writeHead(302, { location: targets[Number(req.url!.slice(1))]! });
       res.end();
     });
     try {
       for (const [i, target] of targets.entries()) {
-        const err = await boundedRequest(`${bouncer.url}/${i}`, { timeoutMs: 1000, maxBytes: 1024, maxRedirects: 3, policy: onlyLoopback }).catch((e) => e);
+        const err = await boundedRequest(`${bouncer.url}/${i}`, {
+          timeoutMs: 1000,
+          maxBytes: 1024,
+          maxRedirects: 3,
+          policy: onlyLoopback,
+        }).catch((e) => e);
         expect(err, target).toBeInstanceOf(OutboundError);
         expect(err.reason, target).toBe('unsafe_endpoint');
       }

@@ -41,7 +41,13 @@ describe('entrypoints', () => {
   it('the API and the worker run as separate processes against given Postgres and Temporal, and stop on SIGTERM', async () => {
     const port = await freePort();
     const taskQueue = `entry-${Date.now()}`;
-    const env = { DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, PORT: String(port), WORKER_METRICS_PORT: '0' };
+    const env = {
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PORT: String(port),
+      WORKER_METRICS_PORT: '0',
+    };
     const api = run('api/main.ts', env);
     const worker = run('worker/main.ts', env);
     const temporal = await connectTemporal(env.TEMPORAL_ADDRESS, 'default', taskQueue);
@@ -49,7 +55,11 @@ describe('entrypoints', () => {
       // tsx compiles the API at start: on a loaded 2-core machine that alone can take 20 s.
       const health = await waitForHealth(`http://127.0.0.1:${port}`, 200, 60_000);
       expect(health.body).toMatchObject({ status: 'ok', db: 'ok', temporal: 'ok' });
-      const result = await temporal.client.workflow.execute(ping, { taskQueue, workflowId: workflowIds.ping(taskQueue), args: ['via worker process'] });
+      const result = await temporal.client.workflow.execute(ping, {
+        taskQueue,
+        workflowId: workflowIds.ping(taskQueue),
+        args: ['via worker process'],
+      });
       expect(result).toEqual({ message: 'via worker process', answeredBy: `worker@${taskQueue}` });
     } finally {
       api.child.kill('SIGTERM');

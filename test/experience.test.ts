@@ -24,7 +24,8 @@ interface Product {
 let product: Product;
 
 const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(base, 'POST', path, { token: dev.apiKey, body, headers });
 const event = (body: Record<string, unknown>) => post('/v1/decision-events', body);
 const feed = (body: Record<string, unknown>) => post('/v1/experience-feed', body);
 
@@ -44,7 +45,14 @@ async function intent(body: Record<string, unknown> = {}) {
 async function propose(m: { id: string; token: string }, intentId: string, body: Record<string, unknown> = {}) {
   const res = await post(
     '/v1/proposals',
-    { merchant_agent_id: m.id, intent_id: intentId, product_id: product.product_id, offer_title: 'Offer', price: product.price_cents / 100, ...body },
+    {
+      merchant_agent_id: m.id,
+      intent_id: intentId,
+      product_id: product.product_id,
+      offer_title: 'Offer',
+      price: product.price_cents / 100,
+      ...body,
+    },
     { 'x-merchant-token': m.token },
   );
   expect(res.status, res.text).toBe(201);
@@ -97,20 +105,46 @@ describe('proposal experience (docs/EXPERIENCE.md)', () => {
       raw_query: `${sceneWord} for me`,
       budget_range: { max: budgetMax },
       region: 'US',
-      experience_context: { scene: `weekend ${sceneWord} session`, desired_feeling: 'zzqx unmatched', visual_constraints: ['warm tones'], confirmation_goal: 'feel ready', extra: 1 },
+      experience_context: {
+        scene: `weekend ${sceneWord} session`,
+        desired_feeling: 'zzqx unmatched',
+        visual_constraints: ['warm tones'],
+        confirmation_goal: 'feel ready',
+        extra: 1,
+      },
     });
     const p = await propose(m, i.intent_id);
     const card = p.experience_card;
     const preview = p.experience_preview;
 
-    expect(card).toMatchObject({ intent_id: i.intent_id, proposal_id: p.proposal_id, scene: { scene: `weekend ${sceneWord} session`, desired_feeling: 'zzqx unmatched', confirmation_goal: 'feel ready' } });
+    expect(card).toMatchObject({
+      intent_id: i.intent_id,
+      proposal_id: p.proposal_id,
+      scene: { scene: `weekend ${sceneWord} session`, desired_feeling: 'zzqx unmatched', confirmation_goal: 'feel ready' },
+    });
     expect(card.experience_id).toMatch(/^exp_/);
     expect(card.preview).toEqual(preview);
-    expect(preview).toMatchObject({ kind: 'generated', asset: { url: product.main_image, source: 'catalog_image' }, revision: 0, remixed: null });
-    expect(preview.scene_preview).toMatchObject({ scene: `weekend ${sceneWord} session`, mood: 'zzqx unmatched', visual_constraints: ['warm tones'] });
+    expect(preview).toMatchObject({
+      kind: 'generated',
+      asset: { url: product.main_image, source: 'catalog_image' },
+      revision: 0,
+      remixed: null,
+    });
+    expect(preview.scene_preview).toMatchObject({
+      scene: `weekend ${sceneWord} session`,
+      mood: 'zzqx unmatched',
+      visual_constraints: ['warm tones'],
+    });
     expect(preview.remixable_dimensions.map((d: any) => d.dimension)).toEqual(['scene', 'mood', 'lighting', 'palette', 'framing']);
     expect(card.products).toEqual([
-      expect.objectContaining({ product_id: product.product_id, title: product.title, brand: product.brand, price: product.price_cents / 100, currency: 'USD', image: product.main_image }),
+      expect.objectContaining({
+        product_id: product.product_id,
+        title: product.title,
+        brand: product.brand,
+        price: product.price_cents / 100,
+        currency: 'USD',
+        image: product.main_image,
+      }),
     ]);
     expect(card.cta.primary).toMatchObject({ label: 'Confirm: feel ready', event: { event_type: 'confirm', proposal_id: p.proposal_id } });
     expect(card.merchant_supplied).toBeNull();
@@ -131,14 +165,24 @@ describe('proposal experience (docs/EXPERIENCE.md)', () => {
 
     const by = (basis: string) => card.why_it_fits_you.find((s: any) => s.basis === basis);
     const budget = by('budget');
-    expect(budget.data).toEqual({ price: product.price_cents / 100, budget_min: null, budget_max: budgetMax, currency: 'USD', under_by: 12.5 });
+    expect(budget.data).toEqual({
+      price: product.price_cents / 100,
+      budget_min: null,
+      budget_max: budgetMax,
+      currency: 'USD',
+      under_by: 12.5,
+    });
     expect(budget.statement).toBe(`At $${(product.price_cents / 100).toFixed(2)} it is $12.50 under your $${budgetMax.toFixed(2)} budget.`);
-    expect(by('region')).toMatchObject({ statement: 'It is sold in your region (US).', data: { region: 'US', region_allow: product.region_allow } });
+    expect(by('region')).toMatchObject({
+      statement: 'It is sold in your region (US).',
+      data: { region: 'US', region_allow: product.region_allow },
+    });
     const scene = by('scene');
     expect(scene.data.matched_words).toContain(sceneWord);
     // Every matched word really is in the product's title, tags or category; the unmatched feeling has no statement.
     const vocab = `${product.title} ${product.tags.join(' ')} ${product.category_l1} ${product.category_l2}`.toLowerCase();
-    for (const s of card.why_it_fits_you.filter((x: any) => x.data.matched_words)) for (const w of s.data.matched_words) expect(vocab).toContain(w.replace(/s$/, ''));
+    for (const s of card.why_it_fits_you.filter((x: any) => x.data.matched_words))
+      for (const w of s.data.matched_words) expect(vocab).toContain(w.replace(/s$/, ''));
     expect(by('desired_feeling')).toBeUndefined();
     const top = videos[0]!;
     const evidence = by('creator_evidence');
@@ -162,7 +206,10 @@ describe('proposal experience (docs/EXPERIENCE.md)', () => {
     expect(p.experience_card.merchant_supplied).toEqual({ headline: 'mine' });
     expect(p.experience_card.why_it_fits_you.map((s: any) => s.basis)).not.toContain('budget');
     const over = p.experience_card.caveats.find((s: any) => s.basis === 'budget');
-    expect(over).toMatchObject({ statement: 'At $25.99 it is $15.99 over your $10.00 budget.', data: { price, budget_max: 10, over_by: 15.99 } });
+    expect(over).toMatchObject({
+      statement: 'At $25.99 it is $15.99 over your $10.00 budget.',
+      data: { price, budget_max: 10, over_by: 15.99 },
+    });
     expect(p.experience_card.caveats.find((s: any) => s.basis === 'region').data.region).toBe('ZZ');
   });
 });
@@ -175,12 +222,23 @@ describe('POST /v1/decision-events', () => {
       const res = await event({ event_type: type, proposal_id: proposal.proposal_id, payload, agent_id: 'shopper-all' });
       expect(res.status, `${type}: ${res.text}`).toBe(201);
       const e = res.body.decision_event;
-      expect(e).toMatchObject({ event_type: type, intent_id: proposal.intent_id, proposal_id: proposal.proposal_id, merchant_id: m.id, product_id: product.product_id, agent_id: 'shopper-all' });
+      expect(e).toMatchObject({
+        event_type: type,
+        intent_id: proposal.intent_id,
+        proposal_id: proposal.proposal_id,
+        merchant_id: m.id,
+        product_id: product.product_id,
+        agent_id: 'shopper-all',
+      });
       expect(e.feedback_id).toMatch(/^fb_/);
       expect(e.match_token_id).toBe(type === 'confirm' ? token.match_token_id : null);
       expect(Date.parse(e.created_at)).toBeGreaterThan(0);
     }
-    const stored = await api.db.selectFrom('decision_events').select(['event_type', 'merchant_id']).where('proposal_id', '=', proposal.proposal_id).execute();
+    const stored = await api.db
+      .selectFrom('decision_events')
+      .select(['event_type', 'merchant_id'])
+      .where('proposal_id', '=', proposal.proposal_id)
+      .execute();
     expect(stored.map((s) => s.event_type).sort()).toEqual([...DECISION_EVENT_TYPES].sort());
     expect(new Set(stored.map((s) => s.merchant_id))).toEqual(new Set([m.id]));
   });
@@ -226,23 +284,45 @@ describe('POST /v1/decision-events', () => {
   it('remix returns a revised preview differing in the remixed dimension, chains on the last remix, and names a bad payload', async () => {
     const { proposal } = await acceptedOffer();
     const original = proposal.experience_preview;
-    const first = await event({ event_type: 'remix', proposal_id: proposal.proposal_id, payload: { dimension: 'scene', value: 'rooftop at dusk' } });
+    const first = await event({
+      event_type: 'remix',
+      proposal_id: proposal.proposal_id,
+      payload: { dimension: 'scene', value: 'rooftop at dusk' },
+    });
     expect(first.status, first.text).toBe(201);
     const revised = first.body.decision_event.revised_experience_preview;
     const current = (p: any, d: string) => p.remixable_dimensions.find((x: any) => x.dimension === d).current;
     expect(current(revised, 'scene')).toBe('rooftop at dusk');
     expect(current(original, 'scene')).not.toBe('rooftop at dusk');
     for (const d of ['mood', 'lighting', 'palette', 'framing']) expect(current(revised, d)).toBe(current(original, d));
-    expect(revised).toMatchObject({ revision: 1, remixed: { dimension: 'scene', from: current(original, 'scene'), to: 'rooftop at dusk' }, asset: { base_preview_id: original.preview_id } });
+    expect(revised).toMatchObject({
+      revision: 1,
+      remixed: { dimension: 'scene', from: current(original, 'scene'), to: 'rooftop at dusk' },
+      asset: { base_preview_id: original.preview_id },
+    });
     expect(revised.scene_preview.scene).toBe('rooftop at dusk');
     expect(revised.scene_preview.prompt).toContain('rooftop at dusk');
     expect(revised.preview_id).not.toBe(original.preview_id);
-    expect(first.body.decision_event.payload).toMatchObject({ dimension: 'scene', value: 'rooftop at dusk', revised_experience_preview: revised });
+    expect(first.body.decision_event.payload).toMatchObject({
+      dimension: 'scene',
+      value: 'rooftop at dusk',
+      revised_experience_preview: revised,
+    });
 
-    const second = (await event({ event_type: 'remix', proposal_id: proposal.proposal_id, payload: { dimension: 'mood', value: 'playful' } })).body.decision_event.revised_experience_preview;
-    expect(second).toMatchObject({ revision: 2, remixed: { dimension: 'mood', to: 'playful' }, scene_preview: { scene: 'rooftop at dusk', mood: 'playful' } });
+    const second = (
+      await event({ event_type: 'remix', proposal_id: proposal.proposal_id, payload: { dimension: 'mood', value: 'playful' } })
+    ).body.decision_event.revised_experience_preview;
+    expect(second).toMatchObject({
+      revision: 2,
+      remixed: { dimension: 'mood', to: 'playful' },
+      scene_preview: { scene: 'rooftop at dusk', mood: 'playful' },
+    });
 
-    const badDimension = await event({ event_type: 'remix', proposal_id: proposal.proposal_id, payload: { dimension: 'price', value: 'lower' } });
+    const badDimension = await event({
+      event_type: 'remix',
+      proposal_id: proposal.proposal_id,
+      payload: { dimension: 'price', value: 'lower' },
+    });
     expect(badDimension.body).toMatchObject({ error: 'invalid_payload', fields: ['payload.dimension'] });
     expect(badDimension.body.message).toContain('scene, mood, lighting, palette, framing');
     const noValue = await event({ event_type: 'remix', proposal_id: proposal.proposal_id, payload: { dimension: 'palette' } });
@@ -257,8 +337,16 @@ describe('POST /v1/decision-events', () => {
     expect(implicit.status, implicit.text).toBe(201);
     expect(implicit.body.decision_event.match_token_id).toBe(token.match_token_id);
     const explicit = await event({ event_type: 'confirm', match_token_id: token.match_token_id });
-    expect(explicit.body.decision_event).toMatchObject({ match_token_id: token.match_token_id, proposal_id: proposal.proposal_id, intent_id: proposal.intent_id });
-    const stored = await api.db.selectFrom('decision_events').select('match_token_id').where('feedback_id', '=', implicit.body.decision_event.feedback_id).executeTakeFirstOrThrow();
+    expect(explicit.body.decision_event).toMatchObject({
+      match_token_id: token.match_token_id,
+      proposal_id: proposal.proposal_id,
+      intent_id: proposal.intent_id,
+    });
+    const stored = await api.db
+      .selectFrom('decision_events')
+      .select('match_token_id')
+      .where('feedback_id', '=', implicit.body.decision_event.feedback_id)
+      .executeTakeFirstOrThrow();
     expect(stored.match_token_id).toBe(token.match_token_id);
 
     const m = await merchant();
@@ -315,16 +403,29 @@ describe('POST /v1/experience-feed', () => {
       where inventory_qty > 0 and category_l2 is not null and not (category_l2 = any(${[...shown]}::text[]))
       order by product_id limit 1`.execute(api.db);
     const category = rows[0]!.category_l2;
-    const picks = await api.db.selectFrom('products').select(['product_id', 'price_cents']).where('category_l2', '=', category).where('inventory_qty', '>', 0).orderBy('product_id').limit(2).execute();
-    for (const p of picks) expect((await event({ event_type: 'pick', product_id: p.product_id, payload: { agent_id: agent } })).status).toBe(201);
+    const picks = await api.db
+      .selectFrom('products')
+      .select(['product_id', 'price_cents'])
+      .where('category_l2', '=', category)
+      .where('inventory_qty', '>', 0)
+      .orderBy('product_id')
+      .limit(2)
+      .execute();
+    for (const p of picks)
+      expect((await event({ event_type: 'pick', product_id: p.product_id, payload: { agent_id: agent } })).status).toBe(201);
     const afterPicks = (await feed({ agent_id: agent })).body.feed;
     expect(afterPicks.taste_profile.derived.event_count).toBe(3);
     expect(afterPicks.taste_profile.derived.categories[0]).toEqual({ name: category, score: 2, events: 2 });
     expect(afterPicks.taste_profile.effective.categories).toEqual([category]);
     const prices = picks.map((p) => p.price_cents);
-    expect(afterPicks.taste_profile.derived.price_band).toEqual({ min: Math.floor(Math.min(...prices) * 0.75) / 100, max: Math.ceil(Math.max(...prices) * 1.25) / 100 });
+    expect(afterPicks.taste_profile.derived.price_band).toEqual({
+      min: Math.floor(Math.min(...prices) * 0.75) / 100,
+      max: Math.ceil(Math.max(...prices) * 1.25) / 100,
+    });
     expect(afterPicks.items[0].products[0].category_l2).toBe(category);
-    expect(afterPicks.items[0].why_it_fits_you).toContainEqual(expect.objectContaining({ basis: 'taste_category', data: expect.objectContaining({ category, score: 2, events: 2 }) }));
+    expect(afterPicks.items[0].why_it_fits_you).toContainEqual(
+      expect.objectContaining({ basis: 'taste_category', data: expect.objectContaining({ category, score: 2, events: 2 }) }),
+    );
     expect(ids(afterPicks)).not.toContain(noped);
 
     // Explicit members win over the derived ones.

@@ -39,7 +39,16 @@ async function replayAndRecord(workflowId: string, file: string) {
 }
 const HEADER = 'id\ttitle\tdescription\tlink\timage_link\tavailability\tprice\tbrand';
 const row = (id: string, title: string, price: string) =>
-  [id, title, 'A test product.', `https://shop.test/p/${id}`, `https://cdn.shop.test/${id}.jpg`, 'in_stock', `${price} USD`, 'Refresco'].join('\t');
+  [
+    id,
+    title,
+    'A test product.',
+    `https://shop.test/p/${id}`,
+    `https://cdn.shop.test/${id}.jpg`,
+    'in_stock',
+    `${price} USD`,
+    'Refresco',
+  ].join('\t');
 
 let scratch: ScratchDatabase;
 let db: Db;
@@ -129,8 +138,9 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
 
   it('registration answers 201 with the schedule, and the first run imports the feed', async () => {
     token = await registerMerchant(M);
-    served.body = [HEADER, row('RF-1', 'Cedar Bowl', '20.00'), row('RF-2', 'Linen Towel', '12.50'), row('RF-3', 'Clay Mug', '9.00')]
-      .join('\n');
+    served.body = [HEADER, row('RF-1', 'Cedar Bowl', '20.00'), row('RF-2', 'Linen Towel', '12.50'), row('RF-3', 'Clay Mug', '9.00')].join(
+      '\n',
+    );
     served.etag = '"v1"';
     const res = await asMerchant(token, 'POST', `/v1/merchant/${M}/feeds`, { url: `${feedServer.url}/feed.tsv`, refresh_interval_s: 3600 });
     expect(res.status, res.text).toBe(201);
@@ -172,8 +182,9 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
   });
 
   it('changed: only the changed product is written', async () => {
-    served.body = [HEADER, row('RF-1', 'Cedar Bowl', '20.00'), row('RF-2', 'Linen Towel', '14.00'), row('RF-3', 'Clay Mug', '9.00')]
-      .join('\n');
+    served.body = [HEADER, row('RF-1', 'Cedar Bowl', '20.00'), row('RF-2', 'Linen Towel', '14.00'), row('RF-3', 'Clay Mug', '9.00')].join(
+      '\n',
+    );
     served.etag = '"v2"';
     await trigger();
     const [run] = await runsWhenDone(M, token, feedId, 3);
@@ -223,7 +234,11 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
   it("another merchant finds none of this merchant's feeds; this merchant's token does not open another's path", async () => {
     const other = 'refresh-other';
     const otherToken = await registerMerchant(other);
-    const paths = [`/v1/merchant/${other}/feeds/${feedId}`, `/v1/merchant/${other}/feeds/${feedId}/runs`, `/v1/merchant/${other}/feeds/feed_nothing`];
+    const paths = [
+      `/v1/merchant/${other}/feeds/${feedId}`,
+      `/v1/merchant/${other}/feeds/${feedId}/runs`,
+      `/v1/merchant/${other}/feeds/feed_nothing`,
+    ];
     for (const p of paths) {
       const res = await asMerchant(otherToken, 'GET', p);
       expect([res.status, res.body.error], p).toEqual([404, 'feed_not_found']);

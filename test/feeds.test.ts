@@ -51,7 +51,10 @@ afterAll(async () => {
 });
 
 async function registerMerchant(id: string, endpoint = 'http://127.0.0.1:9/agent') {
-  const res = await call(api.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id: id, agent_endpoint: endpoint } });
+  const res = await call(api.url, 'POST', '/v1/merchant/register', {
+    token: dev.apiKey,
+    body: { merchant_id: id, agent_endpoint: endpoint },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.registration_token as string;
 }
@@ -61,7 +64,12 @@ async function postFeed(merchantId: string, token: string, body: Record<string, 
 }
 
 async function productOf(merchantId: string, externalId: string) {
-  return db.selectFrom('products').selectAll().where('merchant_id', '=', merchantId).where('external_id', '=', externalId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('products')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirstOrThrow();
 }
 
 async function card(productId: number) {
@@ -85,13 +93,39 @@ describe('Shopify product CSV export', () => {
 
     const tee = await productOf('feeds-shopify', 'feedtest-aurora-tee');
     expect(tee.description).toBe('Soft merino tee & odour resistant.\n- Machine washable\n- Made in Portugal');
-    expect(tee).toMatchObject({ title: 'Aurora Merino Tee', brand: 'Fjordline', price_cents: 4800, original_price_cents: 6000, inventory_qty: 19, availability: 'in_stock', link: 'https://fjordline.test/products/feedtest-aurora-tee' });
-    expect(tee.gallery).toEqual(['https://cdn.shop.test/aurora-front.jpg', 'https://cdn.shop.test/aurora-back.jpg', 'https://cdn.shop.test/aurora-detail.jpg']);
+    expect(tee).toMatchObject({
+      title: 'Aurora Merino Tee',
+      brand: 'Fjordline',
+      price_cents: 4800,
+      original_price_cents: 6000,
+      inventory_qty: 19,
+      availability: 'in_stock',
+      link: 'https://fjordline.test/products/feedtest-aurora-tee',
+    });
+    expect(tee.gallery).toEqual([
+      'https://cdn.shop.test/aurora-front.jpg',
+      'https://cdn.shop.test/aurora-back.jpg',
+      'https://cdn.shop.test/aurora-detail.jpg',
+    ]);
     expect(tee.tags).toEqual(expect.arrayContaining(['merino', 'base', 'layer']));
 
     const c = await card(tee.product_id);
-    expect(c.product).toMatchObject({ seller: { merchant_id: 'feeds-shopify' }, availability: 'in_stock', price: { amount: 48, currency: 'USD', compare_at: 60 }, price_usd: 48 });
-    expect(c.product.variants.map((v: any) => [v.id, v.options.map((o: any) => `${o.name}=${o.value}`).join(','), v.price, v.compare_at_price, v.inventory_qty, v.availability])).toEqual([
+    expect(c.product).toMatchObject({
+      seller: { merchant_id: 'feeds-shopify' },
+      availability: 'in_stock',
+      price: { amount: 48, currency: 'USD', compare_at: 60 },
+      price_usd: 48,
+    });
+    expect(
+      c.product.variants.map((v: any) => [
+        v.id,
+        v.options.map((o: any) => `${o.name}=${o.value}`).join(','),
+        v.price,
+        v.compare_at_price,
+        v.inventory_qty,
+        v.availability,
+      ]),
+    ).toEqual([
       ['FT-AUR-SLATE-S', 'Color=Slate,Size=S', 48, 60, 12, 'in_stock'],
       ['FT-AUR-SLATE-M', 'Color=Slate,Size=M', 48, 60, 0, 'out_of_stock'],
       ['FT-AUR-MOSS-S', 'Color=Moss,Size=S', 52, null, 7, 'in_stock'],
@@ -100,7 +134,13 @@ describe('Shopify product CSV export', () => {
 
     // "Default Title" is Shopify's way of saying "no variants".
     const board = await productOf('feeds-shopify', 'feedtest-walnut-board');
-    expect(board).toMatchObject({ description: 'End-grain walnut.\nOiled by hand.', price_cents: 6500, original_price_cents: 8000, discount_label: '-19%', variants: [] });
+    expect(board).toMatchObject({
+      description: 'End-grain walnut.\nOiled by hand.',
+      price_cents: 6500,
+      original_price_cents: 8000,
+      discount_label: '-19%',
+      variants: [],
+    });
 
     // The same export again changes nothing; without the board, as a full snapshot, the board becomes unavailable.
     const again = await postFeed('feeds-shopify', token, { content, store_url: 'https://fjordline.test' });
@@ -109,11 +149,18 @@ describe('Shopify product CSV export', () => {
       .split('\n')
       .filter((l) => !l.startsWith('feedtest-walnut-board'))
       .join('\n');
-    const full = await postFeed('feeds-shopify', token, { content: withoutBoard, store_url: 'https://fjordline.test', full_snapshot: true });
+    const full = await postFeed('feeds-shopify', token, {
+      content: withoutBoard,
+      store_url: 'https://fjordline.test',
+      full_snapshot: true,
+    });
     expect(full.body).toMatchObject({ added: 0, unchanged: 1, removed: 1 });
     expect(await productOf('feeds-shopify', 'feedtest-walnut-board')).toMatchObject({ availability: 'discontinued', inventory_qty: 0 });
     // Still resolvable: old cards and clicks keep working.
-    expect((await card(board.product_id)).product).toMatchObject({ availability: 'discontinued', seller: { merchant_id: 'feeds-shopify' } });
+    expect((await card(board.product_id)).product).toMatchObject({
+      availability: 'discontinued',
+      seller: { merchant_id: 'feeds-shopify' },
+    });
 
     const runs = await db.selectFrom('feed_runs').selectAll().where('merchant_id', '=', 'feeds-shopify').orderBy('started_at').execute();
     expect(runs.map((r) => [r.trigger, r.status, r.format, r.added, r.removed])).toEqual([
@@ -132,18 +179,56 @@ describe('Google Merchant Center', () => {
     expect(report.skipped).toEqual([{ line: 5, reason: 'price is missing' }]);
 
     const jacket = await productOf('feeds-gmc-tsv', 'FT-GMC-RAIN');
-    expect(jacket).toMatchObject({ price_cents: 9900, original_price_cents: 12900, availability: 'in_stock', category_l1: 'Apparel', category_l2: 'Outerwear' });
-    expect(jacket.feed_attributes).toMatchObject({ gtin: '00812345000042', mpn: 'SB-RJ-S', condition: 'new', google_product_category: '5598', shipping: 'US:CA:Ground:4.99 USD', shipping_weight: '0.8 kg' });
+    expect(jacket).toMatchObject({
+      price_cents: 9900,
+      original_price_cents: 12900,
+      availability: 'in_stock',
+      category_l1: 'Apparel',
+      category_l2: 'Outerwear',
+    });
+    expect(jacket.feed_attributes).toMatchObject({
+      gtin: '00812345000042',
+      mpn: 'SB-RJ-S',
+      condition: 'new',
+      google_product_category: '5598',
+      shipping: 'US:CA:Ground:4.99 USD',
+      shipping_weight: '0.8 kg',
+    });
     const c = await card(jacket.product_id);
     expect(c.product.seller.merchant_id).toBe('feeds-gmc-tsv');
     expect(c.product.variants.map((v: any) => [v.id, v.options, v.price, v.availability])).toEqual([
-      ['FT-GMC-RAIN-S', [{ name: 'color', value: 'Navy' }, { name: 'size', value: 'S' }], 99, 'in_stock'],
-      ['FT-GMC-RAIN-M', [{ name: 'color', value: 'Navy' }, { name: 'size', value: 'M' }], 129, 'backorder'],
+      [
+        'FT-GMC-RAIN-S',
+        [
+          { name: 'color', value: 'Navy' },
+          { name: 'size', value: 'S' },
+        ],
+        99,
+        'in_stock',
+      ],
+      [
+        'FT-GMC-RAIN-M',
+        [
+          { name: 'color', value: 'Navy' },
+          { name: 'size', value: 'M' },
+        ],
+        129,
+        'backorder',
+      ],
     ]);
-    expect(c.product.gallery).toEqual(['https://cdn.shop.test/rain.jpg', 'https://cdn.shop.test/rain-2.jpg', 'https://cdn.shop.test/rain-3.jpg']);
+    expect(c.product.gallery).toEqual([
+      'https://cdn.shop.test/rain.jpg',
+      'https://cdn.shop.test/rain-2.jpg',
+      'https://cdn.shop.test/rain-3.jpg',
+    ]);
 
     // product_type wins over google_product_category when both are given.
-    expect(await productOf('feeds-gmc-tsv', 'FT-GMC-KETTLE')).toMatchObject({ availability: 'preorder', category_l1: 'Kitchen', category_l2: 'Kettles', price_cents: 8950 });
+    expect(await productOf('feeds-gmc-tsv', 'FT-GMC-KETTLE')).toMatchObject({
+      availability: 'preorder',
+      category_l1: 'Kitchen',
+      category_l2: 'Kettles',
+      price_cents: 8950,
+    });
     expect(await productOf('feeds-gmc-tsv', 'FT-GMC-GONE')).toMatchObject({ availability: 'out_of_stock', inventory_qty: 0 });
   });
 
@@ -153,9 +238,24 @@ describe('Google Merchant Center', () => {
     expect(report).toMatchObject({ format: 'merchant_center_rss', rows_read: 3, imported: 1, rejected: 1 });
     expect(report.skipped).toEqual([{ line: 46, reason: 'price "cheap" is not a price' }]);
     const boot = await productOf('feeds-gmc-rss', 'FT-RSS-BOOT');
-    expect(boot).toMatchObject({ title: 'Ridgeback Hiking Boot', description: 'Waterproof <b>leather</b> boot.', category_l1: 'Footwear', category_l2: 'Hiking Boots', price_cents: 15900, link: 'https://trailhead.test/p/ridgeback' });
-    expect(boot.gallery).toEqual(['https://cdn.trailhead.test/ridgeback.jpg', 'https://cdn.trailhead.test/ridgeback-side.jpg', 'https://cdn.trailhead.test/ridgeback-sole.jpg']);
-    expect(boot.feed_attributes).toMatchObject({ shipping: [{ country: 'US', service: 'Standard', price: '0.00 USD' }], gtin: '00812345000066', google_product_category: 'Apparel & Accessories > Shoes' });
+    expect(boot).toMatchObject({
+      title: 'Ridgeback Hiking Boot',
+      description: 'Waterproof <b>leather</b> boot.',
+      category_l1: 'Footwear',
+      category_l2: 'Hiking Boots',
+      price_cents: 15900,
+      link: 'https://trailhead.test/p/ridgeback',
+    });
+    expect(boot.gallery).toEqual([
+      'https://cdn.trailhead.test/ridgeback.jpg',
+      'https://cdn.trailhead.test/ridgeback-side.jpg',
+      'https://cdn.trailhead.test/ridgeback-sole.jpg',
+    ]);
+    expect(boot.feed_attributes).toMatchObject({
+      shipping: [{ country: 'US', service: 'Standard', price: '0.00 USD' }],
+      gtin: '00812345000066',
+      google_product_category: 'Apparel & Accessories > Shoes',
+    });
     const c = await card(boot.product_id);
     expect(c.product.variants.map((v: any) => [v.id, v.options[0].value, v.price, v.compare_at_price, v.availability])).toEqual([
       ['FT-RSS-BOOT-42', '42', 159, null, 'in_stock'],
@@ -168,10 +268,26 @@ describe('Google Merchant Center', () => {
     const report = await importFeed(db, path.join(FIXTURES, 'merchant-center-atom.xml'), { merchantId: 'feeds-gmc-atom' });
     expect(report).toMatchObject({ format: 'merchant_center_atom', rows_read: 2, imported: 2, rejected: 0 });
     const sencha = await productOf('feeds-gmc-atom', 'FT-ATOM-TEA-1');
-    expect(sencha).toMatchObject({ title: 'Sencha Loose Leaf Tea', description: 'First-flush sencha, 100 g tin.', link: 'https://kettleco.test/p/sencha', price_cents: 1800, currency: 'JPY', brand: 'Kettle & Co', category_l2: 'Coffee & Tea' });
+    expect(sencha).toMatchObject({
+      title: 'Sencha Loose Leaf Tea',
+      description: 'First-flush sencha, 100 g tin.',
+      link: 'https://kettleco.test/p/sencha',
+      price_cents: 1800,
+      currency: 'JPY',
+      brand: 'Kettle & Co',
+      category_l2: 'Coffee & Tea',
+    });
     const c = await card(sencha.product_id);
-    expect(c.product).toMatchObject({ price: { amount: 1800, currency: 'JPY' }, price_usd: null, seller: { merchant_id: 'feeds-gmc-atom' }, availability: 'in_stock' });
-    expect(await productOf('feeds-gmc-atom', 'FT-ATOM-TEA-2')).toMatchObject({ availability: 'backorder', description: 'Roasted green tea.' });
+    expect(c.product).toMatchObject({
+      price: { amount: 1800, currency: 'JPY' },
+      price_usd: null,
+      seller: { merchant_id: 'feeds-gmc-atom' },
+      availability: 'in_stock',
+    });
+    expect(await productOf('feeds-gmc-atom', 'FT-ATOM-TEA-2')).toMatchObject({
+      availability: 'backorder',
+      description: 'Roasted green tea.',
+    });
   });
 });
 
@@ -187,7 +303,13 @@ describe('ACP product feed (JSON Lines)', () => {
       { line: 5, reason: 'enable_search is false: not listed' },
     ]);
     const tee = await productOf('feeds-acp', 'FT-ACP-TEE');
-    expect(tee).toMatchObject({ description: 'A classic organic cotton tee.', price_cents: 1999, original_price_cents: 2499, category_l1: 'Apparel', link: 'https://acp.test/products/classic-tee?variant=red-m' });
+    expect(tee).toMatchObject({
+      description: 'A classic organic cotton tee.',
+      price_cents: 1999,
+      original_price_cents: 2499,
+      category_l1: 'Apparel',
+      link: 'https://acp.test/products/classic-tee?variant=red-m',
+    });
     const c = await card(tee.product_id);
     expect(c.product).toMatchObject({ seller: { merchant_id: 'feeds-acp', name: 'Organic Threads' }, availability: 'in_stock' });
     expect(c.product.variants.map((v: any) => [v.id, v.options.map((o: any) => o.value).join('/'), v.price, v.availability])).toEqual([
@@ -198,7 +320,11 @@ describe('ACP product feed (JSON Lines)', () => {
     const pot = await productOf('feeds-acp', 'FT-ACP-DINAR');
     expect(pot).toMatchObject({ price_cents: 12345, currency: 'KWD' });
     expect((await card(pot.product_id)).product.price).toEqual({ amount: 12.345, currency: 'KWD', compare_at: null });
-    expect(await productOf('feeds-acp', 'FT-ACP-FLAT')).toMatchObject({ price_cents: 3499, inventory_qty: 40, feed_attributes: { seller_name: 'Summit Gear', gtin: '00012345600036' } });
+    expect(await productOf('feeds-acp', 'FT-ACP-FLAT')).toMatchObject({
+      price_cents: 3499,
+      inventory_qty: 40,
+      feed_attributes: { seller_name: 'Summit Gear', gtin: '00012345600036' },
+    });
   });
 });
 
@@ -212,11 +338,17 @@ describe('catalogs belong to merchants', () => {
     const a = await productOf('feeds-twin-a', 'FT-ATOM-TEA-1');
     const b = await productOf('feeds-twin-b', 'FT-ATOM-TEA-1');
     expect(a.product_id).not.toBe(b.product_id);
-    expect(await productSeller(db, a.product_id)).toEqual({ merchant_id: 'feeds-twin-a', agent_endpoint: 'http://127.0.0.1:9/agent-a', product_link: 'https://kettleco.test/p/sencha' });
+    expect(await productSeller(db, a.product_id)).toEqual({
+      merchant_id: 'feeds-twin-a',
+      agent_endpoint: 'http://127.0.0.1:9/agent-a',
+      product_link: 'https://kettleco.test/p/sencha',
+    });
     // Seed products belong to the gateway's catalog merchant, which has no agent to hand a checkout to.
     expect(await productSeller(db, 1)).toMatchObject({ merchant_id: 'gateway-catalog', agent_endpoint: null });
     expect(await productSeller(db, 999_999_999)).toBeUndefined();
-    await expect(importFeed(db, path.join(FIXTURES, 'merchant-center-atom.xml'), { merchantId: 'feeds-nobody' })).rejects.toThrow(/no registered merchant "feeds-nobody"/);
+    await expect(importFeed(db, path.join(FIXTURES, 'merchant-center-atom.xml'), { merchantId: 'feeds-nobody' })).rejects.toThrow(
+      /no registered merchant "feeds-nobody"/,
+    );
   });
 
   it('POST /v1/merchant/{merchantId}/feeds: the merchant token, exactly one of content and url, a whole-file failure as 400, a url through the outbound guard', async () => {
@@ -242,7 +374,9 @@ describe('catalogs belong to merchants', () => {
       const ok = await postFeed('feeds-post', token, { url: `http://127.0.0.1:${port}/feed.tsv` });
       expect(ok.status, ok.text).toBe(200);
       expect(ok.body).toMatchObject({ format: 'merchant_center_tsv', added: 1 });
-      expect((await postFeed('feeds-post', token, { url: `http://127.0.0.1:${port}/missing` })).body).toMatchObject({ error: 'feed_unavailable' });
+      expect((await postFeed('feeds-post', token, { url: `http://127.0.0.1:${port}/missing` })).body).toMatchObject({
+        error: 'feed_unavailable',
+      });
     } finally {
       server.close();
     }
@@ -250,17 +384,29 @@ describe('catalogs belong to merchants', () => {
 
   it('npm run import-feed -- --merchant ID FILE', async () => {
     await registerMerchant('feeds-cli');
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bin/import-feed.ts', '--merchant', 'feeds-cli', 'test/fixtures/feeds/merchant-center.tsv'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: scratch.url },
-      timeout: 60_000,
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+        'bin/import-feed.ts',
+        '--merchant',
+        'feeds-cli',
+        'test/fixtures/feeds/merchant-center.tsv',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: scratch.url },
+        timeout: 60_000,
+      },
+    );
     // Not a terminal and no --progress: no progress lines.
     expect(stderr).not.toContain('rows/s');
     expect(stdout).toContain('line 5: skipped: price is missing');
     expect(stdout).toMatch(/merchant-center\.tsv \(merchant_center_tsv, merchant feeds-cli\): 5 rows read .*3 imported, 0 updated/);
     expect((await productOf('feeds-cli', 'FT-GMC-RAIN')).merchant_id).toBe('feeds-cli');
-    expect(await db.selectFrom('feed_runs').select(['trigger', 'status', 'rows_read']).where('merchant_id', '=', 'feeds-cli').execute()).toEqual([{ trigger: 'cli', status: 'succeeded', rows_read: 5 }]);
+    expect(
+      await db.selectFrom('feed_runs').select(['trigger', 'status', 'rows_read']).where('merchant_id', '=', 'feeds-cli').execute(),
+    ).toEqual([{ trigger: 'cli', status: 'succeeded', rows_read: 5 }]);
   });
 
   it('--progress off a terminal: rows/s and ETA on stderr, the same counts on the run record', async () => {
@@ -270,11 +416,22 @@ describe('catalogs belong to merchants', () => {
     const lines = ['id\ttitle\tprice\tlink'];
     for (let i = 0; i < rows; i++) lines.push(`P-${i}\tProgress item ${i}\t${(1 + (i % 50)).toFixed(2)} USD\thttps://shop.test/p/${i}`);
     await writeFile(file, `${lines.join('\n')}\n`);
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'src/catalog/import-feed-cli.ts', '--merchant', 'feeds-progress', '--progress', file], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: scratch.url },
-      timeout: 120_000,
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+        'src/catalog/import-feed-cli.ts',
+        '--merchant',
+        'feeds-progress',
+        '--progress',
+        file,
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: scratch.url },
+        timeout: 120_000,
+      },
+    );
     expect(stderr).toMatch(/\] +\d+% [\d,]+ rows, [\d,]+ rows\/s, ETA (\d+s|\?)\n/);
     expect(stderr).toMatch(/100% 30,000 rows, [\d,]+ rows\/s, ETA 0s\n/);
     expect(stdout).toMatch(/30000 rows read .*30000 imported/);
@@ -290,7 +447,12 @@ describe('catalogs belong to merchants', () => {
       { relname: 'products_search_tsv_idx', reloptions: ['fastupdate=off'] },
       { relname: 'products_title_trgm_idx', reloptions: ['fastupdate=off'] },
     ]);
-    const found = await db.selectFrom('products').select('external_id').where('merchant_id', '=', 'feeds-progress').where(sql<boolean>`title % 'Progress item 29999'`).execute();
+    const found = await db
+      .selectFrom('products')
+      .select('external_id')
+      .where('merchant_id', '=', 'feeds-progress')
+      .where(sql<boolean>`title % 'Progress item 29999'`)
+      .execute();
     expect(found.map((p) => p.external_id)).toContain('P-29999');
   });
 });

@@ -71,10 +71,17 @@ describe('GET /healthz', () => {
       // An intent is answered at once while Temporal is away; the sweep starts its fan-out later.
       const dev = await onboard(api.url);
       const t1 = Date.now();
-      const intent = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: 'a tent for two while temporal is down' } });
+      const intent = await call(api.url, 'POST', '/v1/intents', {
+        token: dev.apiKey,
+        body: { raw_query: 'a tent for two while temporal is down' },
+      });
       expect(intent.status, intent.text).toBe(201);
       expect(Date.now() - t1).toBeLessThan(2500);
-      const row = await api.db.selectFrom('intents').select('surge_started_at').where('intent_id', '=', intent.body.intent.intent_id).executeTakeFirstOrThrow();
+      const row = await api.db
+        .selectFrom('intents')
+        .select('surge_started_at')
+        .where('intent_id', '=', intent.body.intent.intent_id)
+        .executeTakeFirstOrThrow();
       expect(row.surge_started_at).toBeNull();
       server = await startDevServer({ port, dbFile, install: true });
       await waitForHealth(api.url, 200, 30_000);

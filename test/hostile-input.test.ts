@@ -37,7 +37,9 @@ describe('login cannot enumerate accounts by timing', () => {
     expect(keyLength(passwords.DUMMY_PASSWORD_HASH)).toBe(keyLength(fresh));
 
     verify.mockClear();
-    const missing = await call(api.url, 'POST', '/v1/developers/login', { body: { contact_email: uniqueEmail('nobody'), password: 'some password' } });
+    const missing = await call(api.url, 'POST', '/v1/developers/login', {
+      body: { contact_email: uniqueEmail('nobody'), password: 'some password' },
+    });
     expect(missing.status).toBe(401);
     expect(missing.body.error).toBe('invalid_credentials');
     expect(verify).toHaveBeenCalledTimes(1);
@@ -79,18 +81,61 @@ describe('NUL and lone surrogates are a 400 naming the field, wherever they ente
   const key = () => ({ token: dev.apiKey });
   const cases: Array<[string, () => Promise<{ status: number; body: any }>, string]> = [
     ['POST /v1/intents body', () => call(api.url, 'POST', '/v1/intents', { ...key(), body: { raw_query: 'shoes\u0000' } }), 'raw_query'],
-    ['POST /v1/intents nested key', () => call(api.url, 'POST', '/v1/intents', { ...key(), body: { raw_query: 'shoes', metadata: { 'a\u0000b': 1 } } }), 'metadata."a\\u0000b"'],
+    [
+      'POST /v1/intents nested key',
+      () => call(api.url, 'POST', '/v1/intents', { ...key(), body: { raw_query: 'shoes', metadata: { 'a\u0000b': 1 } } }),
+      'metadata."a\\u0000b"',
+    ],
     ['GET /v1/intents/{intentId}', () => call(api.url, 'GET', '/v1/intents/int_%00', key()), 'path.intentId'],
     ['POST /v1/match', () => call(api.url, 'POST', '/v1/match', { ...key(), body: { intent_id: 'int_\u0000' } }), 'intent_id'],
-    ['POST /v1/decision-events', () => call(api.url, 'POST', '/v1/decision-events', { ...key(), body: { event_type: 'pick', proposal_id: 'prop_1', agent_id: 'a\u0000' } }), 'agent_id'],
-    ['POST /v1/experience-feed', () => call(api.url, 'POST', '/v1/experience-feed', { ...key(), body: { agent_id: 'shopper', inspiration_refs: [{ type: 'text', text: 'cozy\u0000' }] } }), 'inspiration_refs[0].text'],
-    ['GET /v1/recommend (keyless portal demo)', () => call(api.url, 'GET', '/v1/recommend?intent=air%00fryer&channel=portal_demo'), 'query.intent'],
+    [
+      'POST /v1/decision-events',
+      () =>
+        call(api.url, 'POST', '/v1/decision-events', {
+          ...key(),
+          body: { event_type: 'pick', proposal_id: 'prop_1', agent_id: 'a\u0000' },
+        }),
+      'agent_id',
+    ],
+    [
+      'POST /v1/experience-feed',
+      () =>
+        call(api.url, 'POST', '/v1/experience-feed', {
+          ...key(),
+          body: { agent_id: 'shopper', inspiration_refs: [{ type: 'text', text: 'cozy\u0000' }] },
+        }),
+      'inspiration_refs[0].text',
+    ],
+    [
+      'GET /v1/recommend (keyless portal demo)',
+      () => call(api.url, 'GET', '/v1/recommend?intent=air%00fryer&channel=portal_demo'),
+      'query.intent',
+    ],
     ['GET /v1/merchant/{merchantId}', () => call(api.url, 'GET', '/v1/merchant/m%00', key()), 'path.merchantId'],
     ['GET /r/{recId} (keyless)', () => call(api.url, 'GET', '/r/rec_%00'), 'path.recId'],
-    ['GET /v1/merchant/dispatch-queue', () => call(api.url, 'GET', '/v1/merchant/dispatch-queue?intent_id=int_%00', { headers: { 'x-supply-key': api.config.SUPPLY_KEY! } }), 'query.intent_id'],
-    ['POST /v1/intent-mandates/sign', () => call(api.url, 'POST', '/v1/intent-mandates/sign', { ...key(), body: { product_id: '1\u0000', amount_limit: 10 } }), 'product_id'],
-    ['POST /v1/commerce-runtime', () => call(api.url, 'POST', '/v1/commerce-runtime', { ...key(), body: { intent: { raw_query: 'earbuds\u0000' } } }), 'intent.raw_query'],
-    ['POST /v1/developers/register (keyless)', () => call(api.url, 'POST', '/v1/developers/register', { body: { display_name: 'X\u0000', contact_email: uniqueEmail(), password: 'a long password' } }), 'display_name'],
+    [
+      'GET /v1/merchant/dispatch-queue',
+      () => call(api.url, 'GET', '/v1/merchant/dispatch-queue?intent_id=int_%00', { headers: { 'x-supply-key': api.config.SUPPLY_KEY! } }),
+      'query.intent_id',
+    ],
+    [
+      'POST /v1/intent-mandates/sign',
+      () => call(api.url, 'POST', '/v1/intent-mandates/sign', { ...key(), body: { product_id: '1\u0000', amount_limit: 10 } }),
+      'product_id',
+    ],
+    [
+      'POST /v1/commerce-runtime',
+      () => call(api.url, 'POST', '/v1/commerce-runtime', { ...key(), body: { intent: { raw_query: 'earbuds\u0000' } } }),
+      'intent.raw_query',
+    ],
+    [
+      'POST /v1/developers/register (keyless)',
+      () =>
+        call(api.url, 'POST', '/v1/developers/register', {
+          body: { display_name: 'X\u0000', contact_email: uniqueEmail(), password: 'a long password' },
+        }),
+      'display_name',
+    ],
   ];
   it.each(cases)('NUL in %s', async (_name, send, field) => {
     const res = await send();
@@ -136,7 +181,11 @@ describe('numbers too large for their columns', () => {
     expect(intent.body.intent.budget_range.max).toBeLessThanOrEqual(10_000_000);
     const rec = await call(api.url, 'GET', `/v1/recommend?intent=${encodeURIComponent('shoes under $3000000000')}&channel=portal_demo`);
     expect(rec.status, JSON.stringify(rec.body)).toBe(200);
-    const huge = await call(api.url, 'GET', `/v1/recommend?intent=${encodeURIComponent('shoes between $99999999999999999999 and $1e400')}&channel=portal_demo`);
+    const huge = await call(
+      api.url,
+      'GET',
+      `/v1/recommend?intent=${encodeURIComponent('shoes between $99999999999999999999 and $1e400')}&channel=portal_demo`,
+    );
     expect(huge.status, JSON.stringify(huge.body)).toBe(200);
   });
 });

@@ -25,7 +25,11 @@ beforeAll(async () => {
   dev = await onboard(api.url);
 });
 afterAll(async () => {
-  for (const chore of HOUSEKEEPING_CHORES) await api.temporal!.client.schedule.getHandle(housekeepingScheduleId(chore, api.config.TEMPORAL_TASK_QUEUE)).delete().catch(() => {});
+  for (const chore of HOUSEKEEPING_CHORES)
+    await api
+      .temporal!.client.schedule.getHandle(housekeepingScheduleId(chore, api.config.TEMPORAL_TASK_QUEUE))
+      .delete()
+      .catch(() => {});
   await worker?.stop();
   await api?.close();
 });
@@ -50,9 +54,13 @@ describe('housekeeping schedules', () => {
   it('are ensured once per task queue: a second worker start finds them', async () => {
     const first = await ensureHousekeepingSchedules(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
     const again = await ensureHousekeepingSchedules(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
-    expect(first.map((s) => s.scheduleId)).toEqual(HOUSEKEEPING_CHORES.map((c) => housekeepingScheduleId(c, api.config.TEMPORAL_TASK_QUEUE)));
+    expect(first.map((s) => s.scheduleId)).toEqual(
+      HOUSEKEEPING_CHORES.map((c) => housekeepingScheduleId(c, api.config.TEMPORAL_TASK_QUEUE)),
+    );
     expect(again.every((s) => !s.created)).toBe(true);
-    const described = await api.temporal!.client.schedule.getHandle(housekeepingScheduleId('surgeSweep', api.config.TEMPORAL_TASK_QUEUE)).describe();
+    const described = await api
+      .temporal!.client.schedule.getHandle(housekeepingScheduleId('surgeSweep', api.config.TEMPORAL_TASK_QUEUE))
+      .describe();
     expect(described.spec.intervals?.[0]?.every).toBe(30_000);
     expect(described.policies.overlap).toBe('SKIP');
   });
@@ -60,13 +68,25 @@ describe('housekeeping schedules', () => {
   it('purge: drops idempotency records past 24 h and rate-limit buckets expired over an hour ago', async () => {
     const owner = `dev_hk_${Date.now()}`;
     const row = (key: string, age: string) => ({
-      owner_id: owner, idem_key: key, method: 'POST', path: '/x', request_hash: 'h',
-      state: 'completed' as const, response_status: 200, response_body: '{}',
-      locked_at: sql<Date>`now()`, created_at: sql<Date>`now() - ${age}::interval`,
+      owner_id: owner,
+      idem_key: key,
+      method: 'POST',
+      path: '/x',
+      request_hash: 'h',
+      state: 'completed' as const,
+      response_status: 200,
+      response_body: '{}',
+      locked_at: sql<Date>`now()`,
+      created_at: sql<Date>`now() - ${age}::interval`,
     });
-    await api.db.insertInto('idempotency_keys').values([row('old', '25 hours'), row('new', '1 hour')]).execute();
+    await api.db
+      .insertInto('idempotency_keys')
+      .values([row('old', '25 hours'), row('new', '1 hour')])
+      .execute();
     const stale = `hk-test:${owner}`;
-    await sql`insert into rate_limits (key, points, expire) values (${stale}, 3, ${Date.now() - 2 * 3600_000}), (${`${stale}-live`}, 1, ${Date.now() + 60_000})`.execute(api.db);
+    await sql`insert into rate_limits (key, points, expire) values (${stale}, 3, ${Date.now() - 2 * 3600_000}), (${`${stale}-live`}, 1, ${Date.now() + 60_000})`.execute(
+      api.db,
+    );
 
     const result = (await triggerAndWait(api.temporal!.client, 'purge')) as { idempotencyKeys: number; rateLimitBuckets: number };
     expect(result.idempotencyKeys).toBeGreaterThanOrEqual(1);
@@ -86,11 +106,18 @@ describe('housekeeping schedules', () => {
   it('surge sweep: an intent stored while Temporal was away gets its fan-out', async () => {
     const offline = await startTestApi({ withTemporal: false, db: api.db, env: { TEMPORAL_TASK_QUEUE: api.config.TEMPORAL_TASK_QUEUE } });
     try {
-      const res = await call(offline.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: 'housekeeping sweep travel mug' } });
+      const res = await call(offline.url, 'POST', '/v1/intents', {
+        token: dev.apiKey,
+        body: { raw_query: 'housekeeping sweep travel mug' },
+      });
       expect(res.status, res.text).toBe(201);
       const intentId = res.body.intent.intent_id as string;
       // Older than the sweep's 10 s grace (a create that is still starting its fan-out is left alone).
-      await api.db.updateTable('intents').set({ created_at: sql`now() - interval '30 seconds'` }).where('intent_id', '=', intentId).execute();
+      await api.db
+        .updateTable('intents')
+        .set({ created_at: sql`now() - interval '30 seconds'` })
+        .where('intent_id', '=', intentId)
+        .execute();
 
       const result = (await triggerAndWait(api.temporal!.client, 'surgeSweep')) as { affected: number };
       expect(result.affected).toBeGreaterThanOrEqual(1);

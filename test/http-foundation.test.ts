@@ -118,7 +118,10 @@ describe('envelope, ids and limits', () => {
   });
 
   it('a non-JSON body → 415 unsupported_media_type', async () => {
-    const res = await call(base, 'POST', '/v1/developers/login', { raw: 'contact_email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await call(base, 'POST', '/v1/developers/login', {
+      raw: 'contact_email=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
@@ -163,7 +166,10 @@ describe('credentials (docs/CONTRACT.md#credentials)', () => {
     expect((await call(base, 'GET', '/v1/test/report')).status).toBe(401);
     expect((await call(base, 'GET', '/v1/test/report', { headers: { 'x-supply-key': 'bad' } })).status).toBe(401);
     expect((await call(base, 'GET', '/v1/test/report', { token: 'cig_sk_bad' })).status).toBe(401);
-    expect((await call(base, 'GET', '/v1/test/report', { headers: { 'x-supply-key': TEST_SUPPLY_KEY } })).body).toEqual({ supply: true, key: null });
+    expect((await call(base, 'GET', '/v1/test/report', { headers: { 'x-supply-key': TEST_SUPPLY_KEY } })).body).toEqual({
+      supply: true,
+      key: null,
+    });
     expect((await call(base, 'GET', '/v1/test/report', { token: dev.apiKey })).body).toEqual({ supply: false, key: dev.keyId });
   });
 
@@ -179,7 +185,10 @@ describe('credentials (docs/CONTRACT.md#credentials)', () => {
     expect(crossed.status).toBe(403);
     const ok = await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-merchant-token': 'tok-alpha' } });
     expect(ok.body).toEqual({ merchant_id: 'm-alpha' });
-    const unknown = await call(base, 'POST', '/v1/test/merchants/m-ghost/heartbeat', { token: dev.apiKey, headers: { 'x-merchant-token': 'tok-alpha' } });
+    const unknown = await call(base, 'POST', '/v1/test/merchants/m-ghost/heartbeat', {
+      token: dev.apiKey,
+      headers: { 'x-merchant-token': 'tok-alpha' },
+    });
     expect(unknown.status).toBe(404);
     // The API key is checked first: a merchant token alone is not enough.
     expect((await call(base, 'POST', path, { headers: { 'x-merchant-token': 'tok-alpha' } })).status).toBe(401);
@@ -191,17 +200,27 @@ describe('credentials (docs/CONTRACT.md#credentials)', () => {
     expect(missing.status).toBe(401);
     expect(missing.body).toEqual({ error: 'agent_token_required', message: 'X-Agent-Token required.' });
     expect((await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-agent-token': 'x' } })).status).toBe(403);
-    expect((await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-agent-token': 'agent-secret' } })).body).toEqual({ agent_id: 'a1' });
+    expect((await call(base, 'POST', path, { token: dev.apiKey, headers: { 'x-agent-token': 'agent-secret' } })).body).toEqual({
+      agent_id: 'a1',
+    });
   });
 });
 
 describe('Idempotency-Key', () => {
   it('same key + same body replays the stored response with Idempotent-Replayed: true', async () => {
-    const first = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-replay' }, body: { a: 1, b: [1, 2] } });
+    const first = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-replay' },
+      body: { a: 1, b: [1, 2] },
+    });
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     // Same JSON with other key order and spacing is the same request.
-    const again = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-replay' }, raw: '{ "b": [1,2],  "a": 1 }' });
+    const again = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-replay' },
+      raw: '{ "b": [1,2],  "a": 1 }',
+    });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -210,11 +229,19 @@ describe('Idempotency-Key', () => {
   it('keys are scoped to the developer: another key of the same developer replays, another developer does not', async () => {
     const second = await call(base, 'POST', '/v1/developers/keys', { token: dev.developerToken, body: {} });
     const a = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-scope' }, body: { x: 1 } });
-    const b = await call(base, 'POST', '/v1/test/echo', { token: second.body.api_key, headers: { 'idempotency-key': 'k-scope' }, body: { x: 1 } });
+    const b = await call(base, 'POST', '/v1/test/echo', {
+      token: second.body.api_key,
+      headers: { 'idempotency-key': 'k-scope' },
+      body: { x: 1 },
+    });
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(b.body).toEqual(a.body);
     const stranger = await onboard(base);
-    const c = await call(base, 'POST', '/v1/test/echo', { token: stranger.apiKey, headers: { 'idempotency-key': 'k-scope' }, body: { x: 1 } });
+    const c = await call(base, 'POST', '/v1/test/echo', {
+      token: stranger.apiKey,
+      headers: { 'idempotency-key': 'k-scope' },
+      body: { x: 1 },
+    });
     expect(c.headers.get('idempotent-replayed')).toBeNull();
     expect(c.body.run).not.toBe(a.body.run);
   });
@@ -222,7 +249,11 @@ describe('Idempotency-Key', () => {
   it('same key + different body → 409 idempotency_conflict, nothing run', async () => {
     await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-conflict' }, body: { n: 1 } });
     const runs = handlerRuns;
-    const res = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-conflict' }, body: { n: 2 } });
+    const res = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-conflict' },
+      body: { n: 2 },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error).toBe('idempotency_conflict');
     expect(handlerRuns).toBe(runs);
@@ -231,14 +262,22 @@ describe('Idempotency-Key', () => {
   it('a request still in flight → 409 idempotency_in_flight; afterwards the result replays', async () => {
     let release!: () => void;
     gate = { release: () => release(), wait: new Promise<void>((r) => (release = r)) };
-    const slow = call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-flight' }, body: { slow: true } });
+    const slow = call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-flight' },
+      body: { slow: true },
+    });
     // Wait until the first request holds the claim.
     for (let i = 0; i < 100; i++) {
       const row = await api.db.selectFrom('idempotency_keys').select('state').where('idem_key', '=', 'k-flight').executeTakeFirst();
       if (row) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    const during = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-flight' }, body: { slow: true } });
+    const during = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-flight' },
+      body: { slow: true },
+    });
     expect(during.status).toBe(409);
     expect(during.body.error).toBe('idempotency_in_flight');
     expect(during.headers.get('retry-after')).toBe('1');
@@ -246,25 +285,45 @@ describe('Idempotency-Key', () => {
     gate = null;
     const first = await slow;
     expect(first.status).toBe(201);
-    const after = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-flight' }, body: { slow: true } });
+    const after = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-flight' },
+      body: { slow: true },
+    });
     expect(after.headers.get('idempotent-replayed')).toBe('true');
     expect(after.body).toEqual(first.body);
   });
 
   it('5xx is never stored (a retry runs again); 4xx is stored and replayed', async () => {
-    const e1 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-500' }, body: { fail: 500 } });
+    const e1 = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-500' },
+      body: { fail: 500 },
+    });
     expect(e1.status).toBe(500);
     const runs = handlerRuns;
-    const e2 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-500' }, body: { fail: 500 } });
+    const e2 = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-500' },
+      body: { fail: 500 },
+    });
     expect(e2.status).toBe(500);
     expect(e2.headers.get('idempotent-replayed')).toBeNull();
     expect(handlerRuns).toBe(runs + 1);
     const row = await api.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'k-500').executeTakeFirst();
     expect(row).toBeUndefined();
 
-    const c1 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-422' }, body: { fail: 422 } });
+    const c1 = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-422' },
+      body: { fail: 422 },
+    });
     expect(c1.status).toBe(422);
-    const c2 = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-422' }, body: { fail: 422 } });
+    const c2 = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-422' },
+      body: { fail: 422 },
+    });
     expect(c2.status).toBe(422);
     expect(c2.headers.get('idempotent-replayed')).toBe('true');
     expect(c2.body).toEqual(c1.body);
@@ -272,7 +331,11 @@ describe('Idempotency-Key', () => {
 
   it('records expire after 24 h: the key may then be used again', async () => {
     await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-old' }, body: { v: 1 } });
-    await api.db.updateTable('idempotency_keys').set({ created_at: sql`now() - interval '25 hours'` }).where('idem_key', '=', 'k-old').execute();
+    await api.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: sql`now() - interval '25 hours'` })
+      .where('idem_key', '=', 'k-old')
+      .execute();
     const fresh = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-old' }, body: { v: 2 } });
     expect(fresh.status).toBe(201);
     expect(fresh.headers.get('idempotent-replayed')).toBeNull();
@@ -285,13 +348,23 @@ describe('Idempotency-Key', () => {
     await api.db
       .insertInto('idempotency_keys')
       .values({
-        owner_id: dev.developerId, idem_key: 'k-crashed', method: 'POST', path: '/v1/test/echo',
+        owner_id: dev.developerId,
+        idem_key: 'k-crashed',
+        method: 'POST',
+        path: '/v1/test/echo',
         request_hash: requestHash({ method: 'POST', path: '/v1/test/echo', body }),
-        state: 'in_flight', response_status: null, response_body: null,
-        locked_at: sql<Date>`now() - interval '2 minutes'`, created_at: sql<Date>`now() - interval '2 minutes'`,
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        locked_at: sql<Date>`now() - interval '2 minutes'`,
+        created_at: sql<Date>`now() - interval '2 minutes'`,
       })
       .execute();
-    const other = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-crashed' }, body: { crashed: false } });
+    const other = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-crashed' },
+      body: { crashed: false },
+    });
     expect(other.status).toBe(409);
     expect(other.body.error).toBe('idempotency_conflict');
     const retry = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-crashed' }, body });
@@ -306,11 +379,18 @@ describe('Idempotency-Key', () => {
     await api.db
       .insertInto('idempotency_keys')
       .values({
-        owner_id: dev.developerId, idem_key: 'k-dead-owner', method: 'POST', path: '/v1/test/seeded',
+        owner_id: dev.developerId,
+        idem_key: 'k-dead-owner',
+        method: 'POST',
+        path: '/v1/test/seeded',
         request_hash: requestHash({ method: 'POST', path: '/v1/test/seeded', body }),
-        state: 'in_flight', response_status: null, response_body: null, resource_seed: 'seed-of-the-first-run',
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        resource_seed: 'seed-of-the-first-run',
         // The owner beat last 3 s ago: quiet, but not yet stale.
-        locked_at: sql<Date>`now() - interval '3 seconds'`, created_at: sql<Date>`now() - interval '3 seconds'`,
+        locked_at: sql<Date>`now() - interval '3 seconds'`,
+        created_at: sql<Date>`now() - interval '3 seconds'`,
       })
       .execute();
     const t0 = Date.now();
@@ -337,7 +417,11 @@ describe('Idempotency-Key', () => {
     const slow = call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-long' }, body: { long: true } });
     await new Promise((r) => setTimeout(r, (STALE_CLAIM_SECONDS + 2) * 1000));
     const t0 = Date.now();
-    const during = await call(base, 'POST', '/v1/test/echo', { token: dev.apiKey, headers: { 'idempotency-key': 'k-long' }, body: { long: true } });
+    const during = await call(base, 'POST', '/v1/test/echo', {
+      token: dev.apiKey,
+      headers: { 'idempotency-key': 'k-long' },
+      body: { long: true },
+    });
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(during.status).toBe(409);
     expect(during.body.error).toBe('idempotency_in_flight');
@@ -384,7 +468,10 @@ describe('rate limiting', () => {
   it('per IP: unauthenticated callers share their IP’s bucket; /healthz is exempt', async () => {
     await withLimits({ RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_PER_IP: '3' }, async (url) => {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await call(url, 'POST', '/v1/developers/login', { body: { contact_email: 'x@example.com', password: 'whatever1' } })).status);
+      for (let i = 0; i < 5; i++)
+        statuses.push(
+          (await call(url, 'POST', '/v1/developers/login', { body: { contact_email: 'x@example.com', password: 'whatever1' } })).status,
+        );
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
       const health = await call(url, 'GET', '/healthz');
       expect(health.status).not.toBe(429);
@@ -419,7 +506,9 @@ describe('rate limiting', () => {
       { RATE_LIMIT_PER_IP: '1000', REGISTER_RATE_LIMIT_PER_IP: '2', LOGIN_RATE_LIMIT_PER_IP: '3', INVITE_VERIFY_RATE_LIMIT_PER_IP: '2' },
       async (url) => {
         const register = () =>
-          call(url, 'POST', '/v1/developers/register', { body: { display_name: 'X', contact_email: uniqueEmail('budget'), password: 'a long password' } });
+          call(url, 'POST', '/v1/developers/register', {
+            body: { display_name: 'X', contact_email: uniqueEmail('budget'), password: 'a long password' },
+          });
         const first = await register();
         expect(first.status).toBe(201);
         expect((await register()).status).toBe(201);
@@ -428,10 +517,14 @@ describe('rate limiting', () => {
         expect(third.body.error).toBe('rate_limited');
         expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
 
-        const login = () => call(url, 'POST', '/v1/developers/login', { body: { contact_email: 'nobody@example.com', password: 'wrong password' } });
-        expect([(await login()).status, (await login()).status, (await login()).status, (await login()).status]).toEqual([401, 401, 401, 429]);
+        const login = () =>
+          call(url, 'POST', '/v1/developers/login', { body: { contact_email: 'nobody@example.com', password: 'wrong password' } });
+        expect([(await login()).status, (await login()).status, (await login()).status, (await login()).status]).toEqual([
+          401, 401, 401, 429,
+        ]);
 
-        const verify = () => call(url, 'POST', '/v1/developers/invite/verify', { token: first.body.developer_token, body: { invite_code: 'guess-guess' } });
+        const verify = () =>
+          call(url, 'POST', '/v1/developers/invite/verify', { token: first.body.developer_token, body: { invite_code: 'guess-guess' } });
         expect([(await verify()).status, (await verify()).status, (await verify()).status]).toEqual([403, 403, 429]);
         // Other routes still answer: the general bucket is not spent.
         expect((await call(url, 'GET', '/v1/developers/keys', { token: first.body.developer_token })).status).toBe(200);
@@ -451,7 +544,11 @@ describe('Idempotency-Key: responses that carry secrets are never stored in plai
       const merchantId = `m-idem-${Math.random().toString(36).slice(2, 8)}`;
       const rows = () => own.db.selectFrom('idempotency_keys').selectAll().where('owner_id', '=', d.developerId).execute();
       const register = { merchant_id: merchantId, agent_endpoint: `${agent.url}/hooks` };
-      const first = await call(own.url, 'POST', '/v1/merchant/register', { token: d.apiKey, headers: { 'idempotency-key': 'reg-1' }, body: register });
+      const first = await call(own.url, 'POST', '/v1/merchant/register', {
+        token: d.apiKey,
+        headers: { 'idempotency-key': 'reg-1' },
+        body: register,
+      });
       expect(first.status, first.text).toBe(200);
       const secrets = [first.body.registration_token as string, first.body.webhook_secret as string];
       expect(secrets.every((x) => typeof x === 'string' && x.length > 10)).toBe(true);
@@ -472,7 +569,11 @@ describe('Idempotency-Key: responses that carry secrets are never stored in plai
       expect(stored).toHaveLength(2);
       expect(stored.every((r) => r.response_sealed === sealed)).toBe(true);
 
-      const replay = await call(own.url, 'POST', '/v1/merchant/register', { token: d.apiKey, headers: { 'idempotency-key': 'reg-1' }, body: register });
+      const replay = await call(own.url, 'POST', '/v1/merchant/register', {
+        token: d.apiKey,
+        headers: { 'idempotency-key': 'reg-1' },
+        body: register,
+      });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       return { first, replay };
     } finally {

@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 
 const SIGN = '/v1/intent-mandates/sign';
-const sign = (body: unknown, base = api.url, token = dev.apiKey, headers: Record<string, string> = {}) => call(base, 'POST', SIGN, { token, body, headers });
+const sign = (body: unknown, base = api.url, token = dev.apiKey, headers: Record<string, string> = {}) =>
+  call(base, 'POST', SIGN, { token, body, headers });
 
 async function mandateJwk() {
   const jwks = await call(api.url, 'GET', '/.well-known/jwks.json');
@@ -119,7 +120,14 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     const res = await sign(body);
     expect(res.status, res.text).toBe(201);
     const m = res.body.mandate;
-    expect(m.payload).toMatchObject({ product_id: 'sku-9', amount_limit: 1200, currency: 'EUR', intent_id: intentId, merchant_id: 'merchant-7', metadata: body.metadata });
+    expect(m.payload).toMatchObject({
+      product_id: 'sku-9',
+      amount_limit: 1200,
+      currency: 'EUR',
+      intent_id: intentId,
+      merchant_id: 'merchant-7',
+      metadata: body.metadata,
+    });
     expect(Date.parse(m.expires_at) - Date.parse(m.issued_at)).toBe(600_000);
     expect(m.canonical_payload).toBe(canonicalize(m.payload));
     // RFC 8785: sorted keys, no whitespace.
@@ -147,7 +155,9 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     expect(row.expires_at.toISOString()).toBe(m.expires_at);
     // Append-only: the database refuses to alter or remove it.
     await expect(api.db.deleteFrom('intent_mandates').where('mandate_id', '=', m.mandate_id).execute()).rejects.toThrow(/append-only/);
-    await expect(api.db.updateTable('intent_mandates').set({ amount_limit: 1 }).where('mandate_id', '=', m.mandate_id).execute()).rejects.toThrow(/append-only/);
+    await expect(
+      api.db.updateTable('intent_mandates').set({ amount_limit: 1 }).where('mandate_id', '=', m.mandate_id).execute(),
+    ).rejects.toThrow(/append-only/);
   });
 
   it('two requests with the same body give different mandates (fresh id and nonce)', async () => {
@@ -207,7 +217,11 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     const bad = await sign({ product_id: 'p', amount_limit: 0 }, noKey.url, other.apiKey);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('invalid_body');
-    const stored = await noKey.db.selectFrom('intent_mandates').select('mandate_id').where('developer_id', '=', other.developerId).execute();
+    const stored = await noKey.db
+      .selectFrom('intent_mandates')
+      .select('mandate_id')
+      .where('developer_id', '=', other.developerId)
+      .execute();
     expect(stored).toEqual([]);
   });
 

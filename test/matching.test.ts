@@ -13,7 +13,8 @@ let dev: Onboarded;
 let products: Array<{ product_id: number; price_cents: number }>;
 
 const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(base, 'POST', path, { token: dev.apiKey, body, headers });
 const get = (path: string) => call(base, 'GET', path, { token: dev.apiKey });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,7 +35,14 @@ async function propose(m: { id: string; token: string }, intentId: string, body:
   const p = products[0]!;
   const res = await post(
     '/v1/proposals',
-    { merchant_agent_id: m.id, intent_id: intentId, product_id: p.product_id, offer_title: 'Trail runner', price: p.price_cents / 100, ...body },
+    {
+      merchant_agent_id: m.id,
+      intent_id: intentId,
+      product_id: p.product_id,
+      offer_title: 'Trail runner',
+      price: p.price_cents / 100,
+      ...body,
+    },
     { 'x-merchant-token': m.token },
   );
   expect(res.status, res.text).toBe(201);
@@ -45,7 +53,13 @@ beforeAll(async () => {
   api = await startTestApi({ withTemporal: false, env: { ALLOW_PRIVATE_ENDPOINTS: 'true' } });
   base = api.url;
   dev = await onboard(base);
-  products = await api.db.selectFrom('products').select(['product_id', 'price_cents']).where('inventory_qty', '>', 20).orderBy('product_id').limit(5).execute();
+  products = await api.db
+    .selectFrom('products')
+    .select(['product_id', 'price_cents'])
+    .where('inventory_qty', '>', 20)
+    .orderBy('product_id')
+    .limit(5)
+    .execute();
   expect(products.length).toBe(5);
 });
 afterAll(() => api.close());
@@ -129,8 +143,20 @@ describe('proposals (docs/MATCHING.md)', () => {
   it('submit freezes the product, computes a trust score with its basis, and starts quoted', async () => {
     const m = await merchant({ agent_ready_profile: { proposal_contract: 'committed', attribution_mode: 'match_token' } });
     const i = await intent();
-    const p = await propose(m, i.intent_id, { evidence: [{ type: 'review', source: 'community', score: 0.9 }], shipping_commitment: { max_days: 3, free: true } });
-    expect(p).toMatchObject({ merchant_agent_id: m.id, intent_id: i.intent_id, product_id: products[0]!.product_id, proposal_state: 'quoted', status: 'active', inventory_status: 'in_stock', currency: 'USD', provenance: 'merchant_agent' });
+    const p = await propose(m, i.intent_id, {
+      evidence: [{ type: 'review', source: 'community', score: 0.9 }],
+      shipping_commitment: { max_days: 3, free: true },
+    });
+    expect(p).toMatchObject({
+      merchant_agent_id: m.id,
+      intent_id: i.intent_id,
+      product_id: products[0]!.product_id,
+      proposal_state: 'quoted',
+      status: 'active',
+      inventory_status: 'in_stock',
+      currency: 'USD',
+      provenance: 'merchant_agent',
+    });
     expect(p.product_snapshot).toMatchObject({ id: String(products[0]!.product_id), catalog_price: products[0]!.price_cents / 100 });
     expect(p.trust_score.basis.price_sanity).toMatchObject({ value: 1, ratio_to_catalog: 1 });
     expect(p.trust_score.basis.merchant.readiness_score).toBe(50);
@@ -142,7 +168,7 @@ describe('proposals (docs/MATCHING.md)', () => {
     expect(pricey.trust_score.score).toBeLessThan(p.trust_score.score);
   });
 
-  it('401 without X-Merchant-Token, 403 with a wrong or another merchant\'s token, 404 for unknown merchant, intent or product', async () => {
+  it("401 without X-Merchant-Token, 403 with a wrong or another merchant's token, 404 for unknown merchant, intent or product", async () => {
     const a = await merchant();
     const b = await merchant();
     const i = await intent();
@@ -193,15 +219,34 @@ describe('proposals (docs/MATCHING.md)', () => {
     expect(list.body).toMatchObject({ intent_id: i.intent_id, count: 1, proposals: [{ proposal_id: lasting.proposal_id }] });
     const all = await get(`/v1/intents/${i.intent_id}/proposals?include_expired=true`);
     expect(all.body.count).toBe(3);
-    expect(all.body.proposals.find((p: any) => p.proposal_id === shortLived.proposal_id)).toMatchObject({ proposal_state: 'expired', status: 'expired' });
-    const history = await api.db.selectFrom('proposal_transitions').select(['from_state', 'to_state', 'reason']).where('proposal_id', '=', shortLived.proposal_id).orderBy('id').execute();
+    expect(all.body.proposals.find((p: any) => p.proposal_id === shortLived.proposal_id)).toMatchObject({
+      proposal_state: 'expired',
+      status: 'expired',
+    });
+    const history = await api.db
+      .selectFrom('proposal_transitions')
+      .select(['from_state', 'to_state', 'reason'])
+      .where('proposal_id', '=', shortLived.proposal_id)
+      .orderBy('id')
+      .execute();
     expect(history).toEqual([
       { from_state: 'none', to_state: 'quoted', reason: 'submitted' },
       { from_state: 'quoted', to_state: 'expired', reason: 'valid_until passed' },
     ]);
     expect((await get(`/v1/intents/${i.intent_id}/proposals?include_expired=maybe`)).status).toBe(400);
     expect((await get('/v1/intents/int_nothing/proposals')).body.error).toBe('intent_not_found');
-    const past = await post('/v1/proposals', { merchant_agent_id: m.id, intent_id: i.intent_id, product_id: products[0]!.product_id, offer_title: 'x', price: 5, valid_until: '2020-01-01T00:00:00Z' }, { 'x-merchant-token': m.token });
+    const past = await post(
+      '/v1/proposals',
+      {
+        merchant_agent_id: m.id,
+        intent_id: i.intent_id,
+        product_id: products[0]!.product_id,
+        offer_title: 'x',
+        price: 5,
+        valid_until: '2020-01-01T00:00:00Z',
+      },
+      { 'x-merchant-token': m.token },
+    );
     expect(past.body).toMatchObject({ error: 'invalid_payload', fields: ['valid_until'] });
   });
 });
@@ -210,7 +255,11 @@ async function rankedSession() {
   const good = await merchant({ agent_ready_profile: { proposal_contract: 'committed', attribution_mode: 'match_token' } });
   const plain = await merchant();
   const i = await intent({ raw_query: 'trail running shoes', budget_range: { max: (products[0]!.price_cents / 100) * 1.2 } });
-  const best = await propose(good, i.intent_id, { shipping_commitment: { max_days: 2, free: true }, evidence: [{ type: 'review', score: 0.95 }], commission_plan: { model: 'cps', rate: 0.1 } });
+  const best = await propose(good, i.intent_id, {
+    shipping_commitment: { max_days: 2, free: true },
+    evidence: [{ type: 'review', score: 0.95 }],
+    commission_plan: { model: 'cps', rate: 0.1 },
+  });
   const slow = await propose(plain, i.intent_id, { shipping_commitment: { max_days: 12 } });
   const over = await propose(plain, i.intent_id, { price: (products[0]!.price_cents / 100) * 1.5, inventory_status: 'out_of_stock' });
   const draft = await propose(plain, i.intent_id, { proposal_state: 'draft' });
@@ -231,7 +280,12 @@ describe('match sessions (docs/MATCHING.md)', () => {
     expect(top.score).toBeCloseTo(total, 3);
     expect(session.ranked_proposals[2].breakdown.price_fit.reason).toMatch(/over the budget/);
     expect(session.ranked_proposals[2].breakdown.inventory).toMatchObject({ value: 0, reason: 'out_of_stock' });
-    expect(session.summary).toMatchObject({ candidates: 4, ranked: 3, excluded: [{ proposal_id: draft.proposal_id, reason: 'proposal_state draft' }], best_proposal_id: best.proposal_id });
+    expect(session.summary).toMatchObject({
+      candidates: 4,
+      ranked: 3,
+      excluded: [{ proposal_id: draft.proposal_id, reason: 'proposal_state draft' }],
+      best_proposal_id: best.proposal_id,
+    });
     expect(session.summary.explanation).toContain(best.proposal_id);
   });
 
@@ -239,11 +293,17 @@ describe('match sessions (docs/MATCHING.md)', () => {
     const { intent: i, session } = await rankedSession();
     const again = await post('/v1/match', { intent_id: i.intent_id });
     expect(again.body.match_session.ranked_proposals).toEqual(session.ranked_proposals);
-    const subset = await post('/v1/match', { intent_id: i.intent_id, proposal_ids: [session.ranked_proposals[2].proposal_id, session.ranked_proposals[1].proposal_id] });
-    expect(subset.body.match_session.ranked_proposals.map((r: any) => r.proposal_id)).toEqual([session.ranked_proposals[1].proposal_id, session.ranked_proposals[2].proposal_id]);
+    const subset = await post('/v1/match', {
+      intent_id: i.intent_id,
+      proposal_ids: [session.ranked_proposals[2].proposal_id, session.ranked_proposals[1].proposal_id],
+    });
+    expect(subset.body.match_session.ranked_proposals.map((r: any) => r.proposal_id)).toEqual([
+      session.ranked_proposals[1].proposal_id,
+      session.ranked_proposals[2].proposal_id,
+    ]);
   });
 
-  it('400 missing_fields, 404 intent_not_found, 404 proposal_not_found (unknown or another intent\'s)', async () => {
+  it("400 missing_fields, 404 intent_not_found, 404 proposal_not_found (unknown or another intent's)", async () => {
     const missing = await post('/v1/match', {});
     expect(missing.body).toMatchObject({ error: 'missing_fields', fields: ['intent_id'] });
     expect((await post('/v1/match', { intent_id: 'int_nothing' })).body.error).toBe('intent_not_found');
@@ -252,7 +312,9 @@ describe('match sessions (docs/MATCHING.md)', () => {
     const foreign = await post('/v1/match', { intent_id: a.intent.intent_id, proposal_ids: [b.best.proposal_id] });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toMatchObject({ error: 'proposal_not_found', proposal_ids: [b.best.proposal_id] });
-    expect((await post('/v1/match', { intent_id: a.intent.intent_id, proposal_ids: ['prop_nothing'] })).body.error).toBe('proposal_not_found');
+    expect((await post('/v1/match', { intent_id: a.intent.intent_id, proposal_ids: ['prop_nothing'] })).body.error).toBe(
+      'proposal_not_found',
+    );
   });
 
   it('GET renders the session, its top `limit` proposals, tokens and a PCD per proposal; 404 match_not_found', async () => {
@@ -295,7 +357,14 @@ describe('match tokens and payment authorization', () => {
     const res = await post(`/v1/match/${sid}/accept`, {});
     expect(res.status, res.text).toBe(200);
     const t = res.body.match_token;
-    expect(t).toMatchObject({ match_session_id: sid, intent_id: i.intent_id, proposal_id: best.proposal_id, acceptance_state: 'accepted', amount: best.price, currency: 'USD' });
+    expect(t).toMatchObject({
+      match_session_id: sid,
+      intent_id: i.intent_id,
+      proposal_id: best.proposal_id,
+      acceptance_state: 'accepted',
+      amount: best.price,
+      currency: 'USD',
+    });
     expect(Date.parse(t.expires_at) - Date.parse(t.issued_at)).toBe(1800 * 1000);
     expect(t.intent_snapshot.intent_id).toBe(i.intent_id);
     expect(t.proposal_snapshot).toMatchObject({ proposal_id: best.proposal_id, proposal_state: 'pending_confirmation' });
@@ -304,7 +373,15 @@ describe('match tokens and payment authorization', () => {
 
     const header = JSON.parse(Buffer.from(t.signed_token.split('.')[0], 'base64url').toString());
     const { payload } = await jwtVerify(t.signed_token, await jwksKey(header.kid), { issuer: api.config.publicBaseUrl });
-    expect(payload).toMatchObject({ jti: t.match_token_id, sid, intent_id: i.intent_id, proposal_id: best.proposal_id, amount: best.price, currency: 'USD', exp: Math.floor(Date.parse(t.expires_at) / 1000) });
+    expect(payload).toMatchObject({
+      jti: t.match_token_id,
+      sid,
+      intent_id: i.intent_id,
+      proposal_id: best.proposal_id,
+      amount: best.price,
+      currency: 'USD',
+      exp: Math.floor(Date.parse(t.expires_at) / 1000),
+    });
 
     const again = await post(`/v1/match/${sid}/accept`, { proposal_id: best.proposal_id });
     expect(again.body.match_token.match_token_id).toBe(t.match_token_id);
@@ -355,7 +432,13 @@ describe('match tokens and payment authorization', () => {
     const path = `/v1/match-tokens/${t.match_token_id}/payment-authorization`;
     const ok = await post(path, { expected_amount: best.price, currency: 'usd', proposal_id: best.proposal_id });
     expect(ok.status, ok.text).toBe(200);
-    expect(ok.body.payment_authorization).toMatchObject({ status: 'authorized', match_token_id: t.match_token_id, proposal_id: best.proposal_id, amount: best.price, currency: 'USD' });
+    expect(ok.body.payment_authorization).toMatchObject({
+      status: 'authorized',
+      match_token_id: t.match_token_id,
+      proposal_id: best.proposal_id,
+      amount: best.price,
+      currency: 'USD',
+    });
     expect(ok.body.match_token.acceptance_state).toBe('payment_authorized');
     expect((await get(`/v1/proposals/${best.proposal_id}`)).body.proposal.proposal_state).toBe('accepted');
     const twice = await call(base, 'POST', path, { token: dev.apiKey });
@@ -403,7 +486,11 @@ describe('match tokens and payment authorization', () => {
   });
 
   it('tokens expire after MATCH_TOKEN_TTL_S: GET shows expired, payment is 409 match_token_expired, accepting again mints a new token', async () => {
-    const shortLived = await startTestApi({ withTemporal: false, db: api.db, env: { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_TTL_S: '1' } });
+    const shortLived = await startTestApi({
+      withTemporal: false,
+      db: api.db,
+      env: { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_TTL_S: '1' },
+    });
     try {
       const { session } = await rankedSession();
       const accept = () => call(shortLived.url, 'POST', `/v1/match/${session.match_session_id}/accept`, { token: dev.apiKey, body: {} });

@@ -34,7 +34,9 @@ beforeAll(async () => {
   dev = await onboard(api.url);
   worker = await startTestWorker(api.config, api.db);
   client = new Client({ name: 'catalog-journey-test', version: '0.0.1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', api.url), { requestInit: { headers: { authorization: `Bearer ${dev.apiKey}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', api.url), { requestInit: { headers: { authorization: `Bearer ${dev.apiKey}` } } }),
+  );
 });
 
 afterAll(async () => {
@@ -44,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('MCP journey, catalog path: recommend → accept the top pick → plan → confirm → continue_url', () => {
-  it('buys the best recommended trail runner: confirm answers handed_off with the card\'s attributable link, no payment authorized', async () => {
+  it("buys the best recommended trail runner: confirm answers handed_off with the card's attributable link, no payment authorized", async () => {
     const rec = await tool('recommend', { intent: ASK, limit: 3 });
     expect(rec.items.length).toBeGreaterThan(0);
     const top = rec.items[0];
@@ -56,7 +58,12 @@ describe('MCP journey, catalog path: recommend → accept the top pick → plan 
     expect(accepted.proposal_id).toBe(top.proposal_id);
 
     const plan = await tool('plan_checkout', { match_token_id: accepted.match_token_id, buyer_agent_id: 'ts-shopper' });
-    expect(plan).toMatchObject({ status: 'awaiting_confirmation', merchant_id: 'gateway-catalog', proposal_id: top.proposal_id, total: top.price });
+    expect(plan).toMatchObject({
+      status: 'awaiting_confirmation',
+      merchant_id: 'gateway-catalog',
+      proposal_id: top.proposal_id,
+      total: top.price,
+    });
 
     // Waits for the checkout modes (merchant_redirect for catalog products): until they are in, the catalog
     // merchant's placeholder endpoint makes this confirm fail with merchant_handoff_failed.

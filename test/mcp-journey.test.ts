@@ -44,7 +44,17 @@ async function shoeMerchant() {
     }
     if (body.type === 'runtime.query') {
       const price = Math.floor(shoe.price_cents * 0.95) / 100;
-      return json(res, 200, { proposals: [{ product_id: shoe.product_id, offer_title: `${shoe.title} (merchant ${tag})`, price, currency: 'USD', shipping_commitment: { max_days: 3, free: true } }] });
+      return json(res, 200, {
+        proposals: [
+          {
+            product_id: shoe.product_id,
+            offer_title: `${shoe.title} (merchant ${tag})`,
+            price,
+            currency: 'USD',
+            shipping_commitment: { max_days: 3, free: true },
+          },
+        ],
+      });
     }
     json(res, 200, {}); // Intent.Surge deliveries: acknowledged
   });
@@ -59,7 +69,9 @@ async function shoeMerchant() {
 }
 
 async function connect(): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', api.url), { requestInit: { headers: { authorization: `Bearer ${dev.apiKey}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', api.url), {
+    requestInit: { headers: { authorization: `Bearer ${dev.apiKey}` } },
+  });
   const client = new Client({ name: 'journey-test', version: '0.0.1' });
   await client.connect(transport);
   clients.push(client);
@@ -128,11 +140,21 @@ describe('MCP journey with the TypeScript SDK: find trail running shoes under $1
     const m = await shoeMerchant();
     const client = await connect();
     const rt = await tool(client, 'run_commerce_runtime', { intent: ASK, intent_tags: [m.tag], wait_s: 45 });
-    expect(rt).toMatchObject({ status: 'finished', audit_status: 'completed', proposal: { merchant_id: m.merchantId, product_id: shoe.product_id }, match_token: { acceptance_state: 'accepted' } });
+    expect(rt).toMatchObject({
+      status: 'finished',
+      audit_status: 'completed',
+      proposal: { merchant_id: m.merchantId, product_id: shoe.product_id },
+      match_token: { acceptance_state: 'accepted' },
+    });
     expect(rt.match_token.amount).toBeLessThanOrEqual(120);
 
     const { plan, confirmed, read } = await planAndBuy(client, rt.match_token.match_token_id);
-    expect(plan).toMatchObject({ merchant_id: m.merchantId, proposal_id: rt.proposal.proposal_id, total: rt.match_token.amount, currency: 'USD' });
+    expect(plan).toMatchObject({
+      merchant_id: m.merchantId,
+      proposal_id: rt.proposal.proposal_id,
+      total: rt.match_token.amount,
+      currency: 'USD',
+    });
     expect(confirmed).toMatchObject({ checkout_id: plan.checkout_id, status: 'confirmed', order_id: `ord-${m.tag}-1` });
     expect(confirmed.receipt_id).toMatch(/^rcpt_/);
     expect(confirmed.next_step).toContain(`ord-${m.tag}-1`);
@@ -140,13 +162,23 @@ describe('MCP journey with the TypeScript SDK: find trail running shoes under $1
     // The merchant got one handoff, keyed by the checkout, with the address and the consented total.
     expect(m.handoffs).toHaveLength(1);
     expect(m.handoffs[0]!.headers['idempotency-key']).toBe(plan.checkout_id);
-    expect(m.handoffs[0]!.body).toMatchObject({ checkout_id: plan.checkout_id, amount: plan.total, shipping: { address: { city: 'Springfield' } } });
+    expect(m.handoffs[0]!.body).toMatchObject({
+      checkout_id: plan.checkout_id,
+      amount: plan.total,
+      shipping: { address: { city: 'Springfield' } },
+    });
     // REST reads the same order.
     const rest = await call(api.url, 'GET', `/v1/agentic-checkout/${plan.checkout_id}`, { token: dev.apiKey });
     expect(rest.body.checkout).toMatchObject({ status: 'confirmed', receipt: { merchant_response: { order_id: `ord-${m.tag}-1` } } });
 
     // Confirming again (a retrying agent) returns the same order; the merchant is not called twice.
-    const again = await tool(client, 'confirm_checkout', { checkout_id: plan.checkout_id, consent_granted: true, consent_statement: 'Yes.', amount: plan.total, currency: 'USD' });
+    const again = await tool(client, 'confirm_checkout', {
+      checkout_id: plan.checkout_id,
+      consent_granted: true,
+      consent_statement: 'Yes.',
+      amount: plan.total,
+      currency: 'USD',
+    });
     expect(again.order_id).toBe(confirmed.order_id);
     expect(m.handoffs).toHaveLength(1);
   });
@@ -157,11 +189,21 @@ describe('MCP journey with the TypeScript SDK: find trail running shoes under $1
     const intent = await tool(client, 'create_intent', { raw_query: ASK, intent_tags: [m.tag] });
     expect(intent.budget).toMatchObject({ max: 120 });
     // The merchant answers with two offers; the better one (cheaper, faster) must be the session's best.
-    for (const [price, days] of [[shoe.price_cents / 100, 9], [Math.floor(shoe.price_cents * 0.9) / 100, 2]] as const) {
+    for (const [price, days] of [
+      [shoe.price_cents / 100, 9],
+      [Math.floor(shoe.price_cents * 0.9) / 100, 2],
+    ] as const) {
       const p = await call(api.url, 'POST', '/v1/proposals', {
         token: dev.apiKey,
         headers: { 'x-merchant-token': m.token },
-        body: { merchant_agent_id: m.merchantId, intent_id: intent.intent_id, product_id: shoe.product_id, offer_title: `${shoe.title}, ${days}-day`, price, shipping_commitment: { max_days: days, free: true } },
+        body: {
+          merchant_agent_id: m.merchantId,
+          intent_id: intent.intent_id,
+          product_id: shoe.product_id,
+          offer_title: `${shoe.title}, ${days}-day`,
+          price,
+          shipping_commitment: { max_days: days, free: true },
+        },
       });
       expect(p.status, p.text).toBe(201);
       expect(p.body.warnings).toEqual([]);
@@ -186,11 +228,20 @@ describe('MCP journey with the TypeScript SDK: find trail running shoes under $1
     const plan = await tool(client, 'plan_checkout', { match_token_id: rt.match_token.match_token_id, buyer_agent_id: 'ts-shopper' });
     const refused = (await client.callTool({
       name: 'confirm_checkout',
-      arguments: { checkout_id: plan.checkout_id, consent_granted: false, consent_statement: 'not asked', amount: plan.total, currency: plan.currency },
+      arguments: {
+        checkout_id: plan.checkout_id,
+        consent_granted: false,
+        consent_statement: 'not asked',
+        amount: plan.total,
+        currency: plan.currency,
+      },
     })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(JSON.parse((refused.content[0] as { text: string }).text)).toMatchObject({ error: 'consent_invalid' });
-    const missing = (await client.callTool({ name: 'confirm_checkout', arguments: { checkout_id: plan.checkout_id, amount: plan.total, currency: plan.currency } })) as CallToolResult;
+    const missing = (await client.callTool({
+      name: 'confirm_checkout',
+      arguments: { checkout_id: plan.checkout_id, amount: plan.total, currency: plan.currency },
+    })) as CallToolResult;
     expect(missing.isError).toBe(true);
     expect((await tool(client, 'get_checkout', { checkout_id: plan.checkout_id })).status).toBe('awaiting_confirmation');
     expect(m.handoffs).toHaveLength(0);
@@ -198,13 +249,14 @@ describe('MCP journey with the TypeScript SDK: find trail running shoes under $1
 });
 
 describe('MCP journey with the Python SDK (mcp from PyPI)', () => {
-  const run = (...args: string[]) => promisify(execFile)(PYTHON, [SCRIPT, api.url, ...args], { timeout: 120_000, maxBuffer: 4 * 1024 * 1024 });
+  const run = (...args: string[]) =>
+    promisify(execFile)(PYTHON, [SCRIPT, api.url, ...args], { timeout: 120_000, maxBuffer: 4 * 1024 * 1024 });
 
   it('the .venv with the official Python client is there (CI builds it from test/python/requirements.txt)', () => {
     expect(existsSync(PYTHON), `${PYTHON} is missing: build it with .ci/run or pip install -r test/python/requirements.txt`).toBe(true);
   });
 
-  it('runs the journey to the merchant\'s order', async () => {
+  it("runs the journey to the merchant's order", async () => {
     const m = await shoeMerchant();
     const { stdout } = await run(dev.apiKey, m.tag);
     const out = JSON.parse(stdout);

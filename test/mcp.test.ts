@@ -49,8 +49,17 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
 }
 
 const TOOLS = [
-  'accept_match', 'confirm_checkout', 'create_intent', 'create_match', 'get_checkout', 'get_match_session', 'get_runtime',
-  'list_proposals', 'plan_checkout', 'recommend', 'run_commerce_runtime',
+  'accept_match',
+  'confirm_checkout',
+  'create_intent',
+  'create_match',
+  'get_checkout',
+  'get_match_session',
+  'get_runtime',
+  'list_proposals',
+  'plan_checkout',
+  'recommend',
+  'run_commerce_runtime',
 ];
 
 /** Every place in a JSON Schema that an LLM-facing input schema must not have. */
@@ -59,7 +68,12 @@ function schemaProblems(schema: unknown, path = '#'): string[] {
   const s = schema as Record<string, unknown>;
   const out: string[] = [];
   for (const k of ['$ref', 'definitions', '$defs', 'allOf', 'anyOf', 'oneOf']) if (k in s) out.push(`${path}: ${k}`);
-  if ('additionalProperties' in s && typeof s.additionalProperties === 'object' && s.additionalProperties && Object.keys(s.additionalProperties).length === 0) {
+  if (
+    'additionalProperties' in s &&
+    typeof s.additionalProperties === 'object' &&
+    s.additionalProperties &&
+    Object.keys(s.additionalProperties).length === 0
+  ) {
     out.push(`${path}: bare additionalProperties {}`);
   }
   const props = (s.properties ?? {}) as Record<string, Record<string, unknown>>;
@@ -82,7 +96,7 @@ afterAll(async () => {
 });
 
 describe('MCP endpoint /mcp', () => {
-  it('lists the journey\'s tools, each with a flat described input schema and an outputSchema; the buy_flow prompt walks through them', async () => {
+  it("lists the journey's tools, each with a flat described input schema and an outputSchema; the buy_flow prompt walks through them", async () => {
     const client = await connect(dev.apiKey);
     expect(client.getServerVersion()?.name).toBe('commerce-intent-matching-gateway');
     expect(client.getInstructions()).toContain('confirm_checkout');
@@ -103,7 +117,9 @@ describe('MCP endpoint /mcp', () => {
     expect(byName.accept_match!.inputSchema.required).toContain('match_session_id');
     expect(byName.plan_checkout!.inputSchema.required).toEqual(expect.arrayContaining(['match_token_id', 'buyer_agent_id']));
     // Consent is required, and the description says so.
-    expect(byName.confirm_checkout!.inputSchema.required).toEqual(expect.arrayContaining(['checkout_id', 'consent_granted', 'consent_statement', 'amount', 'currency']));
+    expect(byName.confirm_checkout!.inputSchema.required).toEqual(
+      expect.arrayContaining(['checkout_id', 'consent_granted', 'consent_statement', 'amount', 'currency']),
+    );
     expect(byName.confirm_checkout!.description).toMatch(/REQUIRES the user's explicit consent/);
 
     const { prompts } = await client.listPrompts();
@@ -140,7 +156,12 @@ describe('MCP endpoint /mcp', () => {
 
     const got = await tool(client, 'get_match_session', { match_session_id: sessionId, limit: 2 });
     expect(got.isError, JSON.stringify(got.body)).toBe(false);
-    expect(got.body).toMatchObject({ match_session_id: sessionId, status: 'open', best_proposal_id: rec.body.best_proposal_id, ordered_by: 'recommendation' });
+    expect(got.body).toMatchObject({
+      match_session_id: sessionId,
+      status: 'open',
+      best_proposal_id: rec.body.best_proposal_id,
+      ordered_by: 'recommendation',
+    });
     expect(got.body.ranked.map((r: any) => r.proposal_id)).toEqual(rec.body.items.slice(0, 2).map((i: any) => i.proposal_id));
     // detail full: the same body as the REST route renders.
     const gotFull = await tool(client, 'get_match_session', { match_session_id: sessionId, limit: 2, detail: 'full' });
@@ -150,10 +171,18 @@ describe('MCP endpoint /mcp', () => {
 
     const accepted = await tool(client, 'accept_match', { match_session_id: sessionId });
     expect(accepted.isError, JSON.stringify(accepted.body)).toBe(false);
-    expect(accepted.body).toMatchObject({ match_session_id: sessionId, acceptance_state: 'accepted', proposal_id: rec.body.items[0].proposal_id });
+    expect(accepted.body).toMatchObject({
+      match_session_id: sessionId,
+      acceptance_state: 'accepted',
+      proposal_id: rec.body.items[0].proposal_id,
+    });
     expect(accepted.body.next_step).toContain('plan_checkout');
     // Accepting the same proposal again returns the same token, as over REST.
-    const again = await tool(client, 'accept_match', { match_session_id: sessionId, proposal_id: accepted.body.proposal_id, detail: 'full' });
+    const again = await tool(client, 'accept_match', {
+      match_session_id: sessionId,
+      proposal_id: accepted.body.proposal_id,
+      detail: 'full',
+    });
     expect(again.body.match_token_id).toBe(accepted.body.match_token_id);
     expect(again.body.full.match_token.signed_token).toMatch(/^ey/);
     const token = await call(api.url, 'GET', `/v1/match-tokens/${accepted.body.match_token_id}`, { token: dev.apiKey });
@@ -172,27 +201,52 @@ describe('MCP endpoint /mcp', () => {
 
     // A merchant answers over REST.
     const merchant_id = `m-${tag}`;
-    const reg = await call(api.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: [tag] } });
+    const reg = await call(api.url, 'POST', '/v1/merchant/register', {
+      token: dev.apiKey,
+      body: { merchant_id, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: [tag] },
+    });
     expect(reg.status, reg.text).toBe(200);
     const product = await stockedProduct(api.db);
     const prop = await call(api.url, 'POST', '/v1/proposals', {
       token: dev.apiKey,
       headers: { 'x-merchant-token': reg.body.registration_token },
-      body: { merchant_agent_id: merchant_id, intent_id: intentId, product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100 },
+      body: {
+        merchant_agent_id: merchant_id,
+        intent_id: intentId,
+        product_id: product.product_id,
+        offer_title: product.title,
+        price: product.price_cents / 100,
+      },
     });
     expect(prop.status, prop.text).toBe(201);
 
     const listed = await tool(client, 'list_proposals', { intent_id: intentId });
-    expect(listed.body.proposals).toEqual([expect.objectContaining({ proposal_id: prop.body.proposal.proposal_id, merchant_id, product_id: product.product_id, price: product.price_cents / 100 })]);
+    expect(listed.body.proposals).toEqual([
+      expect.objectContaining({
+        proposal_id: prop.body.proposal.proposal_id,
+        merchant_id,
+        product_id: product.product_id,
+        price: product.price_cents / 100,
+      }),
+    ]);
     const listedFull = await tool(client, 'list_proposals', { intent_id: intentId, detail: 'full' });
     expect(listedFull.body.full).toEqual((await call(api.url, 'GET', `/v1/intents/${intentId}/proposals`, { token: dev.apiKey })).body);
 
     const match = await tool(client, 'create_match', { intent_id: intentId });
     expect(match.isError, JSON.stringify(match.body)).toBe(false);
-    expect(match.body).toMatchObject({ intent_id: intentId, best_proposal_id: prop.body.proposal.proposal_id, ordered_by: 'score', status: 'open' });
+    expect(match.body).toMatchObject({
+      intent_id: intentId,
+      best_proposal_id: prop.body.proposal.proposal_id,
+      ordered_by: 'score',
+      status: 'open',
+    });
     expect(match.body.ranked[0]).toMatchObject({ rank: 1, proposal_id: prop.body.proposal.proposal_id });
     expect(match.body.ranked[0].why).toMatch(/^score /);
-    const session = await api.db.selectFrom('match_sessions').select('developer_id').where('match_session_id', '=', match.body.match_session_id).executeTakeFirstOrThrow();
+    const session = await api.db
+      .selectFrom('match_sessions')
+      .select('developer_id')
+      .where('match_session_id', '=', match.body.match_session_id)
+      .executeTakeFirstOrThrow();
     expect(session.developer_id).toBe(dev.developerId);
 
     const unknown = await tool(client, 'list_proposals', { intent_id: 'int_nothing' });
@@ -201,7 +255,11 @@ describe('MCP endpoint /mcp', () => {
 
   it('create_intent stores an intent readable over REST and starts its fan-out', async () => {
     const client = await connect(dev.apiKey);
-    const res = await tool(client, 'create_intent', { raw_query: 'running shoes under $80 in Canada', intent_tags: ['running'], detail: 'full' });
+    const res = await tool(client, 'create_intent', {
+      raw_query: 'running shoes under $80 in Canada',
+      intent_tags: ['running'],
+      detail: 'full',
+    });
     expect(res.isError, JSON.stringify(res.body)).toBe(false);
     const id: string = res.body.intent_id;
     const rest = await call(api.url, 'GET', `/v1/intents/${id}`, { token: dev.apiKey });
@@ -209,7 +267,11 @@ describe('MCP endpoint /mcp', () => {
     expect(rest.body.intent).toEqual(res.body.full.intent);
     expect(rest.body.intent.region).toBe('CA');
     expect(res.body.region).toBe('CA');
-    const row = await api.db.selectFrom('intents').select(['surge_started_at', 'developer_id']).where('intent_id', '=', id).executeTakeFirstOrThrow();
+    const row = await api.db
+      .selectFrom('intents')
+      .select(['surge_started_at', 'developer_id'])
+      .where('intent_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.surge_started_at).not.toBeNull();
     expect(row.developer_id).toBe(dev.developerId);
   });
@@ -223,7 +285,12 @@ describe('MCP endpoint /mcp', () => {
     });
     expect(res.isError, JSON.stringify(res.body)).toBe(false);
     const rt = res.body;
-    expect(rt).toMatchObject({ status: 'finished', audit_status: 'completed', proposal: { merchant_id: 'gateway-catalog' }, match_token: { acceptance_state: 'accepted' } });
+    expect(rt).toMatchObject({
+      status: 'finished',
+      audit_status: 'completed',
+      proposal: { merchant_id: 'gateway-catalog' },
+      match_token: { acceptance_state: 'accepted' },
+    });
     expect(rt.steps.map((s: any) => s.kind)).toContain('mint_token');
     expect(rt.next_step).toContain('plan_checkout');
     const rest = await call(api.url, 'GET', `/v1/commerce-runtime/${rt.runtime_id}`, { token: dev.apiKey });
@@ -257,7 +324,13 @@ describe('MCP endpoint /mcp', () => {
     expect(acc).toMatchObject({ isError: true, body: { error: 'match_not_found' } });
     const chk = await tool(client, 'get_checkout', { checkout_id: 'chk_nothing' });
     expect(chk).toMatchObject({ isError: true, body: { error: 'checkout_not_found' } });
-    const conf = await tool(client, 'confirm_checkout', { checkout_id: 'chk_nothing', consent_granted: true, consent_statement: 'yes', amount: 1, currency: 'USD' });
+    const conf = await tool(client, 'confirm_checkout', {
+      checkout_id: 'chk_nothing',
+      consent_granted: true,
+      consent_statement: 'yes',
+      amount: 1,
+      currency: 'USD',
+    });
     expect(conf).toMatchObject({ isError: true, body: { error: 'checkout_not_found' } });
     const plan = await tool(client, 'plan_checkout', { match_token_id: 'mt_nothing', buyer_agent_id: 'b' });
     expect(plan).toMatchObject({ isError: true, body: { error: 'match_token_not_found' } });
@@ -301,10 +374,16 @@ describe('MCP endpoint /mcp', () => {
       headers: { accept: 'application/json, text/event-stream' },
     });
     expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: expect.stringMatching(/^invalid API key/), data: { error: 'invalid_api_key' } } });
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32001, message: expect.stringMatching(/^invalid API key/), data: { error: 'invalid_api_key' } },
+    });
     expect(res.body.message).toMatch(/^invalid API key/);
     const www = res.headers.get('www-authenticate')!;
-    expect(www).toMatch(/^Bearer error="invalid_token", error_description="invalid API key", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    expect(www).toMatch(
+      /^Bearer error="invalid_token", error_description="invalid API key", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+    );
   });
 
   it('serves protected-resource metadata that names the bearer header and no authorization server', async () => {
@@ -324,7 +403,17 @@ describe('MCP endpoint /mcp', () => {
       try {
         const { stdout, stderr } = await promisify(execFile)(
           'node_modules/.bin/mcp-inspector',
-          ['--cli', `${api.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${dev.apiKey}`, '--format', 'json', ...args],
+          [
+            '--cli',
+            `${api.url}/mcp`,
+            '--transport',
+            'http',
+            '--header',
+            `Authorization: Bearer ${dev.apiKey}`,
+            '--format',
+            'json',
+            ...args,
+          ],
           { timeout: 60_000, env: { ...process.env, MCP_CATALOG_PATH: join(home, 'mcp.json'), HOME: home } },
         );
         return { code: 0, stdout, stderr };
@@ -343,7 +432,15 @@ describe('MCP endpoint /mcp', () => {
       expect(envelope.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(TOOLS);
       for (const t of envelope.result.tools) expect(schemaProblems(t.inputSchema), t.name).toEqual([]);
 
-      const called = await inspector('--method', 'tools/call', '--tool-name', 'recommend', '--tool-arg', 'intent=trail running shoes under $120', 'limit=3');
+      const called = await inspector(
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'recommend',
+        '--tool-arg',
+        'intent=trail running shoes under $120',
+        'limit=3',
+      );
       expect(called.code, called.stderr).toBe(0);
       const result = JSON.parse(called.stdout).result;
       expect(result.isError ?? false).toBe(false);

@@ -108,7 +108,12 @@ describe('reference merchant agent (examples/merchant-agent)', () => {
     expect(first.body).toEqual({ status: 'accepted' });
 
     const [settled] = await a.waitForProposals(1, 10_000);
-    expect(settled).toMatchObject({ webhookId: id, outcome: 'accepted', intentId: intent.intent_id, proposal: { outcome: 'submitted', status: 201 } });
+    expect(settled).toMatchObject({
+      webhookId: id,
+      outcome: 'accepted',
+      intentId: intent.intent_id,
+      proposal: { outcome: 'submitted', status: 201 },
+    });
     const proposalId = settled!.proposal!.outcome === 'submitted' ? settled!.proposal!.proposalId : '';
     const p = await get(`/v1/proposals/${proposalId}`);
     expect(p.status).toBe(200);

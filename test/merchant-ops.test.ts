@@ -20,7 +20,8 @@ const D = 24 * H;
 const NOW = Date.now();
 const at = (ms: number) => new Date(ms);
 
-const supply = (path: string, key: string | null = TEST_SUPPLY_KEY) => call(api.url, 'GET', path, { headers: key ? { 'x-supply-key': key } : {} });
+const supply = (path: string, key: string | null = TEST_SUPPLY_KEY) =>
+  call(api.url, 'GET', path, { headers: key ? { 'x-supply-key': key } : {} });
 
 async function insertMerchant(slaSeconds?: number): Promise<string> {
   const merchantId = `m-ops-${uid()}`;
@@ -46,11 +47,24 @@ async function insertMerchant(slaSeconds?: number): Promise<string> {
 /** surge_started_at is set so no dispatcher in another test file picks these intents up. */
 async function insertIntent(createdAt: number): Promise<string> {
   const intentId = `int_ops_${uid()}`;
-  await api.db.insertInto('intents').values({ intent_id: intentId, raw_query: 'merchant ops fixture', surge_started_at: at(createdAt), created_at: at(createdAt), updated_at: at(createdAt) } as never).execute();
+  await api.db
+    .insertInto('intents')
+    .values({
+      intent_id: intentId,
+      raw_query: 'merchant ops fixture',
+      surge_started_at: at(createdAt),
+      created_at: at(createdAt),
+      updated_at: at(createdAt),
+    } as never)
+    .execute();
   return intentId;
 }
 
-async function insertDelivery(merchantId: string, intentId: string, d: { state: 'delivered' | 'dlq' | 'pending'; createdAt: number; deliveredAt?: number; attempts: number }) {
+async function insertDelivery(
+  merchantId: string,
+  intentId: string,
+  d: { state: 'delivered' | 'dlq' | 'pending'; createdAt: number; deliveredAt?: number; attempts: number },
+) {
   await api.db
     .insertInto('deliveries')
     .values({
@@ -73,7 +87,11 @@ async function insertDelivery(merchantId: string, intentId: string, d: { state: 
     .execute();
 }
 
-async function insertProposal(merchantId: string, intentId: string, p: { createdAt: number; state: string; trust: number }): Promise<string> {
+async function insertProposal(
+  merchantId: string,
+  intentId: string,
+  p: { createdAt: number; state: string; trust: number },
+): Promise<string> {
   const proposalId = `prop_ops_${uid()}`;
   await api.db
     .insertInto('proposals')
@@ -98,7 +116,10 @@ async function insertProposal(merchantId: string, intentId: string, p: { created
 
 async function insertToken(intentId: string, proposalId: string, acceptanceState: string) {
   const sessionId = `ms_ops_${uid()}`;
-  await api.db.insertInto('match_sessions').values({ match_session_id: sessionId, intent_id: intentId, status: 'accepted', expires_at: at(NOW + D) } as never).execute();
+  await api.db
+    .insertInto('match_sessions')
+    .values({ match_session_id: sessionId, intent_id: intentId, status: 'accepted', expires_at: at(NOW + D) } as never)
+    .execute();
   await api.db
     .insertInto('match_tokens')
     .values({
@@ -118,9 +139,17 @@ async function insertToken(intentId: string, proposalId: string, acceptanceState
 
 async function insertEvents(merchantId: string, createdAt: number, counts: Record<string, number>) {
   const rows = Object.entries(counts).flatMap(([eventType, n]) =>
-    Array.from({ length: n }, () => ({ feedback_id: `fb_ops_${uid()}`, event_type: eventType, merchant_id: merchantId, created_at: at(createdAt) })),
+    Array.from({ length: n }, () => ({
+      feedback_id: `fb_ops_${uid()}`,
+      event_type: eventType,
+      merchant_id: merchantId,
+      created_at: at(createdAt),
+    })),
   );
-  await api.db.insertInto('decision_events').values(rows as never).execute();
+  await api.db
+    .insertInto('decision_events')
+    .values(rows as never)
+    .execute();
 }
 
 let merchant: string;
@@ -128,7 +157,8 @@ let merchant: string;
 beforeAll(async () => {
   api = await startTestApi({ withTemporal: false });
   dev = await onboard(api.url);
-  productId = (await api.db.selectFrom('products').select('product_id').orderBy('product_id').limit(1).executeTakeFirstOrThrow()).product_id;
+  productId = (await api.db.selectFrom('products').select('product_id').orderBy('product_id').limit(1).executeTakeFirstOrThrow())
+    .product_id;
 
   // A merchant that declares a 60 s proposal SLA. "In the window" is two days ago, "old" 40 days ago.
   merchant = await insertMerchant(60);
@@ -196,25 +226,60 @@ describe('GET /v1/merchant/{merchantId}/sla', () => {
       within_sla_share: 2 / 4,
     });
     // 4 delivered + 1 dlq (the pending one is left out); first attempt: 3 of the 4 delivered.
-    expect(metrics.delivery_success).toEqual({ n: 5, delivered: 4, dlq: 1, in_progress: 1, rate: 4 / 5, first_attempt_delivered: 3, first_attempt_share: 3 / 5 });
+    expect(metrics.delivery_success).toEqual({
+      n: 5,
+      delivered: 4,
+      dlq: 1,
+      in_progress: 1,
+      rate: 4 / 5,
+      first_attempt_delivered: 3,
+      first_attempt_share: 3 / 5,
+    });
     // Five proposals: accepted (state), settled (state), quoted + payment_authorized token,
     // quoted, expired + expired token → 3 accepted of 5.
     expect(metrics.proposal_acceptance).toEqual({ n: 5, accepted: 3, rate: 3 / 5 });
     expect(metrics.on_time_fulfillment).toEqual({ n: 4, fulfilled: 3, late_delivery: 1, rate: 3 / 4 });
     expect(metrics.decision_feedback.n).toBe(3 + 1 + 1 + 1 + 1 + 1 + 2);
-    expect(metrics.decision_feedback.counts).toMatchObject({ fulfilled: 3, late_delivery: 1, pick: 1, confirm: 1, purchase: 1, complaint: 1, view: 2, nope: 0, remix: 0, return: 0, click: 0 });
+    expect(metrics.decision_feedback.counts).toMatchObject({
+      fulfilled: 3,
+      late_delivery: 1,
+      pick: 1,
+      confirm: 1,
+      purchase: 1,
+      complaint: 1,
+      view: 2,
+      nope: 0,
+      remix: 0,
+      return: 0,
+      click: 0,
+    });
   });
 
   it('a 60-day window takes in the older rows; a 1-day window has no samples and reports nulls', async () => {
     const wide = (await supply(`/v1/merchant/${merchant}/sla?days=60`)).body.metrics;
     // Latencies [10, 30, 60, 90]: p50 at rank 1.5 → (30 + 60) / 2 = 45; p90 at rank 2.7 → 60 + 0.7 × 30 = 81.
-    expect(wide.proposal_response).toMatchObject({ n: 4, dispatched: 5, p50_seconds: 45, p90_seconds: 81, mean_seconds: (10 + 30 + 60 + 90) / 4, within_sla: 3, within_sla_share: 3 / 5 });
+    expect(wide.proposal_response).toMatchObject({
+      n: 4,
+      dispatched: 5,
+      p50_seconds: 45,
+      p90_seconds: 81,
+      mean_seconds: (10 + 30 + 60 + 90) / 4,
+      within_sla: 3,
+      within_sla_share: 3 / 5,
+    });
     expect(wide.delivery_success).toMatchObject({ n: 6, rate: Math.round((5 / 6) * 10_000) / 10_000 });
     expect(wide.proposal_acceptance).toMatchObject({ n: 6, accepted: 4 });
     expect(wide.on_time_fulfillment).toEqual({ n: 6, fulfilled: 3, late_delivery: 3, rate: 3 / 6 });
 
     const empty = (await supply(`/v1/merchant/${merchant}/sla?days=1`)).body.metrics;
-    expect(empty.proposal_response).toMatchObject({ n: 0, dispatched: 0, p50_seconds: null, p90_seconds: null, mean_seconds: null, within_sla_share: null });
+    expect(empty.proposal_response).toMatchObject({
+      n: 0,
+      dispatched: 0,
+      p50_seconds: null,
+      p90_seconds: null,
+      mean_seconds: null,
+      within_sla_share: null,
+    });
     expect(empty.delivery_success).toMatchObject({ n: 0, rate: null, first_attempt_share: null });
     expect(empty.proposal_acceptance).toEqual({ n: 0, accepted: 0, rate: null });
     expect(empty.on_time_fulfillment.rate).toBeNull();
@@ -224,7 +289,12 @@ describe('GET /v1/merchant/{merchantId}/sla', () => {
   it('without a declared SLA the dispatch default of 600 s applies and says so', async () => {
     const m = await insertMerchant();
     const body = (await supply(`/v1/merchant/${m}/sla`)).body;
-    expect(body.metrics.proposal_response).toMatchObject({ sla_seconds: 600, sla_source: 'dispatch_default', n: 0, within_sla_share: null });
+    expect(body.metrics.proposal_response).toMatchObject({
+      sla_seconds: 600,
+      sla_source: 'dispatch_default',
+      n: 0,
+      within_sla_share: null,
+    });
   });
 
   it('rejects days outside 1..90 with 400 invalid_query', async () => {
@@ -262,13 +332,18 @@ describe('GET /v1/merchant/{merchantId}/reputation', () => {
     expect(second.body.reputation.snapshot_id).not.toBe(rep.snapshot_id);
     expect(second.body.history.map((h: any) => h.snapshot_id)).toEqual([rep.snapshot_id]);
     expect(second.body.trend).toEqual({ previous_snapshot_id: rep.snapshot_id, previous_score: 67, delta: 0 });
-    const stored = await api.db.selectFrom('merchant_reputation_snapshots').select(['snapshot_id', 'score']).where('merchant_id', '=', merchant).execute();
+    const stored = await api.db
+      .selectFrom('merchant_reputation_snapshots')
+      .select(['snapshot_id', 'score'])
+      .where('merchant_id', '=', merchant)
+      .execute();
     expect(stored.map((s) => s.snapshot_id).sort()).toEqual([rep.snapshot_id, second.body.reputation.snapshot_id].sort());
 
     // A 60-day window: responsiveness 3/5, delivery 5/6, acceptance 4/6, on-time 3/6,
     // feedback 3/(3 + complaint + nope), trust mean of the six proposals (0.1 added).
     const wide = await supply(`/v1/merchant/${merchant}/reputation?days=60`);
-    const wideExpected = 20 * (3 / 5) + 15 * (5 / 6) + 20 * (4 / 6) + 20 * (3 / 6) + 10 * (3 / 5) + 15 * ((0.8 + 0.9 + 0.6 + 0.7 + 0.5 + 0.1) / 6);
+    const wideExpected =
+      20 * (3 / 5) + 15 * (5 / 6) + 20 * (4 / 6) + 20 * (3 / 6) + 10 * (3 / 5) + 15 * ((0.8 + 0.9 + 0.6 + 0.7 + 0.5 + 0.1) / 6);
     expect(wide.body.reputation.score).toBe(Math.round(wideExpected));
     expect(wide.body.reputation.window_days).toBe(60);
     expect(wide.body.history.map((h: any) => h.snapshot_id)).toEqual([second.body.reputation.snapshot_id, rep.snapshot_id]);
@@ -280,7 +355,8 @@ describe('GET /v1/merchant/{merchantId}/reputation', () => {
     expect(res.status).toBe(200);
     expect(res.body.reputation.score).toBe(50);
     expect(res.body.reputation.basis.components).toHaveLength(6);
-    for (const c of res.body.reputation.basis.components) expect(c).toMatchObject({ value: 0.5, n: 0, prior_used: true, points: c.weight * 0.5 });
+    for (const c of res.body.reputation.basis.components)
+      expect(c).toMatchObject({ value: 0.5, n: 0, prior_used: true, points: c.weight * 0.5 });
   });
 });
 

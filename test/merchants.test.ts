@@ -26,7 +26,8 @@ afterAll(async () => {
 
 const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 
-const post = (path: string, body: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  call(base, 'POST', path, { token: dev.apiKey, body, headers });
 const get = (path: string) => call(base, 'GET', path, { token: dev.apiKey });
 
 async function registerMerchant(extra: Record<string, unknown> = {}) {
@@ -52,7 +53,12 @@ const fullBody = {
     proposal_response_sla_seconds: 30,
     checkout_modes: ['match_token_checkout', 'agentic_checkout'],
   },
-  trust_evidence_policy: { community_proof_required: true, accepted_sources: ['community', 'reddit'], min_consensus_score: 0.7, contradiction_handling: 'flag' },
+  trust_evidence_policy: {
+    community_proof_required: true,
+    accepted_sources: ['community', 'reddit'],
+    min_consensus_score: 0.7,
+    contradiction_handling: 'flag',
+  },
   agent_ready_profile: { destination_strategy: 'embedded_workflow', proposal_contract: 'committed', attribution_mode: 'match_token' },
 };
 
@@ -87,8 +93,17 @@ describe('merchant register and lookup (docs/REGISTRIES.md)', () => {
   it('defaults: optional members absent come back empty', async () => {
     const { res } = await registerMerchant();
     expect(res.body.merchant).toMatchObject({
-      subscription_tags: [], capabilities: [], regions: [], category_tags: [], inventory_scope: [], protocol_version: null,
-      a2a_capabilities: {}, metadata: {}, workflow_context: {}, trust_evidence_policy: {}, agent_ready_profile: {},
+      subscription_tags: [],
+      capabilities: [],
+      regions: [],
+      category_tags: [],
+      inventory_scope: [],
+      protocol_version: null,
+      a2a_capabilities: {},
+      metadata: {},
+      workflow_context: {},
+      trust_evidence_policy: {},
+      agent_ready_profile: {},
     });
   });
 
@@ -123,12 +138,17 @@ describe('merchant register and lookup (docs/REGISTRIES.md)', () => {
     }
     const tooLong = await post('/v1/merchant/register', { merchant_id: 'm'.repeat(129), agent_endpoint: `${agent.url}/h` });
     expect(tooLong.body).toMatchObject({ error: 'invalid_payload', fields: ['merchant_id'] });
-    expect(await api.db.selectFrom('merchants').select('merchant_id').where('merchant_id', '=', merchant_id).executeTakeFirst()).toBeUndefined();
+    expect(
+      await api.db.selectFrom('merchants').select('merchant_id').where('merchant_id', '=', merchant_id).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('an API key without the registry scope gets 403 insufficient_scope; no key gets 401', async () => {
     const narrow = await onboard(base, { scopes: ['recommend'] });
-    const res = await call(base, 'POST', '/v1/merchant/register', { token: narrow.apiKey, body: { merchant_id: uid('m'), agent_endpoint: `${agent.url}/h` } });
+    const res = await call(base, 'POST', '/v1/merchant/register', {
+      token: narrow.apiKey,
+      body: { merchant_id: uid('m'), agent_endpoint: `${agent.url}/h` },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('insufficient_scope');
     expect((await call(base, 'GET', '/v1/merchant/anything')).status).toBe(401);
@@ -142,7 +162,7 @@ describe('merchant register and lookup (docs/REGISTRIES.md)', () => {
 });
 
 describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
-  it('re-register needs the merchant\'s own token; it updates (created:false) and keeps token and webhook secret', async () => {
+  it("re-register needs the merchant's own token; it updates (created:false) and keeps token and webhook secret", async () => {
     const a = await registerMerchant(fullBody);
     const b = await registerMerchant();
     const update = { merchant_id: a.merchant_id, agent_endpoint: `${agent.url}/v2`, subscription_tags: ['trail'] };
@@ -160,7 +180,13 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
 
     const ok = await post('/v1/merchant/register', update, { 'x-merchant-token': a.token });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ status: 'updated', created: false, merchant_id: a.merchant_id, registration_token: a.token, webhook_secret: a.res.body.webhook_secret });
+    expect(ok.body).toMatchObject({
+      status: 'updated',
+      created: false,
+      merchant_id: a.merchant_id,
+      registration_token: a.token,
+      webhook_secret: a.res.body.webhook_secret,
+    });
     expect(ok.body.merchant).toMatchObject({
       agent_endpoint: `${agent.url}/v2`,
       subscription_tags: ['trail'],
@@ -179,9 +205,16 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
     const kept = await post('/v1/merchant/register', same, { 'x-merchant-token': a.token });
     expect(kept.body.webhook_secret).toBe(rotated.body.webhook_secret);
 
-    const rekeyed = await startTestApi({ withTemporal: false, env: { ALLOW_PRIVATE_ENDPOINTS: 'true', KEY_ENCRYPTION_KEY: 'b'.repeat(64) } });
+    const rekeyed = await startTestApi({
+      withTemporal: false,
+      env: { ALLOW_PRIVATE_ENDPOINTS: 'true', KEY_ENCRYPTION_KEY: 'b'.repeat(64) },
+    });
     try {
-      const res = await call(rekeyed.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: same, headers: { 'x-merchant-token': a.token } });
+      const res = await call(rekeyed.url, 'POST', '/v1/merchant/register', {
+        token: dev.apiKey,
+        body: same,
+        headers: { 'x-merchant-token': a.token },
+      });
       expect(res.status).toBe(200);
       expect(res.body.webhook_secret).toMatch(/^whsec_/);
       expect(res.body.webhook_secret).not.toBe(rotated.body.webhook_secret);
@@ -192,7 +225,11 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
 
   it('rotate_registration_token: the new token works, the old one is refused from then on', async () => {
     const a = await registerMerchant();
-    const rotated = await post('/v1/merchant/register', { merchant_id: a.merchant_id, agent_endpoint: `${agent.url}/h`, rotate_registration_token: true }, { 'x-merchant-token': a.token });
+    const rotated = await post(
+      '/v1/merchant/register',
+      { merchant_id: a.merchant_id, agent_endpoint: `${agent.url}/h`, rotate_registration_token: true },
+      { 'x-merchant-token': a.token },
+    );
     expect(rotated.status).toBe(200);
     const fresh = rotated.body.registration_token;
     expect(fresh).toMatch(/^mrt_/);
@@ -203,7 +240,7 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
     expect((await hb(fresh)).status).toBe(200);
   });
 
-  it('heartbeat: 401 without a token, 403 with a wrong one or another merchant\'s, 404 unknown merchant, else last_seen_at', async () => {
+  it("heartbeat: 401 without a token, 403 with a wrong one or another merchant's, 404 unknown merchant, else last_seen_at", async () => {
     const a = await registerMerchant();
     const b = await registerMerchant();
     const hb = (body: unknown, token?: string) => post('/v1/merchant/heartbeat', body, token ? { 'x-merchant-token': token } : {});
@@ -232,7 +269,8 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
   it('deactivate: 401/403 as heartbeat; sets inactive and deactivated_at once; re-register reactivates', async () => {
     const a = await registerMerchant();
     const b = await registerMerchant();
-    const deactivate = (id: string, token?: string) => post(`/v1/merchant/${id}/deactivate`, undefined, token ? { 'x-merchant-token': token } : {});
+    const deactivate = (id: string, token?: string) =>
+      post(`/v1/merchant/${id}/deactivate`, undefined, token ? { 'x-merchant-token': token } : {});
 
     expect((await deactivate(a.merchant_id)).status).toBe(401);
     expect((await deactivate(a.merchant_id, b.token)).status).toBe(403);
@@ -246,7 +284,11 @@ describe('re-register, heartbeat and deactivate with X-Merchant-Token', () => {
     expect(again.body.merchant.deactivated_at).toBe(first.body.merchant.deactivated_at);
     expect((await get(`/v1/merchant/${a.merchant_id}`)).body.status).toBe('inactive');
 
-    const back = await post('/v1/merchant/register', { merchant_id: a.merchant_id, agent_endpoint: `${agent.url}/h` }, { 'x-merchant-token': a.token });
+    const back = await post(
+      '/v1/merchant/register',
+      { merchant_id: a.merchant_id, agent_endpoint: `${agent.url}/h` },
+      { 'x-merchant-token': a.token },
+    );
     expect(back.body.merchant).toMatchObject({ status: 'active', deactivated_at: null });
   });
 });
@@ -352,7 +394,12 @@ describe('health probe (GET /v1/merchant/{id}/health)', () => {
     await health(m.merchant_id);
     await post(`/v1/merchant/${m.merchant_id}/deactivate`, undefined, { 'x-merchant-token': m.token });
     await health(m.merchant_id);
-    const rows = await api.db.selectFrom('merchant_health_probes').selectAll().where('merchant_id', '=', m.merchant_id).orderBy('id').execute();
+    const rows = await api.db
+      .selectFrom('merchant_health_probes')
+      .selectAll()
+      .where('merchant_id', '=', m.merchant_id)
+      .orderBy('id')
+      .execute();
     expect(rows.map((r) => [r.healthy, r.reason, r.http_status])).toEqual([
       [true, null, 200],
       [false, 'inactive', null],
@@ -370,7 +417,10 @@ describe('agent readiness', () => {
   };
 
   it('scores 0, 25, 75 and 100 from the four checks, naming the most valuable missing one', async () => {
-    const zero = await readiness({ workflow_context: { origin_workflow: 'chat' }, agent_ready_profile: { proposal_contract: 'indicative' } });
+    const zero = await readiness({
+      workflow_context: { origin_workflow: 'chat' },
+      agent_ready_profile: { proposal_contract: 'indicative' },
+    });
     expect(zero).toMatchObject({ kind: 'merchant_agent_readiness', score: 0, summary: { ready_for_embedded_workflows: false } });
     expect(zero.summary.next_upgrade).toMatch(/^committed_proposal_contract: /);
     expect(Object.values(zero.checks).map((c: any) => [c.passed, c.points, c.max_points])).toEqual(Array(4).fill([false, 0, 25]));
@@ -379,7 +429,9 @@ describe('agent readiness', () => {
     const quarter = await readiness({ trust_evidence_policy: fullBody.trust_evidence_policy });
     expect(quarter.score).toBe(25);
     expect(quarter.checks.trust_evidence_policy.passed).toBe(true);
-    expect(quarter.summary.insight).toBe('1 of 4 checks pass; missing: committed_proposal_contract, match_token_attribution, workflow_context.');
+    expect(quarter.summary.insight).toBe(
+      '1 of 4 checks pass; missing: committed_proposal_contract, match_token_attribution, workflow_context.',
+    );
 
     const threeQuarters = await readiness({
       workflow_context: fullBody.workflow_context,

@@ -125,14 +125,19 @@ describe('worker /metrics', () => {
       const base = `http://127.0.0.1:${port}`;
       expect((await call(base, 'GET', '/healthz')).body).toEqual({ status: 'ok', worker: 'RUNNING' });
       const taskQueue = api.config.TEMPORAL_TASK_QUEUE;
-      const result = await temporal.client.workflow.execute(ping, { taskQueue, workflowId: workflowIds.ping(`${taskQueue}-metrics`), args: ['metrics'] });
+      const result = await temporal.client.workflow.execute(ping, {
+        taskQueue,
+        workflowId: workflowIds.ping(`${taskQueue}-metrics`),
+        args: ['metrics'],
+      });
       expect(result.message).toBe('metrics');
       const res = await call(base, 'GET', '/metrics');
       expect(res.status).toBe(200);
       const text = res.text;
       expect(sample(text, 'gateway_activity_executions_total{activity="echo",outcome="completed"}')).toBe(1);
       expect(sample(text, 'gateway_activity_duration_seconds_count{activity="echo"}')).toBe(1);
-      for (const state of ['pending', 'inflight', 'dlq']) expect(sample(text, `gateway_deliveries{state="${state}"}`), state).toBeGreaterThanOrEqual(0);
+      for (const state of ['pending', 'inflight', 'dlq'])
+        expect(sample(text, `gateway_deliveries{state="${state}"}`), state).toBeGreaterThanOrEqual(0);
       expect(sample(text, 'gateway_dlq_depth')).toBeGreaterThanOrEqual(0);
       expect(text).toMatch(/^process_resident_memory_bytes \d/m);
       // The Temporal SDK's own metrics, from its exporter, in the same scrape.

@@ -15,7 +15,8 @@ let api: TestApi;
 let dev: Onboarded;
 let productId: number;
 const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
 
 beforeAll(async () => {
   api = await startTestApi({ withTemporal: false, env: { ALLOW_PRIVATE_ENDPOINTS: 'true' } });
@@ -41,12 +42,24 @@ describe('a non-USD price through proposal, token, payment authorization and set
 
       const prop = await post(
         '/v1/proposals',
-        { merchant_agent_id: merchantId, intent_id: intentId, product_id: productId, offer_title: 'Whisk set', price, currency, commission_plan: { model: 'cps', rate: 0.1 } },
+        {
+          merchant_agent_id: merchantId,
+          intent_id: intentId,
+          product_id: productId,
+          offer_title: 'Whisk set',
+          price,
+          currency,
+          commission_plan: { model: 'cps', rate: 0.1 },
+        },
         { 'x-merchant-token': reg.body.registration_token },
       );
       expect(prop.status, prop.text).toBe(201);
       expect(prop.body.proposal).toMatchObject({ price, currency });
-      const stored = await api.db.selectFrom('proposals').select(['price_cents', 'currency']).where('proposal_id', '=', prop.body.proposal.proposal_id).executeTakeFirstOrThrow();
+      const stored = await api.db
+        .selectFrom('proposals')
+        .select(['price_cents', 'currency'])
+        .where('proposal_id', '=', prop.body.proposal.proposal_id)
+        .executeTakeFirstOrThrow();
       expect(stored).toEqual({ price_cents: minor, currency });
 
       const session = await post('/v1/match', { intent_id: intentId });
@@ -65,15 +78,30 @@ describe('a non-USD price through proposal, token, payment authorization and set
       const auth = await post(path, { expected_amount: price, currency: currency.toLowerCase() });
       expect(auth.status, auth.text).toBe(200);
       expect(auth.body.payment_authorization).toMatchObject({ status: 'authorized', amount: price, currency });
-      const authRow = await api.db.selectFrom('payment_authorizations').select(['amount_cents', 'currency']).where('match_token_id', '=', token.match_token_id).executeTakeFirstOrThrow();
+      const authRow = await api.db
+        .selectFrom('payment_authorizations')
+        .select(['amount_cents', 'currency'])
+        .where('match_token_id', '=', token.match_token_id)
+        .executeTakeFirstOrThrow();
       expect(authRow).toEqual({ amount_cents: minor, currency });
 
       // The platform reports the order under the match token; the preview bills it in its currency.
       await api.db
         .insertInto('affiliate_orders')
-        .values({ order_id: uid('order'), match_token_id: token.match_token_id, amount_cents: minor, currency, status: 'completed', ordered_at: new Date(Date.now() - 60_000), import_batch: uid('money-test') })
+        .values({
+          order_id: uid('order'),
+          match_token_id: token.match_token_id,
+          amount_cents: minor,
+          currency,
+          status: 'completed',
+          ordered_at: new Date(Date.now() - 60_000),
+          import_batch: uid('money-test'),
+        })
         .execute();
-      const preview = await call(api.url, 'POST', '/v1/billing/settlement-preview', { headers: { 'x-supply-key': TEST_SUPPLY_KEY }, body: { merchant_id: merchantId, currency } });
+      const preview = await call(api.url, 'POST', '/v1/billing/settlement-preview', {
+        headers: { 'x-supply-key': TEST_SUPPLY_KEY },
+        body: { merchant_id: merchantId, currency },
+      });
       expect(preview.status, preview.text).toBe(200);
       const line = preview.body.line_items.find((l: { type: string }) => l.type === 'commission');
       expect(line).toMatchObject({ amount_cents: commission, basis: 'proposal_plan' });

@@ -21,7 +21,11 @@ const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 function documentedRoutes(doc: any): string[] {
   return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
-    .flatMap(([path, ops]) => Object.keys(ops).filter((m) => HTTP_METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${koaPath(path)}`))
+    .flatMap(([path, ops]) =>
+      Object.keys(ops)
+        .filter((m) => HTTP_METHODS.includes(m))
+        .map((m) => `${m.toUpperCase()} ${koaPath(path)}`),
+    )
     .sort();
 }
 
@@ -49,7 +53,13 @@ describe('/openapi.json', () => {
   it('marks the revoke operation deprecated and describes every credential', async () => {
     const doc = (await call(api.url, 'GET', '/openapi.json')).body;
     expect(doc.paths['/v1/developers/keys/{keyId}/revoke'].post.deprecated).toBe(true);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['AgentToken', 'ApiKey', 'DeveloperToken', 'MerchantToken', 'SupplyKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'AgentToken',
+      'ApiKey',
+      'DeveloperToken',
+      'MerchantToken',
+      'SupplyKey',
+    ]);
     expect(doc.components.securitySchemes.SupplyKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Supply-Key' });
     expect(doc.paths['/v1/developers/keys'].post.security).toEqual([{ DeveloperToken: [] }]);
     expect(doc.paths['/v1/whoami'].get.security).toEqual([{ ApiKey: [] }]);
@@ -123,8 +133,24 @@ describe('credential specs for later routes', () => {
       verify: async () => ({ principalId: 'm', result: 'valid' }),
     });
     const r = new RouteRegistry()
-      .add({ method: 'get', path: '/v1/s', tag: 't', summary: 's', auth: auth.supply, responses: { 200: { description: 'ok' } }, handler: () => ({ body: {} }) })
-      .add({ method: 'get', path: '/v1/sb', tag: 't', summary: 'sb', auth: auth.supplyOrApiKey('reports'), responses: { 200: { description: 'ok' } }, handler: () => ({ body: {} }) })
+      .add({
+        method: 'get',
+        path: '/v1/s',
+        tag: 't',
+        summary: 's',
+        auth: auth.supply,
+        responses: { 200: { description: 'ok' } },
+        handler: () => ({ body: {} }),
+      })
+      .add({
+        method: 'get',
+        path: '/v1/sb',
+        tag: 't',
+        summary: 'sb',
+        auth: auth.supplyOrApiKey('reports'),
+        responses: { 200: { description: 'ok' } },
+        handler: () => ({ body: {} }),
+      })
       .add({
         method: 'post',
         path: '/v1/bm/{id}',
@@ -157,12 +183,31 @@ describe('static documents', () => {
     expect(res.status).toBe(200);
     const card = res.body;
     // The A2A 1.0 AgentCard fields (test/a2a.test.ts checks what the official clients make of it).
-    for (const field of ['name', 'description', 'supportedInterfaces', 'version', 'capabilities', 'securitySchemes', 'securityRequirements', 'defaultInputModes', 'defaultOutputModes', 'skills']) {
+    for (const field of [
+      'name',
+      'description',
+      'supportedInterfaces',
+      'version',
+      'capabilities',
+      'securitySchemes',
+      'securityRequirements',
+      'defaultInputModes',
+      'defaultOutputModes',
+      'skills',
+    ]) {
       expect(card[field], field).toBeDefined();
     }
-    expect(card.supportedInterfaces).toEqual([{ url: `${api.config.publicBaseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    expect(card.supportedInterfaces).toEqual([
+      { url: `${api.config.publicBaseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ]);
     expect(card.skills.map((s: any) => s.id)).toContain('run_commerce_runtime');
-    for (const s of card.skills) expect(s).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
+    for (const s of card.skills)
+      expect(s).toMatchObject({
+        id: expect.any(String),
+        name: expect.any(String),
+        description: expect.any(String),
+        tags: expect.any(Array),
+      });
     expect(card.securitySchemes.apiKey).toMatchObject({ httpAuthSecurityScheme: { scheme: 'bearer' } });
   });
 
@@ -173,7 +218,9 @@ describe('static documents', () => {
     expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String) });
     expect(jwk.d).toBeUndefined();
     const signing = api.deps.signingKeys.matchToken;
-    const jws = await new CompactSign(new TextEncoder().encode('{"t":1}')).setProtectedHeader({ alg: 'EdDSA', kid: signing.kid }).sign(signing.privateKey);
+    const jws = await new CompactSign(new TextEncoder().encode('{"t":1}'))
+      .setProtectedHeader({ alg: 'EdDSA', kid: signing.kid })
+      .sign(signing.privateKey);
     const { payload } = await compactVerify(jws, await importJWK(jwk, 'EdDSA'));
     expect(new TextDecoder().decode(payload)).toBe('{"t":1}');
   });

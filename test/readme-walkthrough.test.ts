@@ -11,7 +11,8 @@ import { withTestWorker } from './helpers/worker';
 let api: TestApi;
 let dev: Onboarded;
 const uid = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-const post = (who: Onboarded, path: string, body: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', path, { token: who.apiKey, body, headers });
+const post = (who: Onboarded, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  call(api.url, 'POST', path, { token: who.apiKey, body, headers });
 
 /** The first seeded product whose title (or else L2 category name) matches `pattern` (ILIKE). */
 const productIn = (pattern: string, on: 'p.title' | 'c.name' = 'c.name') =>
@@ -32,15 +33,27 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 describe('README walk-through answers', () => {
-  it('a proposal whose product is outside the intent\'s categories is stored with a product_category_mismatch warning; a fitting one has none', async () => {
+  it("a proposal whose product is outside the intent's categories is stored with a product_category_mismatch warning; a fitting one has none", async () => {
     const merchant_id = uid('shoes');
-    const reg = await post(dev, '/v1/merchant/register', { merchant_id, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: [merchant_id] });
+    const reg = await post(dev, '/v1/merchant/register', {
+      merchant_id,
+      agent_endpoint: 'http://127.0.0.1:9/agent',
+      subscription_tags: [merchant_id],
+    });
     expect(reg.status, reg.text).toBe(200);
-    const intent = await post(dev, '/v1/intents', { raw_query: 'trail running shoes under $150 shipped to the US', intent_tags: [merchant_id] });
+    const intent = await post(dev, '/v1/intents', {
+      raw_query: 'trail running shoes under $150 shipped to the US',
+      intent_tags: [merchant_id],
+    });
     expect(intent.status, intent.text).toBe(201);
     const intentId = intent.body.intent.intent_id;
     const offer = (product_id: number) =>
-      post(dev, '/v1/proposals', { merchant_agent_id: merchant_id, intent_id: intentId, product_id, offer_title: 'Trail runner, 2-day delivery', price: 99.5 }, { 'x-merchant-token': reg.body.registration_token });
+      post(
+        dev,
+        '/v1/proposals',
+        { merchant_agent_id: merchant_id, intent_id: intentId, product_id, offer_title: 'Trail runner, 2-day delivery', price: 99.5 },
+        { 'x-merchant-token': reg.body.registration_token },
+      );
 
     const vacuum = await productIn('%robot vacuum%', 'p.title');
     const off = await offer(vacuum.product_id);
@@ -58,7 +71,18 @@ describe('README walk-through answers', () => {
 
     // An intent naming no category cannot be judged: no warning.
     const vague = await post(dev, '/v1/intents', { raw_query: 'something nice', intent_tags: [merchant_id] });
-    const unjudged = await post(dev, '/v1/proposals', { merchant_agent_id: merchant_id, intent_id: vague.body.intent.intent_id, product_id: vacuum.product_id, offer_title: 'Vacuum', price: 99.5 }, { 'x-merchant-token': reg.body.registration_token });
+    const unjudged = await post(
+      dev,
+      '/v1/proposals',
+      {
+        merchant_agent_id: merchant_id,
+        intent_id: vague.body.intent.intent_id,
+        product_id: vacuum.product_id,
+        offer_title: 'Vacuum',
+        price: 99.5,
+      },
+      { 'x-merchant-token': reg.body.registration_token },
+    );
     expect(unjudged.status, unjudged.text).toBe(201);
     expect(unjudged.body.warnings).toEqual([]);
   });
@@ -74,7 +98,12 @@ describe('README walk-through answers', () => {
     expect(again.body.message).toContain(`'${merchant_id}' is already registered`);
     expect(again.body.message).toMatch(/registration token \(X-Merchant-Token\)/);
     expect(again.body.message).toMatch(/another merchant_id/);
-    const wrong = await post(second, '/v1/merchant/register', { merchant_id, agent_endpoint: 'http://127.0.0.1:9/other' }, { 'x-merchant-token': 'mrt_not_it' });
+    const wrong = await post(
+      second,
+      '/v1/merchant/register',
+      { merchant_id, agent_endpoint: 'http://127.0.0.1:9/other' },
+      { 'x-merchant-token': 'mrt_not_it' },
+    );
     expect(wrong.status).toBe(403);
     expect(wrong.body.message).toContain('already registered');
   });

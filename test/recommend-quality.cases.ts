@@ -91,22 +91,42 @@ export const QUALITY_CASES: QualityCase[] = [
 
   // ---- budgets ----
   { query: 'wireless earbuds under $50', kind: 'budget', accept: { categories: ['Electronics > Headphones & Earbuds'], maxPrice: 50 } },
-  { query: 'yoga mat between 20 and 40 dollars', kind: 'budget', accept: { categories: ['Sports & Outdoors > Yoga & Pilates'], minPrice: 20, maxPrice: 40 } },
-  { query: 'coffee beans for less than 30 bucks', kind: 'budget', accept: { categories: ['Food & Beverage > Coffee & Tea'], maxPrice: 30 } },
+  {
+    query: 'yoga mat between 20 and 40 dollars',
+    kind: 'budget',
+    accept: { categories: ['Sports & Outdoors > Yoga & Pilates'], minPrice: 20, maxPrice: 40 },
+  },
+  {
+    query: 'coffee beans for less than 30 bucks',
+    kind: 'budget',
+    accept: { categories: ['Food & Beverage > Coffee & Tea'], maxPrice: 30 },
+  },
   { query: 'cheap running shoes', kind: 'budget', accept: { categories: ['Footwear > Running Shoes'], maxPrice: 90 } },
   { query: 'cheap headphones', kind: 'budget', accept: { categories: ['Electronics > Headphones & Earbuds'], maxPrice: 50 } },
   { query: 'cheap sunglasses', kind: 'budget', accept: { categories: ['Bags & Accessories > Sunglasses'], maxPrice: 30 } },
-  { query: 'premium noise cancelling headphones over $150', kind: 'budget', accept: { categories: ['Electronics > Headphones & Earbuds'], minPrice: 150 } },
+  {
+    query: 'premium noise cancelling headphones over $150',
+    kind: 'budget',
+    accept: { categories: ['Electronics > Headphones & Earbuds'], minPrice: 150 },
+  },
   { query: 'sneakers around $100', kind: 'budget', accept: { categories: ['Footwear > Sneakers'], minPrice: 80, maxPrice: 120 } },
   { query: 'air fryer under $80', kind: 'budget', accept: { categories: ['Home & Kitchen > Small Kitchen Appliances'], maxPrice: 80 } },
   { query: 'luxury watch over $200', kind: 'budget', accept: { categories: ['Bags & Accessories > Watches'], minPrice: 200 } },
   { query: 'perfume under 50 dollars', kind: 'budget', accept: { categories: ['Beauty & Personal Care > Fragrance'], maxPrice: 50 } },
   { query: 'monitor under $200', kind: 'budget', accept: { categories: ['Computers & Office > Monitors'], maxPrice: 200 } },
-  { query: 'budget massage gun under 100', kind: 'budget', accept: { categories: ['Health & Wellness > Massage & Recovery'], maxPrice: 100 } },
+  {
+    query: 'budget massage gun under 100',
+    kind: 'budget',
+    accept: { categories: ['Health & Wellness > Massage & Recovery'], maxPrice: 100 },
+  },
 
   // ---- audiences: who it is for ----
   { query: 'running shoes for my dad', kind: 'audience', accept: { categories: ['Footwear > Running Shoes'] } },
-  { query: 'gift for my mom who loves yoga', kind: 'audience', accept: { categories: ['Sports & Outdoors > Yoga & Pilates', "Women's Clothing > Activewear"] } },
+  {
+    query: 'gift for my mom who loves yoga',
+    kind: 'audience',
+    accept: { categories: ['Sports & Outdoors > Yoga & Pilates', "Women's Clothing > Activewear"] },
+  },
   { query: 'toys for a 5 year old', kind: 'audience', accept: { categories: ['Toys & Games'] } },
   { query: 'something for a new baby', kind: 'audience', accept: { categories: ['Baby & Kids', 'Toys & Games > Plush Toys'] } },
   { query: 'headphones for a teen gamer', kind: 'audience', accept: { categories: ['Electronics > Headphones & Earbuds'] } },
@@ -115,7 +135,11 @@ export const QUALITY_CASES: QualityCase[] = [
   { query: 'dress for my wife', kind: 'audience', accept: { categories: ["Women's Clothing > Dresses"] } },
   { query: 'chew toy for my puppy', kind: 'audience', accept: { categories: ['Pet Supplies > Pet Toys'] } },
   { query: 'gift for my dad who likes fishing', kind: 'audience', accept: { categories: ['Sports & Outdoors > Fishing'] } },
-  { query: 'watch for my boyfriend', kind: 'audience', accept: { categories: ['Bags & Accessories > Watches', 'Electronics > Wearables'] } },
+  {
+    query: 'watch for my boyfriend',
+    kind: 'audience',
+    accept: { categories: ['Bags & Accessories > Watches', 'Electronics > Wearables'] },
+  },
   { query: 'hoodie for my teenage son', kind: 'audience', accept: { categories: ["Men's Clothing > Hoodies & Sweatshirts"] } },
   { query: 'comfy bed for my senior dog', kind: 'audience', accept: { categories: ['Pet Supplies > Pet Beds'] } },
 
@@ -125,24 +149,74 @@ export const QUALITY_CASES: QualityCase[] = [
   { query: 'baby stroller', region: 'FR', kind: 'region', accept: { categories: ['Baby & Kids > Strollers & Car Seats'], region: 'FR' } },
   { query: 'dog bed', region: 'MX', kind: 'region', accept: { categories: ['Pet Supplies > Pet Beds'], region: 'MX' } },
   { query: 'robot vacuum', region: 'SG', kind: 'region', accept: { categories: ['Electronics > Smart Home'], region: 'SG' } },
-  { query: 'mechanical keyboard', region: 'JP', kind: 'region', accept: { categories: ['Computers & Office > Keyboards & Mice'], region: 'JP' } },
-  { query: 'air fryer that ships to Canada', kind: 'region', accept: { categories: ['Home & Kitchen > Small Kitchen Appliances'], region: 'CA' } },
+  {
+    query: 'mechanical keyboard',
+    region: 'JP',
+    kind: 'region',
+    accept: { categories: ['Computers & Office > Keyboards & Mice'], region: 'JP' },
+  },
+  {
+    query: 'air fryer that ships to Canada',
+    kind: 'region',
+    accept: { categories: ['Home & Kitchen > Small Kitchen Appliances'], region: 'CA' },
+  },
   { query: 'sunglasses delivered to Australia', kind: 'region', accept: { categories: ['Bags & Accessories > Sunglasses'], region: 'AU' } },
   { query: 'running shoes shipping to Brazil', kind: 'region', accept: { categories: ['Footwear > Running Shoes'], region: 'BR' } },
-  { query: 'whole bean coffee delivered in Italy', kind: 'region', accept: { categories: ['Food & Beverage > Coffee & Tea'], region: 'IT' } },
-  { query: 'camping tent, ship to the Netherlands', kind: 'region', accept: { categories: ['Sports & Outdoors > Camping Gear'], region: 'NL' } },
+  {
+    query: 'whole bean coffee delivered in Italy',
+    kind: 'region',
+    accept: { categories: ['Food & Beverage > Coffee & Tea'], region: 'IT' },
+  },
+  {
+    query: 'camping tent, ship to the Netherlands',
+    kind: 'region',
+    accept: { categories: ['Sports & Outdoors > Camping Gear'], region: 'NL' },
+  },
 
   // ---- mixed: product + budget / audience / region / typo together ----
-  { query: 'waterproof hiking boots under $150 in the UK', kind: 'mixed', accept: { categories: ['Footwear > Boots'], maxPrice: 150, region: 'GB' } },
-  { query: 'cheap wireless earbuds for my son, ship to Canada', kind: 'mixed', accept: { categories: ['Electronics > Headphones & Earbuds'], maxPrice: 50, region: 'CA' } },
-  { query: 'gift for my wife who loves coffee under $40', kind: 'mixed', accept: { categories: ['Food & Beverage > Coffee & Tea', 'Sports & Outdoors > Drinkware'], maxPrice: 40 } },
+  {
+    query: 'waterproof hiking boots under $150 in the UK',
+    kind: 'mixed',
+    accept: { categories: ['Footwear > Boots'], maxPrice: 150, region: 'GB' },
+  },
+  {
+    query: 'cheap wireless earbuds for my son, ship to Canada',
+    kind: 'mixed',
+    accept: { categories: ['Electronics > Headphones & Earbuds'], maxPrice: 50, region: 'CA' },
+  },
+  {
+    query: 'gift for my wife who loves coffee under $40',
+    kind: 'mixed',
+    accept: { categories: ['Food & Beverage > Coffee & Tea', 'Sports & Outdoors > Drinkware'], maxPrice: 40 },
+  },
   { query: 'birthday present for a 7 year old under 30 dollars', kind: 'mixed', accept: { categories: ['Toys & Games'], maxPrice: 30 } },
-  { query: 'dog toys under $20 shipping to Germany', kind: 'mixed', accept: { categories: ['Pet Supplies > Pet Toys'], maxPrice: 20, region: 'DE' } },
-  { query: 'noise cancelling headphones for my commute under 200', region: 'FR', kind: 'mixed', accept: { categories: ['Electronics > Headphones & Earbuds'], maxPrice: 200, region: 'FR' } },
-  { query: 'yoga mat for my girlfriend under 40 in Australia', kind: 'mixed', accept: { categories: ['Sports & Outdoors > Yoga & Pilates'], maxPrice: 40, region: 'AU' } },
-  { query: 'blutooth speaker under 50 for the beach', kind: 'mixed', accept: { categories: ['Electronics > Portable Speakers'], maxPrice: 50 } },
+  {
+    query: 'dog toys under $20 shipping to Germany',
+    kind: 'mixed',
+    accept: { categories: ['Pet Supplies > Pet Toys'], maxPrice: 20, region: 'DE' },
+  },
+  {
+    query: 'noise cancelling headphones for my commute under 200',
+    region: 'FR',
+    kind: 'mixed',
+    accept: { categories: ['Electronics > Headphones & Earbuds'], maxPrice: 200, region: 'FR' },
+  },
+  {
+    query: 'yoga mat for my girlfriend under 40 in Australia',
+    kind: 'mixed',
+    accept: { categories: ['Sports & Outdoors > Yoga & Pilates'], maxPrice: 40, region: 'AU' },
+  },
+  {
+    query: 'blutooth speaker under 50 for the beach',
+    kind: 'mixed',
+    accept: { categories: ['Electronics > Portable Speakers'], maxPrice: 50 },
+  },
   { query: 'kids rain boots under 40', kind: 'mixed', accept: { categories: ["Footwear > Kids' Shoes"], maxPrice: 40 } },
-  { query: 'cheap laptop stand for working from home, ship to Spain', kind: 'mixed', accept: { categories: ['Computers & Office > Laptop Accessories'], maxPrice: 35, region: 'ES' } },
+  {
+    query: 'cheap laptop stand for working from home, ship to Spain',
+    kind: 'mixed',
+    accept: { categories: ['Computers & Office > Laptop Accessories'], maxPrice: 35, region: 'ES' },
+  },
 
   // ---- nonsense: no product intent at all ----
   { query: 'asdfgh', kind: 'nonsense' },

@@ -25,7 +25,10 @@ const K = 3;
 function relevant(item: ProductCardDocumentT, accept: NonNullable<QualityCase['accept']>): boolean {
   const { category_l1: l1, category_l2: l2, price_usd: price } = item.product;
   const inCategory = accept.categories.some((c) => c === l1 || c === `${l1} > ${l2}`);
-  const inBudget = price != null && (accept.minPrice === undefined || price >= accept.minPrice) && (accept.maxPrice === undefined || price <= accept.maxPrice);
+  const inBudget =
+    price != null &&
+    (accept.minPrice === undefined || price >= accept.minPrice) &&
+    (accept.maxPrice === undefined || price <= accept.maxPrice);
   const allow = item.compliance?.region_allow ?? [];
   const ships = !accept.region || allow.length === 0 || allow.includes(accept.region);
   return inCategory && inBudget && ships;
@@ -40,10 +43,21 @@ describe('recommendation quality (precision@3 over the seeded catalog)', () => {
       expect(res.status, `${c.query}: ${res.text}`).toBe(200);
       const items = res.body.items as ProductCardDocumentT[];
       const precision = c.accept ? items.slice(0, K).filter((i) => relevant(i, c.accept!)).length / K : null;
-      rows.push({ c, precision, tier: res.body.match_tier, hits: res.body.retrieval.intent_hits, fill: res.body.retrieval.trending_fill, categories: res.body.resolved_categories });
+      rows.push({
+        c,
+        precision,
+        tier: res.body.match_tier,
+        hits: res.body.retrieval.intent_hits,
+        fill: res.body.retrieval.trending_fill,
+        categories: res.body.resolved_categories,
+      });
       if (!c.accept) {
         // Nonsense never pretends: no tier matched, and whatever is shown is labelled trending.
-        expect(res.body, c.query).toMatchObject({ match_tier: 'none', note: 'trending_suggested', retrieval: { intent_hits: 0, trending_fill: items.length } });
+        expect(res.body, c.query).toMatchObject({
+          match_tier: 'none',
+          note: 'trending_suggested',
+          retrieval: { intent_hits: 0, trending_fill: items.length },
+        });
         expect(items.length, c.query).toBeGreaterThan(0);
       }
     }
@@ -60,7 +74,10 @@ describe('recommendation quality (precision@3 over the seeded catalog)', () => {
       'misses:',
       ...scored
         .filter((r) => r.precision! < 1)
-        .map((r) => `  ${r.precision!.toFixed(2)} ${r.c.query}${r.c.region ? ` [${r.c.region}]` : ''} → tier ${r.tier}, hits ${r.hits}, fill ${r.fill}, categories [${r.categories.join('; ')}]`),
+        .map(
+          (r) =>
+            `  ${r.precision!.toFixed(2)} ${r.c.query}${r.c.region ? ` [${r.c.region}]` : ''} → tier ${r.tier}, hits ${r.hits}, fill ${r.fill}, categories [${r.categories.join('; ')}]`,
+        ),
     ];
     console.log(lines.join('\n'));
     expect(mean).toBeGreaterThanOrEqual(0.8);

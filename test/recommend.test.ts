@@ -63,13 +63,24 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
     });
     expect(intent.resolution_summary).toContain('budget from "under $120"');
     // Answered here, so never fanned out to merchants by Intent.Surge (the sweep skips it).
-    const stored = await api.db.selectFrom('intents').select(['answered_by', 'surge_started_at']).where('intent_id', '=', body.intent_id).executeTakeFirstOrThrow();
+    const stored = await api.db
+      .selectFrom('intents')
+      .select(['answered_by', 'surge_started_at'])
+      .where('intent_id', '=', body.intent_id)
+      .executeTakeFirstOrThrow();
     expect(stored).toEqual({ answered_by: 'recommend', surge_started_at: null });
 
     // One catalog proposal per item, in item order, at catalog price.
     expect(body.proposals.map((p) => p.product_id)).toEqual(body.items.map((i) => Number(i.product.id)));
     for (const [i, p] of body.proposals.entries()) {
-      expect(p).toMatchObject({ intent_id: body.intent_id, merchant_agent_id: 'gateway-catalog', provenance: 'catalog', proposal_state: 'quoted', status: 'active', price: body.items[i]!.product.price_usd });
+      expect(p).toMatchObject({
+        intent_id: body.intent_id,
+        merchant_agent_id: 'gateway-catalog',
+        provenance: 'catalog',
+        proposal_state: 'quoted',
+        status: 'active',
+        price: body.items[i]!.product.price_usd,
+      });
     }
     const listed = (await get(`/v1/intents/${body.intent_id}/proposals`)).body;
     expect(listed.count).toBe(3);
@@ -90,9 +101,15 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
     expect(new URL(click.headers.get('location')!).searchParams.get('rec_id')).toBe(body.items[0]!.rec_id);
   });
 
-  it('one ranking: items[0], the shopper guide\'s top pick, the session\'s best proposal and accept\'s default are the same proposal', async () => {
+  it("one ranking: items[0], the shopper guide's top pick, the session's best proposal and accept's default are the same proposal", async () => {
     // Intents whose items the match score alone would order differently (cheaper or trending items further down).
-    const intents = ['trail running shoes under $120', 'running shoes under $120', 'wireless headphones under $200', 'yoga mat', 'zzqx blorf'];
+    const intents = [
+      'trail running shoes under $120',
+      'running shoes under $120',
+      'wireless headphones under $200',
+      'yoga mat',
+      'zzqx blorf',
+    ];
     for (const intent of intents) {
       const res = await get(recommendUrl({ intent, limit: '5' }));
       expect(res.status, res.text).toBe(200);
@@ -106,7 +123,10 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
       expect(session.match_session.best_proposal_id, intent).toBe(top.proposal_id);
       expect(session.match_session.summary.ordered_by).toBe('recommendation');
       // The whole ranking follows the items, ranks 1..n.
-      expect(session.ranked_proposals.map((p: any) => p.proposal_id), intent).toEqual(body.proposals.map((p: any) => p.proposal_id));
+      expect(
+        session.ranked_proposals.map((p: any) => p.proposal_id),
+        intent,
+      ).toEqual(body.proposals.map((p: any) => p.proposal_id));
       expect(session.ranked_proposals.map((p: any) => p.rank)).toEqual(body.proposals.map((_: unknown, i: number) => i + 1));
       expect(session.items[0].rec_id, intent).toBe(body.items[0].rec_id);
 
@@ -130,23 +150,36 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
       expect(res.body).toMatchObject({ error: 'invalid_query', fields: ['query.intent'] });
       expect(res.body.message).toContain('intent is required');
     }
-    expect((await get(recommendUrl({ intent: 'yoga mat', region: 'Germany' }))).body).toMatchObject({ error: 'invalid_query', fields: ['query.region'] });
+    expect((await get(recommendUrl({ intent: 'yoga mat', region: 'Germany' }))).body).toMatchObject({
+      error: 'invalid_query',
+      fields: ['query.region'],
+    });
     // Nothing was stored for the rejected calls.
-    const before = await api.db.selectFrom('intents').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const before = await api.db
+      .selectFrom('intents')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     await get(recommendUrl({ intent: 'yoga mat', limit: '0' }));
-    expect(await api.db.selectFrom('intents').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).toEqual(before);
+    expect(
+      await api.db
+        .selectFrom('intents')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow(),
+    ).toEqual(before);
   });
 
   it('the region parameter wins over the text; both filter through compliance.region_allow', async () => {
     const byParam = (await get(recommendUrl({ intent: 'hiking boots in Canada', region: 'de', limit: '10' }))).body;
     expect(byParam).toMatchObject({ intent_source: 'natural_language+region_param' });
-    for (const item of byParam.items as ProductCardDocumentT[]) expect(item.compliance!.region_allow.length === 0 || item.compliance!.region_allow.includes('DE')).toBe(true);
+    for (const item of byParam.items as ProductCardDocumentT[])
+      expect(item.compliance!.region_allow.length === 0 || item.compliance!.region_allow.includes('DE')).toBe(true);
     expect((await get(`/v1/intents/${byParam.intent_id}`)).body.intent.region).toBe('DE');
 
     const byText = (await get(recommendUrl({ intent: 'hiking boots shipped to Canada', limit: '10' }))).body;
     expect(byText.intent_source).toBe('natural_language');
     expect((await get(`/v1/intents/${byText.intent_id}`)).body.intent.region).toBe('CA');
-    for (const item of byText.items as ProductCardDocumentT[]) expect(item.compliance!.region_allow.length === 0 || item.compliance!.region_allow.includes('CA')).toBe(true);
+    for (const item of byText.items as ProductCardDocumentT[])
+      expect(item.compliance!.region_allow.length === 0 || item.compliance!.region_allow.includes('CA')).toBe(true);
     // The filter is real: some boots in the catalog do not ship to Canada, and none of them came back.
     const excluded = await api.db
       .selectFrom('products')
@@ -162,7 +195,13 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
   it('nonsense says match_tier none and offers trending suggestions, never pretending they match', async () => {
     const res = await get(recommendUrl({ intent: 'asdfgh' }));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ match_tier: 'none', note: 'trending_suggested', count: 3, retrieval: { intent_hits: 0, trending_fill: 3 }, resolved_categories: [] });
+    expect(res.body).toMatchObject({
+      match_tier: 'none',
+      note: 'trending_suggested',
+      count: 3,
+      retrieval: { intent_hits: 0, trending_fill: 3 },
+      resolved_categories: [],
+    });
     expect(res.body.shopper_guide).toMatch(/Nothing in the catalog matches/);
     expect(res.body.shopper_guide).toMatch(/suggestions/);
     // Trending = most creator GMV over the catalog's last 90 days of videos.
@@ -193,7 +232,10 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
         if (c.level === 1) for (const child of snapshot.categories) if (child.parent_id === c.category_id) ids.add(child.category_id);
       }
       const g = [...groups.values()].map((ids) => [...ids]);
-      const anyWord = sql.join(si.keywords.map((k) => sql`plainto_tsquery('english', ${k})`), sql` || `);
+      const anyWord = sql.join(
+        si.keywords.map((k) => sql`plainto_tsquery('english', ${k})`),
+        sql` || `,
+      );
       const whens = g.map((ids, i) => sql`when p.category_id = any(${ids}::int[]) then ${i}`);
       const { rows } = await sql<{ product_id: number }>`
         select p.product_id from products p
@@ -203,7 +245,16 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
       return rows.map((r) => r.product_id);
     };
     let checked = 0;
-    for (const query of ['skin care for dry skin', 'earphones', 'nappy bag', 'trainers for the gym', 'comfy bed for my senior dog', 'rucksack for travelling', 'robot hoover', 'cologne']) {
+    for (const query of [
+      'skin care for dry skin',
+      'earphones',
+      'nappy bag',
+      'trainers for the gym',
+      'comfy bed for my senior dog',
+      'rucksack for travelling',
+      'robot hoover',
+      'cologne',
+    ]) {
       const si = understandShoppingIntent(query, { categories: snapshot.categories });
       for (const limit of [1, 3, 10]) {
         const found = await retrieve(api.db, si, limit, snapshot);
@@ -225,13 +276,18 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
       const full = await retrieve(api.db, si, 10, snapshot);
       const ids = full.hits.map((h) => h.product.product_id);
       expect(new Set(ids).size, query).toBe(ids.length);
-      const order = full.hits.filter((h) => h.source !== 'trending').map((h) => MATCH_TIERS.indexOf(h.source as (typeof MATCH_TIERS)[number]));
+      const order = full.hits
+        .filter((h) => h.source !== 'trending')
+        .map((h) => MATCH_TIERS.indexOf(h.source as (typeof MATCH_TIERS)[number]));
       expect(order, query).toEqual([...order].sort((a, b) => a - b));
       expect(full.tier, query).toBe(MATCH_TIERS[order[order.length - 1]!] ?? 'none');
       spans.push([...new Set(full.hits.map((h) => h.source))]);
       for (const limit of [1, 3, 5, 7]) {
         const short = await retrieve(api.db, si, limit, snapshot);
-        expect(short.hits.map((h) => `${h.product.product_id}:${h.source}`), `${query}, limit ${limit}`).toEqual(full.hits.slice(0, limit).map((h) => `${h.product.product_id}:${h.source}`));
+        expect(
+          short.hits.map((h) => `${h.product.product_id}:${h.source}`),
+          `${query}, limit ${limit}`,
+        ).toEqual(full.hits.slice(0, limit).map((h) => `${h.product.product_id}:${h.source}`));
       }
     }
     // The statement does reach past its first tier: raw_substring, then strict, then fuzzy, in one answer.
@@ -241,11 +297,22 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
   it('tiers that cannot fill the limit are topped up with trending products that pass the same filters', async () => {
     // Exactly two running shoes at or under the second-lowest running-shoe price: the category alone
     // (broadened tier) finds two, and trending fills the rest under the same budget.
-    const cheapest = await api.db.selectFrom('products').select('price_cents').where('category_l2', '=', 'Running Shoes').orderBy('price_cents').limit(3).execute();
+    const cheapest = await api.db
+      .selectFrom('products')
+      .select('price_cents')
+      .where('category_l2', '=', 'Running Shoes')
+      .orderBy('price_cents')
+      .limit(3)
+      .execute();
     expect(cheapest[1]!.price_cents).toBeLessThan(cheapest[2]!.price_cents);
     const snapshot = await new CatalogSnapshotCache(0).get(api.db);
     const si = understandShoppingIntent('running shoes', { categories: snapshot.categories });
-    const found = await retrieve(api.db, { ...si, keywords: [], phrase: '', budget: { minCents: null, maxCents: cheapest[1]!.price_cents, phrase: 'test', source: 'text' } }, 5, snapshot);
+    const found = await retrieve(
+      api.db,
+      { ...si, keywords: [], phrase: '', budget: { minCents: null, maxCents: cheapest[1]!.price_cents, phrase: 'test', source: 'text' } },
+      5,
+      snapshot,
+    );
     expect(found).toMatchObject({ tier: 'broadened', intentHits: 2, trendingFill: 3 });
     for (const h of found.hits) expect(h.product.price_cents).toBeLessThanOrEqual(cheapest[1]!.price_cents);
     expect(found.hits.map((h) => h.source)).toEqual(['broadened', 'broadened', 'trending', 'trending', 'trending']);
@@ -258,9 +325,13 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
     expect((await call(api.url, 'GET', recommendUrl({ intent: 'air fryer' }))).body).toMatchObject({ error: 'invalid_api_key' });
     expect((await call(api.url, 'GET', recommendUrl({ intent: 'air fryer', channel: 'chat' }))).status).toBe(401);
     // A bearer that is sent is checked, demo channel or not.
-    expect((await call(api.url, 'GET', recommendUrl({ intent: 'air fryer', channel: 'portal_demo' }), { token: 'cig_sk_wrong' })).status).toBe(401);
+    expect(
+      (await call(api.url, 'GET', recommendUrl({ intent: 'air fryer', channel: 'portal_demo' }), { token: 'cig_sk_wrong' })).status,
+    ).toBe(401);
     const narrow = await onboard(api.url, { scopes: ['intents'] });
-    expect((await call(api.url, 'GET', recommendUrl({ intent: 'air fryer' }), { token: narrow.apiKey })).body).toMatchObject({ error: 'insufficient_scope' });
+    expect((await call(api.url, 'GET', recommendUrl({ intent: 'air fryer' }), { token: narrow.apiKey })).body).toMatchObject({
+      error: 'insufficient_scope',
+    });
   });
 
   it('portal demo calls are rate-limited per IP', async () => {
@@ -281,7 +352,10 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
   });
 
   it('answers 503 {error, message} when the database cannot be reached', async () => {
-    const down = await startTestApi({ withTemporal: false, env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/gone` } });
+    const down = await startTestApi({
+      withTemporal: false,
+      env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/gone` },
+    });
     try {
       for (const headers of [{}, { authorization: `Bearer ${dev.apiKey}` }] as Record<string, string>[]) {
         const res = await call(down.url, 'GET', recommendUrl({ intent: 'air fryer', channel: 'portal_demo' }), { headers });
@@ -298,21 +372,42 @@ describe('recording recommendations', () => {
   /** Real recommendations, captured instead of written, to hand to a recorder under test. */
   async function capture(intents: string[]): Promise<Recommendation[]> {
     const captured: Recommendation[] = [];
-    const deps = recommendDeps({ ...api.deps, recommendations: { record: async (r: Recommendation) => void captured.push(r) } as unknown as RecommendationRecorder });
+    const deps = recommendDeps({
+      ...api.deps,
+      recommendations: { record: async (r: Recommendation) => void captured.push(r) } as unknown as RecommendationRecorder,
+    });
     for (const intent of intents) await recommend(deps, { intent, limit: 2 }, {});
     return captured;
   }
   const stored = async (r: Recommendation) => ({
     intent: !!(await api.db.selectFrom('intents').select('intent_id').where('intent_id', '=', r.intent.intent_id).executeTakeFirst()),
-    session: !!(await api.db.selectFrom('match_sessions').select('match_session_id').where('match_session_id', '=', r.session.match_session_id).executeTakeFirst()),
+    session: !!(await api.db
+      .selectFrom('match_sessions')
+      .select('match_session_id')
+      .where('match_session_id', '=', r.session.match_session_id)
+      .executeTakeFirst()),
     proposals: (await api.db.selectFrom('proposals').select('proposal_id').where('intent_id', '=', r.intent.intent_id).execute()).length,
-    transitions: (await api.db.selectFrom('proposal_transitions').select('id').where('proposal_id', 'in', r.proposals.map((p) => p.proposal_id)).execute()).length,
-    cards: (await api.db.selectFrom('rec_cards').select('rec_id').where('match_session_id', '=', r.session.match_session_id).execute()).length,
+    transitions: (
+      await api.db
+        .selectFrom('proposal_transitions')
+        .select('id')
+        .where(
+          'proposal_id',
+          'in',
+          r.proposals.map((p) => p.proposal_id),
+        )
+        .execute()
+    ).length,
+    cards: (await api.db.selectFrom('rec_cards').select('rec_id').where('match_session_id', '=', r.session.match_session_id).execute())
+      .length,
   });
   /** The Db with a count of the statements sent through it, failed ones included. */
   const counted = (base = api.db) => {
     const counter = { statements: 0 };
-    const db = base.withPlugin({ transformQuery: ({ node }) => (counter.statements++, node), transformResult: async ({ result }) => result });
+    const db = base.withPlugin({
+      transformQuery: ({ node }) => (counter.statements++, node),
+      transformResult: async ({ result }) => result,
+    });
     return { db, counter };
   };
 
@@ -336,7 +431,8 @@ describe('recording recommendations', () => {
     expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/foreign key/);
     // first alone, the failed batch of three, then the three one by one.
     expect(counter.statements).toBe(5);
-    for (const r of [first!, rest[0]!, rest[2]!]) expect(await stored(r)).toEqual({ intent: true, session: true, proposals: 2, transitions: 2, cards: 2 });
+    for (const r of [first!, rest[0]!, rest[2]!])
+      expect(await stored(r)).toEqual({ intent: true, session: true, proposals: 2, transitions: 2, cards: 2 });
     expect(await stored(bad)).toEqual({ intent: false, session: false, proposals: 0, transitions: 0, cards: 0 });
   });
 

@@ -47,7 +47,8 @@ let dev: Onboarded;
 let tmp: string;
 
 const supply = { 'x-supply-key': TEST_SUPPLY_KEY };
-const runPost = (body: unknown, headers: Record<string, string> = supply) => call(api.url, 'POST', '/v1/reconciliation/platform-affiliate/run', { body, headers });
+const runPost = (body: unknown, headers: Record<string, string> = supply) =>
+  call(api.url, 'POST', '/v1/reconciliation/platform-affiliate/run', { body, headers });
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -79,7 +80,9 @@ describe('affiliate order import', () => {
       'expected 11 fields, found 10',
     ]);
     const rows = await api.db.selectFrom('affiliate_orders').selectAll().where('source', '=', source).orderBy('line').execute();
-    expect(rows.map((r) => [r.order_id, r.line, r.amount_cents, r.currency, r.commission_cents, r.status, r.ordered_at.toISOString()])).toEqual([
+    expect(
+      rows.map((r) => [r.order_id, r.line, r.amount_cents, r.currency, r.commission_cents, r.status, r.ordered_at.toISOString()]),
+    ).toEqual([
       ['PO-1001', 2, 4990, 'USD', 250, 'completed', '2026-11-20T10:15:00.000Z'],
       ['PO-1002', 3, 12000, 'EUR', null, 'refunded', '2026-11-20T11:00:00.000Z'],
       ['PO-1003', 4, 1550, 'USD', 78, 'cancelled', '2026-11-20T10:00:00.000Z'],
@@ -95,10 +98,14 @@ describe('affiliate order import', () => {
 
   it('JSON Lines through the CLI: amounts in minor or major units, bad lines reported, exit 0', async () => {
     const source = sourceName('jsonl');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/import-affiliate-orders.ts', `${FIXTURES}report.jsonl`, '--source', source], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: inject('databaseUrl') },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'bin/import-affiliate-orders.ts', `${FIXTURES}report.jsonl`, '--source', source],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: inject('databaseUrl') },
+      },
+    );
     expect(stdout).toContain('line 3: skipped: not valid JSON');
     expect(stdout).toContain('line 4: skipped: amount 5 and amount_cents 600 disagree');
     expect(stdout).toContain('line 5: skipped: not a JSON object');
@@ -118,8 +125,14 @@ async function gatewayFixture(at: (hoursBeforeEnd: number) => Date) {
   const product = await db.selectFrom('products').select('product_id').orderBy('product_id').limit(1).executeTakeFirstOrThrow();
   const intentId = `int_rc_${uid}`;
   const sessionId = `ms_rc_${uid}`;
-  await db.insertInto('intents').values({ intent_id: intentId, raw_query: 'reconciliation fixture' } as never).execute();
-  await db.insertInto('match_sessions').values({ match_session_id: sessionId, intent_id: intentId, status: 'accepted', expires_at: at(0) } as never).execute();
+  await db
+    .insertInto('intents')
+    .values({ intent_id: intentId, raw_query: 'reconciliation fixture' } as never)
+    .execute();
+  await db
+    .insertInto('match_sessions')
+    .values({ match_session_id: sessionId, intent_id: intentId, status: 'accepted', expires_at: at(0) } as never)
+    .execute();
   const ids: Record<string, string> = {};
   const token = async (key: string, state: string, cents: number, currency: string, hours: number) => {
     const proposalId = `prop_rc_${key}_${uid}`;
@@ -127,15 +140,33 @@ async function gatewayFixture(at: (hoursBeforeEnd: number) => Date) {
     await db
       .insertInto('proposals')
       .values({
-        proposal_id: proposalId, merchant_agent_id: CATALOG_MERCHANT_ID, intent_id: intentId, product_id: product.product_id, offer_title: 'fixture',
-        price_cents: cents, currency, inventory_status: 'in_stock', provenance: 'test', proposal_state: 'accepted',
+        proposal_id: proposalId,
+        merchant_agent_id: CATALOG_MERCHANT_ID,
+        intent_id: intentId,
+        product_id: product.product_id,
+        offer_title: 'fixture',
+        price_cents: cents,
+        currency,
+        inventory_status: 'in_stock',
+        provenance: 'test',
+        proposal_state: 'accepted',
       } as never)
       .execute();
     await db
       .insertInto('match_tokens')
       .values({
-        match_token_id: tokenId, match_session_id: sessionId, intent_id: intentId, proposal_id: proposalId, acceptance_state: state,
-        amount_cents: cents, currency, signed_token: 'unsigned-fixture', issued_at: at(hours + 1), expires_at: at(hours - 1), accepted_at: at(hours), updated_at: at(hours),
+        match_token_id: tokenId,
+        match_session_id: sessionId,
+        intent_id: intentId,
+        proposal_id: proposalId,
+        acceptance_state: state,
+        amount_cents: cents,
+        currency,
+        signed_token: 'unsigned-fixture',
+        issued_at: at(hours + 1),
+        expires_at: at(hours - 1),
+        accepted_at: at(hours),
+        updated_at: at(hours),
       } as never)
       .execute();
     ids[key] = tokenId;
@@ -147,9 +178,21 @@ async function gatewayFixture(at: (hoursBeforeEnd: number) => Date) {
     await db
       .insertInto('agentic_checkouts')
       .values({
-        checkout_id: checkoutId, status: 'confirmed', buyer_agent_id: 'buyer', intent_id: intentId, proposal_id: proposalId, match_token_id: tokenId,
-        merchant_id: CATALOG_MERCHANT_ID, amount_cents: cents, currency: 'USD', plan: '{}', workflow_id: `checkout-${checkoutId}`,
-        expires_at: at(hours - 1), confirmed_at: at(hours), created_at: at(hours + 1), updated_at: at(hours),
+        checkout_id: checkoutId,
+        status: 'confirmed',
+        buyer_agent_id: 'buyer',
+        intent_id: intentId,
+        proposal_id: proposalId,
+        match_token_id: tokenId,
+        merchant_id: CATALOG_MERCHANT_ID,
+        amount_cents: cents,
+        currency: 'USD',
+        plan: '{}',
+        workflow_id: `checkout-${checkoutId}`,
+        expires_at: at(hours - 1),
+        confirmed_at: at(hours),
+        created_at: at(hours + 1),
+        updated_at: at(hours),
       } as never)
       .execute();
     ids[`C${key.slice(1)}`] = checkoutId;
@@ -166,7 +209,10 @@ async function gatewayFixture(at: (hoursBeforeEnd: number) => Date) {
   await token('T10', 'payment_authorized', 1500, 'USD', 6);
   await token('T14', 'consumed', 2500, 'USD', 5);
   const recId = `rec_rc_${uid}`;
-  await db.insertInto('rec_cards').values({ rec_id: recId, product_id: product.product_id, source: 'recommend', document: '{}' } as never).execute();
+  await db
+    .insertInto('rec_cards')
+    .values({ rec_id: recId, product_id: product.product_id, source: 'recommend', document: '{}' } as never)
+    .execute();
   ids.R11 = recId;
   return ids;
 }
@@ -238,8 +284,20 @@ describe('reconciliation runs', () => {
     const id = (k: string) => `${k}-${uid}`;
 
     const mismatches = byOrder('amount_mismatch');
-    expect(mismatches[id('O3')]).toMatchObject({ ref_type: 'match_token', ref_id: g.T3, expected_amount: 30, actual_amount: 35, currency: 'USD' });
-    expect(mismatches[id('O4')]).toMatchObject({ ref_type: 'match_token', ref_id: g.T4, expected_amount: 20, actual_amount: 20, detail: { expected_currency: 'EUR', actual_currency: 'USD' } });
+    expect(mismatches[id('O3')]).toMatchObject({
+      ref_type: 'match_token',
+      ref_id: g.T3,
+      expected_amount: 30,
+      actual_amount: 35,
+      currency: 'USD',
+    });
+    expect(mismatches[id('O4')]).toMatchObject({
+      ref_type: 'match_token',
+      ref_id: g.T4,
+      expected_amount: 20,
+      actual_amount: 20,
+      detail: { expected_currency: 'EUR', actual_currency: 'USD' },
+    });
 
     const unmatchedOrders = byOrder('unmatched_platform_order');
     expect(unmatchedOrders[id('O12')].detail).toMatchObject({ reason: 'unknown_reference', named: { match_token_id: `mt_nope_${uid}` } });
@@ -247,14 +305,30 @@ describe('reconciliation runs', () => {
 
     const unmatchedGateway = byOrder('unmatched_gateway_record');
     expect(Object.keys(unmatchedGateway).sort()).toEqual([g.C6, g.T5].sort());
-    expect(unmatchedGateway[g.C6!]).toMatchObject({ order_id: null, ref_type: 'checkout', expected_amount: 70, detail: { match_token_id: g.T6 } });
+    expect(unmatchedGateway[g.C6!]).toMatchObject({
+      order_id: null,
+      ref_type: 'checkout',
+      expected_amount: 70,
+      detail: { match_token_id: g.T6 },
+    });
     expect(unmatchedGateway[g.T5!]).toMatchObject({ ref_type: 'match_token', expected_amount: 40, currency: 'USD' });
 
     const duplicates = run.discrepancies.duplicate_order;
     expect(duplicates).toHaveLength(3);
-    expect(duplicates.find((d: any) => d.order_id === id('O7b'))).toMatchObject({ ref_type: 'match_token', ref_id: g.T7, detail: { reason: 'reference_already_claimed', first_order_id: id('O7a') } });
-    expect(duplicates.find((d: any) => d.order_id === id('O2b'))).toMatchObject({ ref_type: 'checkout', ref_id: g.C2, detail: { reason: 'reference_already_claimed', first_order_id: id('O2') } });
-    expect(duplicates.find((d: any) => d.order_id === id('O10'))).toMatchObject({ ref_type: 'order', detail: { reason: 'listed_more_than_once', rows: 2, lines: [8, 9] } });
+    expect(duplicates.find((d: any) => d.order_id === id('O7b'))).toMatchObject({
+      ref_type: 'match_token',
+      ref_id: g.T7,
+      detail: { reason: 'reference_already_claimed', first_order_id: id('O7a') },
+    });
+    expect(duplicates.find((d: any) => d.order_id === id('O2b'))).toMatchObject({
+      ref_type: 'checkout',
+      ref_id: g.C2,
+      detail: { reason: 'reference_already_claimed', first_order_id: id('O2') },
+    });
+    expect(duplicates.find((d: any) => d.order_id === id('O10'))).toMatchObject({
+      ref_type: 'order',
+      detail: { reason: 'listed_more_than_once', rows: 2, lines: [8, 9] },
+    });
 
     // The stored run reads the same with the supply key; reconciliation is an operator power, which
     // no API key holds, not even one with the reports scope (docs/TENANCY.md).
@@ -276,10 +350,26 @@ describe('reconciliation runs', () => {
     const name = sourceName('memory');
     const window = windowEnding(new Date(), 1);
     const record = (order_id: string, cents: number, hoursAgo: number) => ({
-      order_id, rec_id: null, match_token_id: null, checkout_id: null, product_id: null, merchant_id: null, amount_cents: cents, currency: 'usd',
-      commission_cents: null, status: 'completed' as const, ordered_at: new Date(Date.now() - hoursAgo * HOUR),
+      order_id,
+      rec_id: null,
+      match_token_id: null,
+      checkout_id: null,
+      product_id: null,
+      merchant_id: null,
+      amount_cents: cents,
+      currency: 'usd',
+      commission_cents: null,
+      status: 'completed' as const,
+      ordered_at: new Date(Date.now() - hoursAgo * HOUR),
     });
-    registerOrderSource({ name, stage: (trx, w) => stageRecords(trx, [record(`m1-${uid}`, 100, 1), record(`m1-${uid}`, 100, 2)].filter((r) => r.ordered_at >= w.start && r.ordered_at < w.end)) });
+    registerOrderSource({
+      name,
+      stage: (trx, w) =>
+        stageRecords(
+          trx,
+          [record(`m1-${uid}`, 100, 1), record(`m1-${uid}`, 100, 2)].filter((r) => r.ordered_at >= w.start && r.ordered_at < w.end),
+        ),
+    });
     const runId = `rcn_memory_${uid}`;
     await recordRunStarted(api.db, { runId, workflowId: 'in-process', trigger: 'api', source: name, window });
     const summary = await reconcileAffiliateOrders(api.db, { runId, source: name, window });
@@ -314,7 +404,9 @@ describe('reconciliation runs', () => {
     expect((await runPost({ source: 'Not A Name' })).body.error).toBe('invalid_source');
     expect((await runPost({ as_of: new Date(Date.now() + HOUR).toISOString() })).body.error).toBe('invalid_as_of');
     expect((await runPost({ as_of: 'soon' })).body.error).toBe('invalid_as_of');
-    expect((await call(api.url, 'GET', '/v1/reconciliation/runs/rcn_unknown', { headers: supply })).body.error).toBe('reconciliation_run_not_found');
+    expect((await call(api.url, 'GET', '/v1/reconciliation/runs/rcn_unknown', { headers: supply })).body.error).toBe(
+      'reconciliation_run_not_found',
+    );
   });
 
   it('401 without credentials or with a wrong supply key', async () => {
@@ -346,7 +438,13 @@ describe('daily Schedule', () => {
     expect(scheduleId).toBe(`reconcile-daily-${queue}`);
     const handle = api.temporal!.client.schedule.getHandle(scheduleId);
     const before = await handle.describe();
-    expect(before.action).toMatchObject({ type: 'startWorkflow', workflowType: 'reconciliation', taskQueue: queue, workflowId: `reconcile-${queue}`, args: [{ trigger: 'schedule', days: 1, source: 'platform_affiliate' }] });
+    expect(before.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'reconciliation',
+      taskQueue: queue,
+      workflowId: `reconcile-${queue}`,
+      args: [{ trigger: 'schedule', days: 1, source: 'platform_affiliate' }],
+    });
     expect(before.spec.calendars).toMatchObject([{ hour: [{ start: 3, end: 3, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }]);
     expect(before.policies.overlap).toBe('SKIP');
     expect(before.state.paused).toBe(false);
@@ -360,7 +458,11 @@ describe('daily Schedule', () => {
     let row;
     for (let i = 0; i < 150 && row?.status !== 'completed'; i++) {
       await new Promise((r) => setTimeout(r, 200));
-      row = await api.db.selectFrom('reconciliation_runs').selectAll().where('workflow_id', 'like', `reconcile-${queue}-%`).executeTakeFirst();
+      row = await api.db
+        .selectFrom('reconciliation_runs')
+        .selectAll()
+        .where('workflow_id', 'like', `reconcile-${queue}-%`)
+        .executeTakeFirst();
     }
     expect(row).toMatchObject({ status: 'completed', trigger: 'schedule', source: 'platform_affiliate', days: 1 });
     expect((await handle.describe()).info.recentActions.length).toBe(1);
@@ -381,7 +483,13 @@ describe('worker crash', () => {
     await importAffiliateOrders(api.db, file, source);
     const runId = `rcn_crash_${uid}`;
     const asOf = new Date().toISOString();
-    await recordRunStarted(api.db, { runId, workflowId: `reconcile-crash-${uid}`, trigger: 'api', source, window: windowEnding(new Date(asOf), 1) });
+    await recordRunStarted(api.db, {
+      runId,
+      workflowId: `reconcile-crash-${uid}`,
+      trigger: 'api',
+      source,
+      window: windowEnding(new Date(asOf), 1),
+    });
 
     // Holding the run row FOR UPDATE parks the activity at its first discrepancy insert (the foreign key check).
     const blocker = new pg.Client({ connectionString: inject('databaseUrl') });
@@ -396,7 +504,10 @@ describe('worker crash', () => {
     try {
       // Polled from another session: inside the blocker's transaction pg_stat_activity is a snapshot.
       for (let i = 0; ; i++) {
-        const { rows } = await sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into reconciliation_discrepancies%'`.execute(api.db);
+        const { rows } =
+          await sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into reconciliation_discrepancies%'`.execute(
+            api.db,
+          );
         if (rows.length) break;
         if (i > 150) throw new Error('the matching activity never reached the discrepancy insert');
         await new Promise((r) => setTimeout(r, 100));
@@ -411,14 +522,24 @@ describe('worker crash', () => {
 
     const result = await handle.result();
     expect(result).toMatchObject({ runId, status: 'completed', discrepancies: { unmatched_platform_order: 1 } });
-    const attempts = (await handle.fetchHistory()).events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    const attempts = (await handle.fetchHistory())
+      .events!.filter((e) => e.activityTaskStartedEventAttributes)
+      .map((e) => e.activityTaskStartedEventAttributes!.attempt);
     expect(attempts).toEqual([1, 2, 1]); // start run, matching (killed, retried), finish run
-    const rows = await api.db.selectFrom('reconciliation_discrepancies').select(['kind', 'order_id', 'ref_id']).where('run_id', '=', runId).execute();
-    expect(rows.filter((r) => r.kind === 'unmatched_platform_order')).toEqual([{ kind: 'unmatched_platform_order', order_id: `crash-${uid}`, ref_id: null }]);
+    const rows = await api.db
+      .selectFrom('reconciliation_discrepancies')
+      .select(['kind', 'order_id', 'ref_id'])
+      .where('run_id', '=', runId)
+      .execute();
+    expect(rows.filter((r) => r.kind === 'unmatched_platform_order')).toEqual([
+      { kind: 'unmatched_platform_order', order_id: `crash-${uid}`, ref_id: null },
+    ]);
     // The gateway side of the window is shared with the other test files (their paid tokens), so
     // "nothing doubled" is: every stored discrepancy once, exactly as many as the run counted.
     expect(new Set(rows.map((r) => `${r.kind}|${r.order_id}|${r.ref_id}`)).size).toBe(rows.length);
     expect(rows.length).toBe(Object.values(result.discrepancies!).reduce((a, b) => a + b, 0));
-    expect(await api.db.selectFrom('reconciliation_runs').select('status').where('run_id', '=', runId).executeTakeFirst()).toEqual({ status: 'completed' });
+    expect(await api.db.selectFrom('reconciliation_runs').select('status').where('run_id', '=', runId).executeTakeFirst()).toEqual({
+      status: 'completed',
+    });
   }, 120_000);
 });

@@ -22,19 +22,38 @@ const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
 const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000);
 
 const supply = { 'x-supply-key': TEST_SUPPLY_KEY };
-const report = (qs: Record<string, string>) => call(api.url, 'GET', `/v1/report/attribution?${new URLSearchParams(qs)}`, { headers: supply });
+const report = (qs: Record<string, string>) =>
+  call(api.url, 'GET', `/v1/report/attribution?${new URLSearchParams(qs)}`, { headers: supply });
 const preview = (body: unknown) => call(api.url, 'POST', '/v1/billing/settlement-preview', { headers: supply, body });
-const post = (path: string, body: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
 
 let merchantId: string;
 let merchantToken: string;
 let tokenId: string;
 const rec: Record<'card1' | 'card2' | 'card3' | 'old', string> = { card1: '', card2: '', card3: '', old: '' };
 
-async function order(o: { order_id: string; rec_id?: string; match_token_id?: string; product_id?: number; amount_cents: number; currency?: string; commission_cents?: number; status?: 'completed' | 'refunded'; ordered_at?: Date }) {
+async function order(o: {
+  order_id: string;
+  rec_id?: string;
+  match_token_id?: string;
+  product_id?: number;
+  amount_cents: number;
+  currency?: string;
+  commission_cents?: number;
+  status?: 'completed' | 'refunded';
+  ordered_at?: Date;
+}) {
   await api.db
     .insertInto('affiliate_orders')
-    .values({ currency: 'USD', status: 'completed', ordered_at: minutesAgo(1), ...o, order_id: `${uid}-${o.order_id}`, import_batch: batch })
+    .values({
+      currency: 'USD',
+      status: 'completed',
+      ordered_at: minutesAgo(1),
+      ...o,
+      order_id: `${uid}-${o.order_id}`,
+      import_batch: batch,
+    })
     .execute();
 }
 
@@ -46,7 +65,11 @@ beforeAll(async () => {
   const issue = async (productId: number) =>
     (await issueCards(api.db, [productId], { publicBaseUrl: api.config.publicBaseUrl, channel, source: 'recommend' }))[0]!.rec_id;
   [rec.card1, rec.card2, rec.card3, rec.old] = [await issue(P), await issue(P), await issue(Q), await issue(P)];
-  await api.db.updateTable('rec_cards').set({ created_at: daysAgo(40) }).where('rec_id', '=', rec.old).execute();
+  await api.db
+    .updateTable('rec_cards')
+    .set({ created_at: daysAgo(40) })
+    .where('rec_id', '=', rec.old)
+    .execute();
 
   // Clicks through the real redirect: card1 twice, card3 once.
   for (const r of [rec.card1, rec.card1, rec.card3]) {
@@ -64,7 +87,14 @@ beforeAll(async () => {
   const intentId = intent.body.intent.intent_id;
   const proposal = await post(
     '/v1/proposals',
-    { merchant_agent_id: merchantId, intent_id: intentId, product_id: P, offer_title: 'Trail bottle', price: 20, commission_plan: { rate: 0.1 } },
+    {
+      merchant_agent_id: merchantId,
+      intent_id: intentId,
+      product_id: P,
+      offer_title: 'Trail bottle',
+      price: 20,
+      commission_plan: { rate: 0.1 },
+    },
     { 'x-merchant-token': reg.body.registration_token },
   );
   expect(proposal.status, proposal.text).toBe(201);
@@ -92,7 +122,15 @@ afterAll(async () => {
   await api?.close();
 });
 
-const usd = (orders: number, gmv: number, commission: number) => ({ currency: 'USD', attributed_orders: orders, gmv_cents: gmv, gmv: gmv / 100, commission_cents: commission, commission: commission / 100, roi: Math.round((gmv / commission) * 10_000) / 10_000 });
+const usd = (orders: number, gmv: number, commission: number) => ({
+  currency: 'USD',
+  attributed_orders: orders,
+  gmv_cents: gmv,
+  gmv: gmv / 100,
+  commission_cents: commission,
+  commission: commission / 100,
+  roi: Math.round((gmv / commission) * 10_000) / 10_000,
+});
 const eur = { currency: 'EUR', attributed_orders: 1, gmv_cents: 1000, gmv: 10, commission_cents: 100, commission: 1, roi: 10 };
 
 describe('GET /v1/report/attribution', () => {
@@ -103,7 +141,15 @@ describe('GET /v1/report/attribution', () => {
     expect(b.window.days).toBe(30);
     expect(b.filters).toEqual({ channel, product_id: null });
     // o1, o2, o3 in USD (o3 once although it names a card and the token), o5 in EUR.
-    expect(b.totals).toMatchObject({ impressions: 3, clicks: 3, ctr: 1, match_tokens: 1, payment_authorizations: 1, attributed_orders: 4, excluded_orders: 1 });
+    expect(b.totals).toMatchObject({
+      impressions: 3,
+      clicks: 3,
+      ctr: 1,
+      match_tokens: 1,
+      payment_authorizations: 1,
+      attributed_orders: 4,
+      excluded_orders: 1,
+    });
     expect(b.totals.revenue).toEqual([eur, usd(3, 10_000, 900)]);
     expect(b.by_channel).toHaveLength(1);
     expect(b.by_channel[0]).toMatchObject({ channel, impressions: 3, clicks: 3, attributed_orders: 4 });
@@ -122,7 +168,15 @@ describe('GET /v1/report/attribution', () => {
   it('filters by channel and product; decoys count as unattributed, never as attributed', async () => {
     const res = await report({ channel, product_id: String(P) });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.totals).toMatchObject({ impressions: 2, clicks: 2, match_tokens: 1, payment_authorizations: 1, attributed_orders: 3, excluded_orders: 1, unattributed_orders: 2 });
+    expect(res.body.totals).toMatchObject({
+      impressions: 2,
+      clicks: 2,
+      match_tokens: 1,
+      payment_authorizations: 1,
+      attributed_orders: 3,
+      excluded_orders: 1,
+      unattributed_orders: 2,
+    });
     expect(res.body.totals.revenue).toEqual([eur, usd(2, 7000, 600)]);
     expect(res.body.by_product.products.map((p: any) => p.product_id)).toEqual([String(P)]);
 
@@ -143,7 +197,12 @@ describe('GET /v1/report/attribution', () => {
   });
 
   it('rejects a bad days or product_id with 400 invalid_query', async () => {
-    for (const [qs, field] of [[{ days: '0' }, 'query.days'], [{ days: '366' }, 'query.days'], [{ days: 'x' }, 'query.days'], [{ product_id: 'abc' }, 'query.product_id']] as const) {
+    for (const [qs, field] of [
+      [{ days: '0' }, 'query.days'],
+      [{ days: '366' }, 'query.days'],
+      [{ days: 'x' }, 'query.days'],
+      [{ product_id: 'abc' }, 'query.product_id'],
+    ] as const) {
       const res = await report(qs);
       expect(res.status, JSON.stringify(qs)).toBe(400);
       expect(res.body).toMatchObject({ error: 'invalid_query', fields: [field] });
@@ -161,11 +220,22 @@ describe('GET /v1/report/attribution', () => {
     const bearer = await call(api.url, 'GET', path, { token: dev.apiKey });
     expect(bearer.status, bearer.text).toBe(200);
     expect(bearer.body.scope).toBe('developer');
-    expect(bearer.body.totals).toMatchObject({ impressions: 0, clicks: 0, match_tokens: 1, payment_authorizations: 1, attributed_orders: 1, unattributed_orders: 0 });
+    expect(bearer.body.totals).toMatchObject({
+      impressions: 0,
+      clicks: 0,
+      match_tokens: 1,
+      payment_authorizations: 1,
+      attributed_orders: 1,
+      unattributed_orders: 0,
+    });
     const operator = await call(api.url, 'GET', path, { headers: supply });
     expect([operator.body.scope, operator.body.totals.attributed_orders]).toEqual(['platform', 4]);
     const stranger = await onboard(api.url);
-    expect((await call(api.url, 'GET', path, { token: stranger.apiKey })).body.totals).toMatchObject({ match_tokens: 0, payment_authorizations: 0, attributed_orders: 0 });
+    expect((await call(api.url, 'GET', path, { token: stranger.apiKey })).body.totals).toMatchObject({
+      match_tokens: 0,
+      payment_authorizations: 0,
+      attributed_orders: 0,
+    });
     const scoped = await call(api.url, 'POST', '/v1/developers/keys', { token: dev.developerToken, body: { scopes: ['recommend'] } });
     expect((await call(api.url, 'GET', path, { token: scoped.body.api_key })).status).toBe(403);
   });
@@ -187,7 +257,12 @@ describe('POST /v1/billing/settlement-preview', () => {
     });
     expect(res.status, res.text).toBe(200);
     const b = res.body;
-    expect(b).toMatchObject({ preview: true, merchant_id: merchantId, currency: 'USD', sources: { attributed_orders: 'request', qualified_leads: 'request', accepted_matches: 'request' } });
+    expect(b).toMatchObject({
+      preview: true,
+      merchant_id: merchantId,
+      currency: 'USD',
+      sources: { attributed_orders: 'request', qualified_leads: 'request', accepted_matches: 'request' },
+    });
     expect(b.line_items.map((l: any) => [l.type, l.order_id, l.quantity, l.amount_cents, l.basis])).toEqual([
       ['commission', 'a', 1, 500, 'order_plan'],
       ['commission', 'b', 1, 300, 'order_commission'],
@@ -197,12 +272,25 @@ describe('POST /v1/billing/settlement-preview', () => {
       ['accepted_matches', null, 2, 200, 'default_fee'],
     ]);
     expect(b.skipped_orders).toEqual([{ order_id: 'e', currency: 'EUR', reason: 'currency_mismatch' }]);
-    expect(b.totals).toEqual({ attributed_orders: 4, gmv_cents: 16_000, commission_cents: 950, qualified_leads_cents: 200, accepted_matches_cents: 200, total_cents: 1350, total: 13.5, currency: 'USD' });
+    expect(b.totals).toEqual({
+      attributed_orders: 4,
+      gmv_cents: 16_000,
+      commission_cents: 950,
+      qualified_leads_cents: 200,
+      accepted_matches_cents: 200,
+      total_cents: 1350,
+      total: 13.5,
+      currency: 'USD',
+    });
   });
 
   it("uses the merchant's metadata.billing fees and plan", async () => {
     const id = `mer-bill-${uid}`;
-    const reg = await post('/v1/merchant/register', { merchant_id: id, agent_endpoint: 'http://127.0.0.1:9/agent', metadata: { billing: { qualified_lead_fee_cents: 75, commission_plan: { rate: 0.2 } } } });
+    const reg = await post('/v1/merchant/register', {
+      merchant_id: id,
+      agent_endpoint: 'http://127.0.0.1:9/agent',
+      metadata: { billing: { qualified_lead_fee_cents: 75, commission_plan: { rate: 0.2 } } },
+    });
     expect(reg.status, reg.text).toBe(200);
     const res = await preview({ merchant_id: id, attributed_orders: [{ amount: 30 }], qualified_leads: 2, accepted_matches: 1 });
     expect(res.body.line_items.map((l: any) => [l.type, l.amount_cents, l.basis])).toEqual([
@@ -249,11 +337,19 @@ describe('POST /v1/billing/settlement-preview', () => {
     expect([anon.status, anon.body.error]).toEqual([401, 'unauthorized']);
     // An API key previews a merchant's settlement only with that merchant's registration token.
     const body = { merchant_id: merchantId, qualified_leads: 0, accepted_matches: 0, attributed_orders: [] };
-    const bearer = await call(api.url, 'POST', '/v1/billing/settlement-preview', { token: dev.apiKey, body, headers: { 'x-merchant-token': merchantToken } });
+    const bearer = await call(api.url, 'POST', '/v1/billing/settlement-preview', {
+      token: dev.apiKey,
+      body,
+      headers: { 'x-merchant-token': merchantToken },
+    });
     expect([bearer.status, bearer.body.totals?.total_cents]).toEqual([200, 0]);
     const keyOnly = await call(api.url, 'POST', '/v1/billing/settlement-preview', { token: dev.apiKey, body });
     expect([keyOnly.status, keyOnly.body.error]).toEqual([401, 'missing_registration_token']);
-    const catalog = await call(api.url, 'POST', '/v1/billing/settlement-preview', { token: dev.apiKey, body: { ...body, merchant_id: 'gateway-catalog' }, headers: { 'x-merchant-token': merchantToken } });
+    const catalog = await call(api.url, 'POST', '/v1/billing/settlement-preview', {
+      token: dev.apiKey,
+      body: { ...body, merchant_id: 'gateway-catalog' },
+      headers: { 'x-merchant-token': merchantToken },
+    });
     expect([catalog.status, catalog.body.error]).toEqual([403, 'invalid_registration_token']);
   });
 });

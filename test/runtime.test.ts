@@ -39,7 +39,8 @@ let product: { product_id: number; price_cents: number; title: string };
 const servers: LoopbackServer[] = [];
 
 const letters = () => Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
-const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(api.url, 'POST', path, { token: dev.apiKey, body, headers });
 const get = (path: string) => call(api.url, 'GET', path, { token: dev.apiKey });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -62,7 +63,9 @@ async function register(merchantId: string, endpoint: string, tags: string[]) {
   expect(res.status, res.text).toBe(200);
 }
 
-const offer = (price: number) => ({ proposals: [{ product_id: product.product_id, offer_title: product.title, price, currency: 'USD', shipping_commitment: { max_days: 3 } }] });
+const offer = (price: number) => ({
+  proposals: [{ product_id: product.product_id, offer_title: product.title, price, currency: 'USD', shipping_commitment: { max_days: 3 } }],
+});
 const catalogPrice = () => product.price_cents / 100;
 
 /** Three merchants on a fresh tag, in merchant_id order: a-good, b-slow, c-liar. */
@@ -108,10 +111,19 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     const rt = res.body.runtime;
     expect(rt.runtime_session).toMatchObject({ entry_agent_id: 'shopper-agent-1', mode: 'assisted', stage: 'awaiting_user_confirmation' });
     expect(rt.runtime_session.workflow_id).toBe(workflowIds.runtime(rt.runtime_session.runtime_id));
-    expect(rt.commerce_budget).toEqual({ max_agent_iterations: 8, max_merchant_queries: 5, max_proposal_versions: 3, require_user_confirmation_before_payment: true });
+    expect(rt.commerce_budget).toEqual({
+      max_agent_iterations: 8,
+      max_merchant_queries: 5,
+      max_proposal_versions: 3,
+      require_user_confirmation_before_payment: true,
+    });
     expect(rt.commerce_memory_refs).toEqual(memory);
     expect(rt.skill_refs).toEqual(['skill://compare-prices']);
-    expect(rt.runtime_trace).toMatchObject({ audit_status: 'completed', current_step: 5, consumed: { iterations: 6, merchant_queries: 3, proposal_versions: 2 } });
+    expect(rt.runtime_trace).toMatchObject({
+      audit_status: 'completed',
+      current_step: 5,
+      consumed: { iterations: 6, merchant_queries: 3, proposal_versions: 2 },
+    });
 
     // The steps, in order, each with what it consumed.
     expect(rt.agent_steps.map((s: any) => [s.index, s.kind, s.agent_id, s.status])).toEqual([
@@ -130,19 +142,35 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     // Each merchant got the intent with a deadline; the honest merchant's proposal was chosen over the cheaper liar.
     for (const m of [good, slow, liar]) {
       expect(m.bodies).toHaveLength(1);
-      expect(m.bodies[0]!.body).toMatchObject({ type: 'runtime.query', data: { runtime_id: rt.runtime_session.runtime_id, intent: { intent_id: rt.intent.intent_id } } });
+      expect(m.bodies[0]!.body).toMatchObject({
+        type: 'runtime.query',
+        data: { runtime_id: rt.runtime_session.runtime_id, intent: { intent_id: rt.intent.intent_id } },
+      });
       expect(m.bodies[0]!.headers['webhook-signature']).toMatch(/^v1,/);
     }
     expect(rt.proposal).toMatchObject({ merchant_agent_id: ids.good, price: catalogPrice(), proposal_state: 'pending_confirmation' });
-    expect(rt.proposal.metadata).toMatchObject({ runtime_id: rt.runtime_session.runtime_id, runtime_shell: { metadata: { cart_ref: 'cart-7' } } });
+    expect(rt.proposal.metadata).toMatchObject({
+      runtime_id: rt.runtime_session.runtime_id,
+      runtime_shell: { metadata: { cart_ref: 'cart-7' } },
+    });
     const liarRanked = rt.match_session.ranked_proposals.find((p: any) => p.merchant_agent_id === ids.liar);
-    expect(liarRanked.breakdown.trust.value).toBeLessThan(rt.match_session.ranked_proposals.find((p: any) => p.merchant_agent_id === ids.good).breakdown.trust.value);
-    expect(rt.match_token).toMatchObject({ proposal_id: rt.proposal.proposal_id, match_session_id: rt.match_session.match_session_id, acceptance_state: 'accepted' });
+    expect(liarRanked.breakdown.trust.value).toBeLessThan(
+      rt.match_session.ranked_proposals.find((p: any) => p.merchant_agent_id === ids.good).breakdown.trust.value,
+    );
+    expect(rt.match_token).toMatchObject({
+      proposal_id: rt.proposal.proposal_id,
+      match_session_id: rt.match_session.match_session_id,
+      acceptance_state: 'accepted',
+    });
 
     // Every linked record is readable through its own endpoint.
-    expect((await get(`/v1/intents/${rt.intent.intent_id}`)).body.intent.workflow).toMatchObject({ runtime_id: rt.runtime_session.runtime_id });
+    expect((await get(`/v1/intents/${rt.intent.intent_id}`)).body.intent.workflow).toMatchObject({
+      runtime_id: rt.runtime_session.runtime_id,
+    });
     // The runtime queried the merchants itself: Intent.Surge does not fan the intent out again.
-    expect(await api.db.selectFrom('intents').select('answered_by').where('intent_id', '=', rt.intent.intent_id).executeTakeFirstOrThrow()).toEqual({ answered_by: 'commerce_runtime' });
+    expect(
+      await api.db.selectFrom('intents').select('answered_by').where('intent_id', '=', rt.intent.intent_id).executeTakeFirstOrThrow(),
+    ).toEqual({ answered_by: 'commerce_runtime' });
     expect((await get(`/v1/proposals/${rt.proposal.proposal_id}`)).body.proposal.proposal_id).toBe(rt.proposal.proposal_id);
     expect((await get(`/v1/match/${rt.match_session.match_session_id}`)).status).toBe(200);
     const token = (await get(`/v1/match-tokens/${rt.match_token.match_token_id}`)).body.match_token;
@@ -150,7 +178,10 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     // The worker signed the token with the key the API publishes.
     const jwks = (await call(api.url, 'GET', '/.well-known/jwks.json')).body;
     const verified = await compactVerify(token.signed_token, createLocalJWKSet(jwks));
-    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toMatchObject({ proposal_id: rt.proposal.proposal_id, amount: catalogPrice() });
+    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toMatchObject({
+      proposal_id: rt.proposal.proposal_id,
+      amount: catalogPrice(),
+    });
     // GET reads the same runtime from the database.
     const again = await get(`/v1/commerce-runtime/${rt.runtime_session.runtime_id}`);
     expect(again.status).toBe(200);
@@ -182,7 +213,11 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { max_agent_iterations: 2 } });
     expect(res.status, res.text).toBe(201);
     const rt = res.body.runtime;
-    expect(rt.runtime_trace).toMatchObject({ audit_status: 'budget_exhausted:max_agent_iterations', current_step: 1, consumed: { iterations: 2 } });
+    expect(rt.runtime_trace).toMatchObject({
+      audit_status: 'budget_exhausted:max_agent_iterations',
+      current_step: 1,
+      consumed: { iterations: 2 },
+    });
     expect(rt.runtime_session.stage).toBe('stopped');
     expect(rt.agent_steps).toHaveLength(2);
     expect(rt.proposal.merchant_agent_id).toBe(ids.good);
@@ -206,7 +241,10 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     const tag = letters();
     const good = await merchantAgent(() => offer(catalogPrice()));
     await register(`m-${tag}-only`, good.server.url, [tag]);
-    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { require_user_confirmation_before_payment: false } });
+    const res = await post('/v1/commerce-runtime', {
+      intent: intentBody(tag),
+      commerce_budget: { require_user_confirmation_before_payment: false },
+    });
     expect(res.status, res.text).toBe(201);
     const rt = res.body.runtime;
     expect(rt.runtime_session.stage).toBe('payment_authorized');
@@ -255,25 +293,38 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     }
     const noBody = await call(api.url, 'POST', '/v1/commerce-runtime', { token: dev.apiKey });
     expect(noBody.body.error).toBe('missing_intent');
-    for (const [field, value] of [['max_agent_iterations', 0], ['max_merchant_queries', 21], ['max_proposal_versions', 1.5], ['max_agent_iterations', 51]] as const) {
+    for (const [field, value] of [
+      ['max_agent_iterations', 0],
+      ['max_merchant_queries', 21],
+      ['max_proposal_versions', 1.5],
+      ['max_agent_iterations', 51],
+    ] as const) {
       const res = await post('/v1/commerce-runtime', { intent: { raw_query: 'socks' }, commerce_budget: { [field]: value } });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_payload');
       expect(res.body.fields).toContain(`commerce_budget.${field}`);
     }
     expect((await call(api.url, 'POST', '/v1/commerce-runtime', { body: { intent: { raw_query: 'socks' } } })).status).toBe(401);
-    expect((await call(api.url, 'POST', '/v1/commerce-runtime', { token: 'nope', body: { intent: { raw_query: 'socks' } } })).body.error).toBe('invalid_api_key');
+    expect(
+      (await call(api.url, 'POST', '/v1/commerce-runtime', { token: 'nope', body: { intent: { raw_query: 'socks' } } })).body.error,
+    ).toBe('invalid_api_key');
     expect((await get('/v1/commerce-runtime/rt_missing')).body.error).toBe('runtime_not_found');
   });
 
   it('503 temporal_unavailable without Temporal (nothing stored)', async () => {
     const bare = await startTestApi({ withTemporal: false, env: ENV, db: api.db });
     try {
-      const before = await api.db.selectFrom('commerce_runtimes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const before = await api.db
+        .selectFrom('commerce_runtimes')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       const res = await call(bare.url, 'POST', '/v1/commerce-runtime', { token: dev.apiKey, body: { intent: { raw_query: 'socks' } } });
       expect(res.status).toBe(503);
       expect(res.body.error).toBe('temporal_unavailable');
-      const after = await api.db.selectFrom('commerce_runtimes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const after = await api.db
+        .selectFrom('commerce_runtimes')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       expect(after.n).toBe(before.n);
     } finally {
       await bare.close();
@@ -296,24 +347,55 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
 
     // A worker died after the query stored its proposal but before its step was written.
     await api.db.deleteFrom('commerce_runtime_steps').where('runtime_id', '=', runtimeId).where('index', '=', 1).execute();
-    const retried = await activities.queryMerchantAgent({ runtimeId, index: 1, intentId: rt.intent.intent_id, merchantId, maxProposals: 5, deadlineMs: 3000 });
+    const retried = await activities.queryMerchantAgent({
+      runtimeId,
+      index: 1,
+      intentId: rt.intent.intent_id,
+      merchantId,
+      maxProposals: 5,
+      deadlineMs: 3000,
+    });
     expect(retried).toEqual({ status: 'succeeded', proposalIds: [rt.proposal.proposal_id], dropped: 0 });
     expect(good.bodies.length).toBe(asked);
     const again = (await get(`/v1/commerce-runtime/${runtimeId}`)).body.runtime;
-    expect(again.agent_steps.map((s: any) => [s.index, s.kind, s.status])).toEqual(rt.agent_steps.map((s: any) => [s.index, s.kind, s.status]));
+    expect(again.agent_steps.map((s: any) => [s.index, s.kind, s.status])).toEqual(
+      rt.agent_steps.map((s: any) => [s.index, s.kind, s.status]),
+    );
     expect(again.runtime_trace.consumed).toEqual(rt.runtime_trace.consumed);
     // Once more (the step is recorded now): the same answer, still one row, the merchant still not asked.
-    expect(await activities.queryMerchantAgent({ runtimeId, index: 1, intentId: rt.intent.intent_id, merchantId, maxProposals: 5, deadlineMs: 3000 })).toEqual(retried);
+    expect(
+      await activities.queryMerchantAgent({
+        runtimeId,
+        index: 1,
+        intentId: rt.intent.intent_id,
+        merchantId,
+        maxProposals: 5,
+        deadlineMs: 3000,
+      }),
+    ).toEqual(retried);
     expect(good.bodies.length).toBe(asked);
 
     // The resolve and rank steps, retried: the same intent and match session, nothing new.
     const resolved = await activities.resolveRuntimeIntent({ runtimeId, index: 0 });
     expect(resolved.intentId).toBe(rt.intent.intent_id);
     await api.db.updateTable('commerce_runtimes').set({ match_session_id: null }).where('runtime_id', '=', runtimeId).execute();
-    const ranked = await activities.rankRuntimeProposals({ runtimeId, index: 2, intentId: rt.intent.intent_id, proposalIds: [rt.proposal.proposal_id] });
+    const ranked = await activities.rankRuntimeProposals({
+      runtimeId,
+      index: 2,
+      intentId: rt.intent.intent_id,
+      proposalIds: [rt.proposal.proposal_id],
+    });
     expect(ranked.matchSessionId).toBe(rt.match_session.match_session_id);
-    expect(await api.db.selectFrom('intents').select('intent_id').where(sql<boolean>`workflow->>'runtime_id' = ${runtimeId}`).execute()).toHaveLength(1);
-    expect(await api.db.selectFrom('match_sessions').select('match_session_id').where('intent_id', '=', rt.intent.intent_id).execute()).toHaveLength(1);
+    expect(
+      await api.db
+        .selectFrom('intents')
+        .select('intent_id')
+        .where(sql<boolean>`workflow->>'runtime_id' = ${runtimeId}`)
+        .execute(),
+    ).toHaveLength(1);
+    expect(
+      await api.db.selectFrom('match_sessions').select('match_session_id').where('intent_id', '=', rt.intent.intent_id).execute(),
+    ).toHaveLength(1);
   });
 
   it('a business failure ends the workflow Failed (typed with the error code, reason and next action in details); its memo carries the business keys', async () => {
@@ -333,7 +415,12 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect(cause.type).toBe('runtime_not_found');
     expect(cause.nonRetryable).toBe(true);
-    expect(cause.details?.[0]).toMatchObject({ runtime_id: runtimeId, stage: 'resolving_intent', next_action: expect.any(String), reason: expect.stringContaining(runtimeId) });
+    expect(cause.details?.[0]).toMatchObject({
+      runtime_id: runtimeId,
+      stage: 'resolving_intent',
+      next_action: expect.any(String),
+      reason: expect.stringContaining(runtimeId),
+    });
     const d = await handle.describe();
     expect(d.status.name).toBe('FAILED');
     // The operators' filter finds it.
@@ -345,7 +432,12 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     expect(res.status, res.text).toBe(201);
     const rt = res.body.runtime;
     const memo = (await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).describe()).memo;
-    expect(memo).toMatchObject({ runtime_id: rt.runtime_session.runtime_id, developer_id: dev.developerId, entry_agent_id: 'api-caller', intent_id: rt.intent.intent_id });
+    expect(memo).toMatchObject({
+      runtime_id: rt.runtime_session.runtime_id,
+      developer_id: dev.developerId,
+      entry_agent_id: 'api-caller',
+      intent_id: rt.intent.intent_id,
+    });
   });
 
   it('the runtime-reconcile Schedule closes a row whose workflow was terminated, and one whose workflow never started', async () => {
@@ -357,10 +449,28 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     const terminated = res.body.runtime_id as string;
     await api.temporal!.client.workflow.getHandle(workflowIds.runtime(terminated)).terminate('operator test');
     const orphan = `rt_orphan${letters()}`;
-    await insertRuntime(api.db, { runtimeId: orphan, entryAgentId: 'api-caller', mode: 'assisted', budget: BUDGET_DEFAULTS, memoryRefs: [], skillRefs: [], request: {}, developerId: dev.developerId, keyId: null });
+    await insertRuntime(api.db, {
+      runtimeId: orphan,
+      entryAgentId: 'api-caller',
+      mode: 'assisted',
+      budget: BUDGET_DEFAULTS,
+      memoryRefs: [],
+      skillRefs: [],
+      request: {},
+      developerId: dev.developerId,
+      keyId: null,
+    });
     // Old enough for the reconciler: 2 minutes (terminated) and 20 minutes (never started).
-    await api.db.updateTable('commerce_runtimes').set({ started_at: sql`now() - interval '2 minutes'` }).where('runtime_id', '=', terminated).execute();
-    await api.db.updateTable('commerce_runtimes').set({ started_at: sql`now() - interval '20 minutes'` }).where('runtime_id', '=', orphan).execute();
+    await api.db
+      .updateTable('commerce_runtimes')
+      .set({ started_at: sql`now() - interval '2 minutes'` })
+      .where('runtime_id', '=', terminated)
+      .execute();
+    await api.db
+      .updateTable('commerce_runtimes')
+      .set({ started_at: sql`now() - interval '20 minutes'` })
+      .where('runtime_id', '=', orphan)
+      .execute();
 
     const schedule = await ensureRuntimeReconcileSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
     expect(schedule.scheduleId).toBe(runtimeReconcileScheduleId(api.config.TEMPORAL_TASK_QUEUE));
@@ -370,7 +480,12 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
       const deadline = Date.now() + 30_000;
       let rows;
       for (;;) {
-        rows = await api.db.selectFrom('commerce_runtimes').select(['runtime_id', 'stage', 'finished_at', 'runtime_trace']).where('runtime_id', 'in', [terminated, orphan]).orderBy('runtime_id').execute();
+        rows = await api.db
+          .selectFrom('commerce_runtimes')
+          .select(['runtime_id', 'stage', 'finished_at', 'runtime_trace'])
+          .where('runtime_id', 'in', [terminated, orphan])
+          .orderBy('runtime_id')
+          .execute();
         if (rows.every((r) => r.finished_at)) break;
         if (Date.now() > deadline) throw new Error(`not reconciled: ${JSON.stringify(rows)}`);
         await sleep(250);
@@ -388,14 +503,21 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
   const SKIPPED_HISTORY = fileURLToPath(new URL('./histories/commerce-runtime-authorize-skipped.json', import.meta.url));
 
   it('a catalog product whose seller has no agent: the authorize step is skipped, the run awaits the user, the token stays accepted', async () => {
-    const res = await post('/v1/commerce-runtime', { intent: { raw_query: `${product.title}`, intent_tags: [letters()] }, commerce_budget: { require_user_confirmation_before_payment: false } });
+    const res = await post('/v1/commerce-runtime', {
+      intent: { raw_query: `${product.title}`, intent_tags: [letters()] },
+      commerce_budget: { require_user_confirmation_before_payment: false },
+    });
     expect(res.status, res.text).toBe(201);
     const rt = res.body.runtime;
     expect(rt.proposal).toMatchObject({ merchant_agent_id: 'gateway-catalog' });
     expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
     expect(rt.agent_steps.at(-1)).toMatchObject({ kind: 'authorize_payment', status: 'skipped' });
     expect(rt.match_token.acceptance_state).toBe('accepted');
-    const auths = await api.db.selectFrom('payment_authorizations').select('authorization_id').where('match_token_id', '=', rt.match_token.match_token_id).execute();
+    const auths = await api.db
+      .selectFrom('payment_authorizations')
+      .select('authorization_id')
+      .where('match_token_id', '=', rt.match_token.match_token_id)
+      .execute();
     expect(auths).toEqual([]);
     const history = await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).fetchHistory();
     await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, rt.runtime_session.workflow_id);
@@ -407,7 +529,10 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
       const tag = letters();
       const good = await merchantAgent(() => offer(catalogPrice()));
       await register(`m-${tag}-only`, good.server.url, [tag]);
-      const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { require_user_confirmation_before_payment: false } });
+      const res = await post('/v1/commerce-runtime', {
+        intent: intentBody(tag),
+        commerce_budget: { require_user_confirmation_before_payment: false },
+      });
       expect(res.status, res.text).toBe(201);
       expect(res.body.runtime.runtime_session.stage).toBe('payment_authorized');
       return res.body.runtime;
@@ -425,7 +550,11 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
     expect(plan.status, plan.text).toBe(201);
     // Both tokens past their lifetime.
     const tokens = [stranded.match_token.match_token_id, held.match_token.match_token_id];
-    await api.db.updateTable('match_tokens').set({ expires_at: sql`now() - interval '1 second'` }).where('match_token_id', 'in', tokens).execute();
+    await api.db
+      .updateTable('match_tokens')
+      .set({ expires_at: sql`now() - interval '1 second'` })
+      .where('match_token_id', 'in', tokens)
+      .execute();
 
     const schedule = await ensureRuntimeReconcileSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
     const handle = api.temporal!.client.schedule.getHandle(schedule.scheduleId);
@@ -434,7 +563,11 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
       const deadline = Date.now() + 30_000;
       let auth;
       for (;;) {
-        auth = await api.db.selectFrom('payment_authorizations').selectAll().where('match_token_id', '=', tokens[0]!).executeTakeFirstOrThrow();
+        auth = await api.db
+          .selectFrom('payment_authorizations')
+          .selectAll()
+          .where('match_token_id', '=', tokens[0]!)
+          .executeTakeFirstOrThrow();
         if (auth.status === 'voided') break;
         if (Date.now() > deadline) throw new Error(`not voided: ${JSON.stringify(auth)}`);
         await sleep(250);
@@ -449,13 +582,25 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
     expect(after.agent_steps.at(-1)).toMatchObject({ kind: 'payment_voided', status: 'succeeded', agent_id: 'gateway-reconciler' });
     expect(after.agent_steps.at(-1).output_summary).toContain('voided');
     // The held one is untouched: its checkout still holds the authorization (and voids it itself if it fails).
-    const heldAuth = await api.db.selectFrom('payment_authorizations').select('status').where('match_token_id', '=', tokens[1]!).executeTakeFirstOrThrow();
+    const heldAuth = await api.db
+      .selectFrom('payment_authorizations')
+      .select('status')
+      .where('match_token_id', '=', tokens[1]!)
+      .executeTakeFirstOrThrow();
     expect(heldAuth.status).toBe('authorized');
-    const heldToken = await api.db.selectFrom('match_tokens').select('acceptance_state').where('match_token_id', '=', tokens[1]!).executeTakeFirstOrThrow();
+    const heldToken = await api.db
+      .selectFrom('match_tokens')
+      .select('acceptance_state')
+      .where('match_token_id', '=', tokens[1]!)
+      .executeTakeFirstOrThrow();
     expect(heldToken.acceptance_state).toBe('payment_authorized');
     // No token is left payment_authorized past its lifetime without a live checkout.
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from match_tokens t where t.acceptance_state = 'payment_authorized' and t.expires_at <= now()
-      and not exists (select 1 from agentic_checkouts c where c.match_token_id = t.match_token_id and c.status in ('awaiting_confirmation', 'confirming'))`.execute(api.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from match_tokens t where t.acceptance_state = 'payment_authorized' and t.expires_at <= now()
+      and not exists (select 1 from agentic_checkouts c where c.match_token_id = t.match_token_id and c.status in ('awaiting_confirmation', 'confirming'))`.execute(
+      api.db,
+    );
     expect(rows[0]!.n).toBe(0);
   });
 });

@@ -55,7 +55,10 @@ describe('Temporal server and worker', () => {
     });
     await new Promise((r) => setTimeout(r, 1000));
     expect((await handle.describe()).status.name).toBe('RUNNING');
-    expect(await withTestWorker(config, db, () => handle.result())).toEqual({ message: 'queued', answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}` });
+    expect(await withTestWorker(config, db, () => handle.result())).toEqual({
+      message: 'queued',
+      answeredBy: `worker@${config.TEMPORAL_TASK_QUEUE}`,
+    });
   });
 
   it('a TEMPORAL_CLI that is not an executable is reported as such', async () => {

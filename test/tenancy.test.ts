@@ -22,8 +22,26 @@ let agentServer: LoopbackServer;
 let a: Onboarded;
 let b: Onboarded;
 type Name =
-  | 'merchant' | 'merchantToken' | 'agent' | 'product' | 'intent' | 'proposal' | 'session' | 'token' | 'jws' | 'authorization'
-  | 'checkout' | 'mandate' | 'shopper' | 'event' | 'recIntent' | 'recSession' | 'recId' | 'runtime' | 'creator' | 'delivery';
+  | 'merchant'
+  | 'merchantToken'
+  | 'agent'
+  | 'product'
+  | 'intent'
+  | 'proposal'
+  | 'session'
+  | 'token'
+  | 'jws'
+  | 'authorization'
+  | 'checkout'
+  | 'mandate'
+  | 'shopper'
+  | 'event'
+  | 'recIntent'
+  | 'recSession'
+  | 'recId'
+  | 'runtime'
+  | 'creator'
+  | 'delivery';
 /** A's records, by name. */
 const A = {} as Record<Name, string>;
 /** B's own merchant (registered by B, subscribing to nothing A asks for). */
@@ -56,15 +74,34 @@ beforeAll(async () => {
   const reg = await ok(a, '/v1/merchant/register', { merchant_id: A.merchant, agent_endpoint: `${agentServer.url}/agent` });
   A.merchantToken = reg.registration_token;
   A.agent = uid('agent-a');
-  await ok(a, '/v1/agents/register', { agent_id: A.agent, agent_type: 'payment', endpoint: 'http://127.0.0.1:9/agent', protocols: ['a2a'], capabilities: ['authorize'] });
-  const product = await api.db.selectFrom('products').select(['product_id', 'price_cents']).where('inventory_qty', '>', 20).where('currency', '=', 'USD').orderBy('product_id').executeTakeFirstOrThrow();
+  await ok(a, '/v1/agents/register', {
+    agent_id: A.agent,
+    agent_type: 'payment',
+    endpoint: 'http://127.0.0.1:9/agent',
+    protocols: ['a2a'],
+    capabilities: ['authorize'],
+  });
+  const product = await api.db
+    .selectFrom('products')
+    .select(['product_id', 'price_cents'])
+    .where('inventory_qty', '>', 20)
+    .where('currency', '=', 'USD')
+    .orderBy('product_id')
+    .executeTakeFirstOrThrow();
   A.product = String(product.product_id);
   A.intent = (await ok(a, '/v1/intents', { raw_query: 'a sturdy water bottle for hiking', experience_context: {} })).intent.intent_id;
   const proposal = (
     await ok(
       a,
       '/v1/proposals',
-      { merchant_agent_id: A.merchant, intent_id: A.intent, product_id: product.product_id, offer_title: 'Bottle', price: product.price_cents / 100, shipping_commitment: { free: true } },
+      {
+        merchant_agent_id: A.merchant,
+        intent_id: A.intent,
+        product_id: product.product_id,
+        offer_title: 'Bottle',
+        price: product.price_cents / 100,
+        shipping_commitment: { free: true },
+      },
       { 'x-merchant-token': A.merchantToken },
     )
   ).proposal;
@@ -75,17 +112,34 @@ beforeAll(async () => {
   A.jws = token.signed_token;
   A.authorization = (await ok(a, `/v1/match-tokens/${A.token}/payment-authorization`, {})).payment_authorization.authorization_id;
   A.checkout = (
-    await ok(a, '/v1/agentic-checkout', { buyer_agent_id: 'buyer-a', intent_id: A.intent, proposal_id: A.proposal, match_token_id: A.token, amount: product.price_cents / 100, currency: 'USD' })
+    await ok(a, '/v1/agentic-checkout', {
+      buyer_agent_id: 'buyer-a',
+      intent_id: A.intent,
+      proposal_id: A.proposal,
+      match_token_id: A.token,
+      amount: product.price_cents / 100,
+      currency: 'USD',
+    })
   ).checkout.checkout_id;
-  A.mandate = (await ok(a, '/v1/intent-mandates/sign', { product_id: A.product, amount_limit: 10, intent_id: A.intent })).mandate.mandate_id;
+  A.mandate = (
+    await ok(a, '/v1/intent-mandates/sign', { product_id: A.product, amount_limit: 10, intent_id: A.intent })
+  ).mandate.mandate_id;
   A.shopper = uid('shopper-a');
-  A.event = (await ok(a, '/v1/decision-events', { event_type: 'pick', proposal_id: A.proposal, agent_id: A.shopper })).decision_event.feedback_id;
+  A.event = (
+    await ok(a, '/v1/decision-events', { event_type: 'pick', proposal_id: A.proposal, agent_id: A.shopper })
+  ).decision_event.feedback_id;
   const rec = await req(a, 'GET', `/v1/recommend?${new URLSearchParams({ intent: 'hiking water bottle', limit: '2' })}`);
   expect(rec.status, rec.text).toBe(200);
   A.recIntent = rec.body.intent_id;
   A.recSession = rec.body.match_session_id;
   A.recId = rec.body.items[0].rec_id;
-  const runtime = await req(a, 'POST', '/v1/commerce-runtime', { intent: { raw_query: 'a sturdy water bottle for hiking' }, commerce_budget: { max_merchant_queries: 1 } }, { prefer: 'wait=60' });
+  const runtime = await req(
+    a,
+    'POST',
+    '/v1/commerce-runtime',
+    { intent: { raw_query: 'a sturdy water bottle for hiking' }, commerce_budget: { max_merchant_queries: 1 } },
+    { prefer: 'wait=60' },
+  );
   expect([201, 202], runtime.text).toContain(runtime.status);
   A.runtime = runtime.body.runtime?.runtime_session.runtime_id ?? runtime.body.runtime_id;
   const creator = await api.db.selectFrom('creators').select('username').orderBy('creator_id').executeTakeFirst();
@@ -94,16 +148,40 @@ beforeAll(async () => {
   A.delivery = `dlv_${uid('a')}`;
   await api.db
     .insertInto('deliveries')
-    .values({ delivery_id: A.delivery, intent_id: A.intent, merchant_id: A.merchant, state: 'pending', endpoint: `${agentServer.url}/agent`, payload: '{}', attempts: 1 })
+    .values({
+      delivery_id: A.delivery,
+      intent_id: A.intent,
+      merchant_id: A.merchant,
+      state: 'pending',
+      endpoint: `${agentServer.url}/agent`,
+      payload: '{}',
+      attempts: 1,
+    })
     .execute();
   await api.db
     .insertInto('delivery_attempts')
-    .values({ delivery_id: A.delivery, attempt: 1, replay: 0, outcome: 'failed', status_code: 503, error: 'HTTP 503', latency_ms: 12, retry_after_s: null, attempted_at: new Date() })
+    .values({
+      delivery_id: A.delivery,
+      attempt: 1,
+      replay: 0,
+      outcome: 'failed',
+      status_code: 503,
+      error: 'HTTP 503',
+      latency_ms: 12,
+      retry_after_s: null,
+      attempted_at: new Date(),
+    })
     .execute();
 
   // --- B's own merchant: registered by B, subscribing to tags A's intent does not carry ---
   B.merchant = uid('mer-b');
-  B.merchantToken = (await ok(b, '/v1/merchant/register', { merchant_id: B.merchant, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: ['zzz-nothing'] })).registration_token;
+  B.merchantToken = (
+    await ok(b, '/v1/merchant/register', {
+      merchant_id: B.merchant,
+      agent_endpoint: 'http://127.0.0.1:9/agent',
+      subscription_tags: ['zzz-nothing'],
+    })
+  ).registration_token;
 }, 180_000);
 
 afterAll(async () => {
@@ -127,28 +205,86 @@ type Entry =
   /** Names no other record: creates or reads the caller's own only. */
   | { kind: 'self'; reason: string };
 
-const confirmBody = () => ({ consent: { granted: true, statement: 'I agree' }, match_token: A.jws, proposal_id: A.proposal, amount: 1, currency: 'USD' });
+const confirmBody = () => ({
+  consent: { granted: true, statement: 'I agree' },
+  match_token: A.jws,
+  proposal_id: A.proposal,
+  amount: 1,
+  currency: 'USD',
+});
 
 /** Every route of the registry, with its ownership decision. Keys are `METHOD path` as the registry spells them. */
 const WALK: Record<string, Entry> = {
   'GET /healthz': { kind: 'public', reason: 'health probe', req: () => ({}), expect: [200, 503] },
   'GET /openapi.json': { kind: 'public', reason: 'the contract', req: () => ({}), expect: [200] },
-  'GET /.well-known/agent-card.json': { kind: 'public', reason: 'the A2A agent card is public by definition', req: () => ({}), expect: [200] },
+  'GET /.well-known/agent-card.json': {
+    kind: 'public',
+    reason: 'the A2A agent card is public by definition',
+    req: () => ({}),
+    expect: [200],
+  },
   'GET /.well-known/jwks.json': { kind: 'public', reason: 'public keys verifying tokens and mandates', req: () => ({}), expect: [200] },
-  'GET /skills/{skillName}/SKILL.md': { kind: 'public', reason: 'published documentation', req: () => ({ params: { skillName: 'intent-matching' } }), expect: [200, 404] },
+  'GET /skills/{skillName}/SKILL.md': {
+    kind: 'public',
+    reason: 'published documentation',
+    req: () => ({ params: { skillName: 'intent-matching' } }),
+    expect: [200, 404],
+  },
   'GET /docs/INTENT_MATCHING_PROTOCOL.md': { kind: 'public', reason: 'published documentation', req: () => ({}), expect: [200] },
   'GET /v1/whoami': { kind: 'self', reason: "the caller's own key" },
   'POST /v1/developers/register': { kind: 'self', reason: 'creates an account' },
   'POST /v1/developers/login': { kind: 'self', reason: "the caller's own account" },
   'GET /v1/developers/me': { kind: 'credential', reason: 'console session only', expect: [401, 'invalid_developer_token'] },
-  'POST /v1/developers/invite/verify': { kind: 'credential', reason: 'console session only', req: () => ({ body: { invite_code: 'x' } }), expect: [401, 'invalid_developer_token'] },
-  'GET /v1/developers/keys': { kind: 'credential', reason: 'console session only (lists the session developer’s keys)', expect: [401, 'invalid_developer_token'] },
-  'POST /v1/developers/keys': { kind: 'credential', reason: 'console session only', req: () => ({ body: {} }), expect: [401, 'invalid_developer_token'] },
-  'PATCH /v1/developers/keys/{keyId}': { kind: 'owned', as: 'developer', ids: ['key'], req: (i) => ({ params: { keyId: i.key! }, body: { label: 'mine now' } }), expect: [404, 'api_key_not_found'] },
-  'POST /v1/developers/keys/{keyId}/revoke': { kind: 'owned', as: 'developer', ids: ['key'], req: (i) => ({ params: { keyId: i.key! } }), expect: [404, 'api_key_not_found'] },
-  'DELETE /v1/developers/keys/{keyId}': { kind: 'owned', as: 'developer', ids: ['key'], req: (i) => ({ params: { keyId: i.key! } }), expect: [404, 'api_key_not_found'] },
-  'POST /v1/developers/keys/{keyId}/reveal': { kind: 'owned', as: 'developer', ids: ['key'], req: (i) => ({ params: { keyId: i.key! } }), expect: [404, 'api_key_not_found'] },
-  'GET /v1/developers/logs': { kind: 'credential', reason: 'console session only (the session developer’s own logs)', expect: [401, 'invalid_developer_token'] },
+  'POST /v1/developers/invite/verify': {
+    kind: 'credential',
+    reason: 'console session only',
+    req: () => ({ body: { invite_code: 'x' } }),
+    expect: [401, 'invalid_developer_token'],
+  },
+  'GET /v1/developers/keys': {
+    kind: 'credential',
+    reason: 'console session only (lists the session developer’s keys)',
+    expect: [401, 'invalid_developer_token'],
+  },
+  'POST /v1/developers/keys': {
+    kind: 'credential',
+    reason: 'console session only',
+    req: () => ({ body: {} }),
+    expect: [401, 'invalid_developer_token'],
+  },
+  'PATCH /v1/developers/keys/{keyId}': {
+    kind: 'owned',
+    as: 'developer',
+    ids: ['key'],
+    req: (i) => ({ params: { keyId: i.key! }, body: { label: 'mine now' } }),
+    expect: [404, 'api_key_not_found'],
+  },
+  'POST /v1/developers/keys/{keyId}/revoke': {
+    kind: 'owned',
+    as: 'developer',
+    ids: ['key'],
+    req: (i) => ({ params: { keyId: i.key! } }),
+    expect: [404, 'api_key_not_found'],
+  },
+  'DELETE /v1/developers/keys/{keyId}': {
+    kind: 'owned',
+    as: 'developer',
+    ids: ['key'],
+    req: (i) => ({ params: { keyId: i.key! } }),
+    expect: [404, 'api_key_not_found'],
+  },
+  'POST /v1/developers/keys/{keyId}/reveal': {
+    kind: 'owned',
+    as: 'developer',
+    ids: ['key'],
+    req: (i) => ({ params: { keyId: i.key! } }),
+    expect: [404, 'api_key_not_found'],
+  },
+  'GET /v1/developers/logs': {
+    kind: 'credential',
+    reason: 'console session only (the session developer’s own logs)',
+    expect: [401, 'invalid_developer_token'],
+  },
   'GET /v1/merchant/dispatch-queue': {
     kind: 'credential',
     reason: "operators see every delivery; an API key only with a merchant's X-Merchant-Token, that merchant's own (checked below)",
@@ -160,24 +296,79 @@ const WALK: Record<string, Entry> = {
     req: () => ({ params: { deliveryId: A.delivery } }),
     expect: [401, 'missing_registration_token'],
   },
-  'POST /v1/merchant/dispatch-queue/retry': { kind: 'credential', reason: 'operators only', req: () => ({ body: {} }), expect: [401, 'invalid_supply_key'] },
+  'POST /v1/merchant/dispatch-queue/retry': {
+    kind: 'credential',
+    reason: 'operators only',
+    req: () => ({ body: {} }),
+    expect: [401, 'invalid_supply_key'],
+  },
   'POST /v1/merchant/register': {
     kind: 'credential',
     reason: "re-registering (taking over) A's merchant needs A's X-Merchant-Token; new registrations are the caller's own",
     req: () => ({ body: { merchant_id: A.merchant, agent_endpoint: 'http://127.0.0.1:9/x' } }),
     expect: [401, 'missing_registration_token'],
   },
-  'POST /v1/merchant/heartbeat': { kind: 'credential', reason: "needs the merchant's registration token", req: () => ({ body: { merchant_id: A.merchant } }), expect: [401, 'missing_registration_token'] },
-  'GET /v1/merchant/{merchantId}': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200] },
-  'POST /v1/merchant/{merchantId}/deactivate': { kind: 'credential', reason: "needs the merchant's registration token", req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'missing_registration_token'] },
-  'POST /v1/merchant/{merchantId}/feeds': { kind: 'credential', reason: "imports into the merchant's own catalog: needs its registration token", req: () => ({ params: { merchantId: A.merchant }, body: { content: 'id,title,price\n1,x,1' } }), expect: [401, 'missing_registration_token'] },
-  'GET /v1/merchant/{merchantId}/feeds': { kind: 'credential', reason: "the merchant's own registered feeds: needs its registration token", req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'missing_registration_token'] },
+  'POST /v1/merchant/heartbeat': {
+    kind: 'credential',
+    reason: "needs the merchant's registration token",
+    req: () => ({ body: { merchant_id: A.merchant } }),
+    expect: [401, 'missing_registration_token'],
+  },
+  'GET /v1/merchant/{merchantId}': {
+    kind: 'public',
+    reason: 'registry lookup',
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [200],
+  },
+  'POST /v1/merchant/{merchantId}/deactivate': {
+    kind: 'credential',
+    reason: "needs the merchant's registration token",
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [401, 'missing_registration_token'],
+  },
+  'POST /v1/merchant/{merchantId}/feeds': {
+    kind: 'credential',
+    reason: "imports into the merchant's own catalog: needs its registration token",
+    req: () => ({ params: { merchantId: A.merchant }, body: { content: 'id,title,price\n1,x,1' } }),
+    expect: [401, 'missing_registration_token'],
+  },
+  'GET /v1/merchant/{merchantId}/feeds': {
+    kind: 'credential',
+    reason: "the merchant's own registered feeds: needs its registration token",
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [401, 'missing_registration_token'],
+  },
   // With its own token, a merchant naming another's feed id gets feed_not_found (test/feed-refresh.test.ts).
-  'GET /v1/merchant/{merchantId}/feeds/{feedId}': { kind: 'credential', reason: "the merchant's own feed: needs its registration token", req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }), expect: [401, 'missing_registration_token'] },
-  'DELETE /v1/merchant/{merchantId}/feeds/{feedId}': { kind: 'credential', reason: "removes the merchant's own feed: needs its registration token", req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }), expect: [401, 'missing_registration_token'] },
-  'GET /v1/merchant/{merchantId}/feeds/{feedId}/runs': { kind: 'credential', reason: "the merchant's own feed runs: needs its registration token", req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }), expect: [401, 'missing_registration_token'] },
-  'GET /v1/merchant/{merchantId}/health': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200, 503] },
-  'GET /v1/merchant/{merchantId}/agent-readiness': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { merchantId: A.merchant } }), expect: [200] },
+  'GET /v1/merchant/{merchantId}/feeds/{feedId}': {
+    kind: 'credential',
+    reason: "the merchant's own feed: needs its registration token",
+    req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }),
+    expect: [401, 'missing_registration_token'],
+  },
+  'DELETE /v1/merchant/{merchantId}/feeds/{feedId}': {
+    kind: 'credential',
+    reason: "removes the merchant's own feed: needs its registration token",
+    req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }),
+    expect: [401, 'missing_registration_token'],
+  },
+  'GET /v1/merchant/{merchantId}/feeds/{feedId}/runs': {
+    kind: 'credential',
+    reason: "the merchant's own feed runs: needs its registration token",
+    req: () => ({ params: { merchantId: A.merchant, feedId: 'feed_x' } }),
+    expect: [401, 'missing_registration_token'],
+  },
+  'GET /v1/merchant/{merchantId}/health': {
+    kind: 'public',
+    reason: 'registry lookup',
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [200, 503],
+  },
+  'GET /v1/merchant/{merchantId}/agent-readiness': {
+    kind: 'public',
+    reason: 'registry lookup',
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [200],
+  },
   'POST /v1/agents/register': {
     kind: 'credential',
     reason: "re-registering A's agent needs A's X-Agent-Token; new registrations are the caller's own",
@@ -187,51 +378,163 @@ const WALK: Record<string, Entry> = {
   'POST /v1/agents/import-card': { kind: 'self', reason: "creates the caller's own agent (an existing id needs its token, as register)" },
   'GET /v1/agents': { kind: 'public', reason: 'registry listing', req: () => ({}), expect: [200] },
   'GET /v1/agents/{agentId}': { kind: 'public', reason: 'registry lookup', req: () => ({ params: { agentId: A.agent } }), expect: [200] },
-  'POST /v1/agents/{agentId}/heartbeat': { kind: 'credential', reason: "needs the agent's registration token", req: () => ({ params: { agentId: A.agent } }), expect: [401, 'agent_token_required'] },
-  'POST /v1/agents/{agentId}/deactivate': { kind: 'credential', reason: "needs the agent's registration token", req: () => ({ params: { agentId: A.agent } }), expect: [401, 'agent_token_required'] },
+  'POST /v1/agents/{agentId}/heartbeat': {
+    kind: 'credential',
+    reason: "needs the agent's registration token",
+    req: () => ({ params: { agentId: A.agent } }),
+    expect: [401, 'agent_token_required'],
+  },
+  'POST /v1/agents/{agentId}/deactivate': {
+    kind: 'credential',
+    reason: "needs the agent's registration token",
+    req: () => ({ params: { agentId: A.agent } }),
+    expect: [401, 'agent_token_required'],
+  },
   'POST /v1/intents': { kind: 'self', reason: "creates the caller's own intent" },
-  'GET /v1/intents/{intentId}': { kind: 'owned', ids: ['intent'], req: (i) => ({ params: { intentId: i.intent! } }), expect: [404, 'intent_not_found'] },
-  'GET /v1/intents/{intentId}/proposals': { kind: 'owned', ids: ['intent'], req: (i) => ({ params: { intentId: i.intent! } }), expect: [404, 'intent_not_found'] },
+  'GET /v1/intents/{intentId}': {
+    kind: 'owned',
+    ids: ['intent'],
+    req: (i) => ({ params: { intentId: i.intent! } }),
+    expect: [404, 'intent_not_found'],
+  },
+  'GET /v1/intents/{intentId}/proposals': {
+    kind: 'owned',
+    ids: ['intent'],
+    req: (i) => ({ params: { intentId: i.intent! } }),
+    expect: [404, 'intent_not_found'],
+  },
   'POST /v1/proposals': {
     kind: 'owned',
     ids: ['intent'],
-    req: (i) => ({ body: { merchant_agent_id: B.merchant, intent_id: i.intent, product_id: Number(A.product), offer_title: 'x', price: 1 }, headers: { 'x-merchant-token': B.merchantToken } }),
+    req: (i) => ({
+      body: { merchant_agent_id: B.merchant, intent_id: i.intent, product_id: Number(A.product), offer_title: 'x', price: 1 },
+      headers: { 'x-merchant-token': B.merchantToken },
+    }),
     expect: [404, 'intent_not_found'],
   },
-  'GET /v1/proposals/{proposalId}': { kind: 'owned', ids: ['proposal'], req: (i) => ({ params: { proposalId: i.proposal! } }), expect: [404, 'proposal_not_found'] },
+  'GET /v1/proposals/{proposalId}': {
+    kind: 'owned',
+    ids: ['proposal'],
+    req: (i) => ({ params: { proposalId: i.proposal! } }),
+    expect: [404, 'proposal_not_found'],
+  },
   'POST /v1/match': { kind: 'owned', ids: ['intent'], req: (i) => ({ body: { intent_id: i.intent } }), expect: [404, 'intent_not_found'] },
-  'GET /v1/match/{matchSessionId}': { kind: 'owned', ids: ['session'], req: (i) => ({ params: { matchSessionId: i.session! } }), expect: [404, 'match_not_found'] },
-  'POST /v1/match/{matchSessionId}/accept': { kind: 'owned', ids: ['session'], req: (i) => ({ params: { matchSessionId: i.session! }, body: {} }), expect: [404, 'match_not_found'] },
-  'GET /v1/match-tokens/{matchTokenId}': { kind: 'owned', ids: ['token'], req: (i) => ({ params: { matchTokenId: i.token! } }), expect: [404, 'match_token_not_found'] },
+  'GET /v1/match/{matchSessionId}': {
+    kind: 'owned',
+    ids: ['session'],
+    req: (i) => ({ params: { matchSessionId: i.session! } }),
+    expect: [404, 'match_not_found'],
+  },
+  'POST /v1/match/{matchSessionId}/accept': {
+    kind: 'owned',
+    ids: ['session'],
+    req: (i) => ({ params: { matchSessionId: i.session! }, body: {} }),
+    expect: [404, 'match_not_found'],
+  },
+  'GET /v1/match-tokens/{matchTokenId}': {
+    kind: 'owned',
+    ids: ['token'],
+    req: (i) => ({ params: { matchTokenId: i.token! } }),
+    expect: [404, 'match_token_not_found'],
+  },
   // This operation's not-found is 409 match_token_invalid (its declared answer for an unknown token).
-  'POST /v1/match-tokens/{matchTokenId}/payment-authorization': { kind: 'owned', ids: ['token'], req: (i) => ({ params: { matchTokenId: i.token! }, body: {} }), expect: [409, 'match_token_invalid'] },
+  'POST /v1/match-tokens/{matchTokenId}/payment-authorization': {
+    kind: 'owned',
+    ids: ['token'],
+    req: (i) => ({ params: { matchTokenId: i.token! }, body: {} }),
+    expect: [409, 'match_token_invalid'],
+  },
   'GET /v1/recommend': { kind: 'self', reason: "creates the caller's own intent, proposals and session" },
-  'GET /v1/cards/{recId}': { kind: 'public', reason: 'cards travel to shoppers by their unguessable rec_id', req: () => ({ params: { recId: A.recId } }), expect: [200] },
-  'GET /v1/products/{productId}/card': { kind: 'public', reason: 'catalog', req: () => ({ params: { productId: A.product } }), expect: [200] },
-  'GET /v1/creators/{username}/showcase': { kind: 'public', reason: 'catalog', req: () => ({ params: { username: A.creator } }), expect: [200, 404] },
-  'GET /r/{recId}': { kind: 'public', reason: 'the shopper-facing click redirect', req: () => ({ params: { recId: A.recId } }), expect: [302] },
+  'GET /v1/cards/{recId}': {
+    kind: 'public',
+    reason: 'cards travel to shoppers by their unguessable rec_id',
+    req: () => ({ params: { recId: A.recId } }),
+    expect: [200],
+  },
+  'GET /v1/products/{productId}/card': {
+    kind: 'public',
+    reason: 'catalog',
+    req: () => ({ params: { productId: A.product } }),
+    expect: [200],
+  },
+  'GET /v1/creators/{username}/showcase': {
+    kind: 'public',
+    reason: 'catalog',
+    req: () => ({ params: { username: A.creator } }),
+    expect: [200, 404],
+  },
+  'GET /r/{recId}': {
+    kind: 'public',
+    reason: 'the shopper-facing click redirect',
+    req: () => ({ params: { recId: A.recId } }),
+    expect: [302],
+  },
   'GET /v1/proof-feed': { kind: 'public', reason: 'catalog evidence', req: () => ({}), expect: [200] },
-  'POST /v1/intent-mandates/sign': { kind: 'owned', ids: ['intent'], req: (i) => ({ body: { product_id: A.product, amount_limit: 1, intent_id: i.intent } }), expect: [404, 'intent_not_found'] },
+  'POST /v1/intent-mandates/sign': {
+    kind: 'owned',
+    ids: ['intent'],
+    req: (i) => ({ body: { product_id: A.product, amount_limit: 1, intent_id: i.intent } }),
+    expect: [404, 'intent_not_found'],
+  },
   'POST /v1/agentic-checkout': {
     kind: 'owned',
     ids: ['intent', 'proposal', 'token'],
-    req: (i) => ({ body: { buyer_agent_id: 'buyer-b', intent_id: i.intent, proposal_id: i.proposal, match_token_id: i.token, amount: 1, currency: 'USD' } }),
+    req: (i) => ({
+      body: {
+        buyer_agent_id: 'buyer-b',
+        intent_id: i.intent,
+        proposal_id: i.proposal,
+        match_token_id: i.token,
+        amount: 1,
+        currency: 'USD',
+      },
+    }),
     expect: [404, 'intent_not_found'],
   },
-  'GET /v1/agentic-checkout/{checkoutId}': { kind: 'owned', ids: ['checkout'], req: (i) => ({ params: { checkoutId: i.checkout! } }), expect: [404, 'checkout_not_found'] },
-  'POST /v1/agentic-checkout/{checkoutId}/confirm': { kind: 'owned', ids: ['checkout'], req: (i) => ({ params: { checkoutId: i.checkout! }, body: confirmBody() }), expect: [404, 'checkout_not_found'] },
+  'GET /v1/agentic-checkout/{checkoutId}': {
+    kind: 'owned',
+    ids: ['checkout'],
+    req: (i) => ({ params: { checkoutId: i.checkout! } }),
+    expect: [404, 'checkout_not_found'],
+  },
+  'POST /v1/agentic-checkout/{checkoutId}/confirm': {
+    kind: 'owned',
+    ids: ['checkout'],
+    req: (i) => ({ params: { checkoutId: i.checkout! }, body: confirmBody() }),
+    expect: [404, 'checkout_not_found'],
+  },
   'POST /v1/commerce-runtime': { kind: 'self', reason: "creates the caller's own runtime and records" },
-  'GET /v1/commerce-runtime/{runtimeId}': { kind: 'owned', ids: ['runtime'], req: (i) => ({ params: { runtimeId: i.runtime! } }), expect: [404, 'runtime_not_found'] },
-  'POST /v1/decision-events': { kind: 'owned', ids: ['proposal'], req: (i) => ({ body: { event_type: 'pick', proposal_id: i.proposal, agent_id: 'b-agent' } }), expect: [404, 'proposal_not_found'] },
+  'GET /v1/commerce-runtime/{runtimeId}': {
+    kind: 'owned',
+    ids: ['runtime'],
+    req: (i) => ({ params: { runtimeId: i.runtime! } }),
+    expect: [404, 'runtime_not_found'],
+  },
+  'POST /v1/decision-events': {
+    kind: 'owned',
+    ids: ['proposal'],
+    req: (i) => ({ body: { event_type: 'pick', proposal_id: i.proposal, agent_id: 'b-agent' } }),
+    expect: [404, 'proposal_not_found'],
+  },
   // 200 either way: B's feed for A's shopper agent tells nothing of A's events (checked below too).
-  'POST /v1/experience-feed': { kind: 'owned', ids: ['shopper'], req: (i) => ({ body: { agent_id: i.shopper, limit: 2 } }), expect: [200, ''] },
+  'POST /v1/experience-feed': {
+    kind: 'owned',
+    ids: ['shopper'],
+    req: (i) => ({ body: { agent_id: i.shopper, limit: 2 } }),
+    expect: [200, ''],
+  },
   'GET /v1/merchant/{merchantId}/sla': {
     kind: 'credential',
     reason: "operators read any merchant's SLA; an API key only with that merchant's X-Merchant-Token (checked below)",
     req: () => ({ params: { merchantId: A.merchant } }),
     expect: [401, 'missing_registration_token'],
   },
-  'GET /v1/merchant/{merchantId}/reputation': { kind: 'credential', reason: 'operators only', req: () => ({ params: { merchantId: A.merchant } }), expect: [401, 'invalid_supply_key'] },
+  'GET /v1/merchant/{merchantId}/reputation': {
+    kind: 'credential',
+    reason: 'operators only',
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [401, 'invalid_supply_key'],
+  },
   'GET /v1/report/attribution': { kind: 'self', reason: "an API key's report counts its own developer's traffic only (checked below)" },
   'POST /v1/billing/settlement-preview': {
     kind: 'credential',
@@ -239,8 +542,18 @@ const WALK: Record<string, Entry> = {
     req: () => ({ body: { merchant_id: A.merchant } }),
     expect: [401, 'missing_registration_token'],
   },
-  'POST /v1/reconciliation/platform-affiliate/run': { kind: 'credential', reason: 'operators only', req: () => ({ body: {} }), expect: [401, 'invalid_supply_key'] },
-  'GET /v1/reconciliation/runs/{runId}': { kind: 'credential', reason: 'operators only', req: () => ({ params: { runId: 'rec_x' } }), expect: [401, 'invalid_supply_key'] },
+  'POST /v1/reconciliation/platform-affiliate/run': {
+    kind: 'credential',
+    reason: 'operators only',
+    req: () => ({ body: {} }),
+    expect: [401, 'invalid_supply_key'],
+  },
+  'GET /v1/reconciliation/runs/{runId}': {
+    kind: 'credential',
+    reason: 'operators only',
+    req: () => ({ params: { runId: 'rec_x' } }),
+    expect: [401, 'invalid_supply_key'],
+  },
 };
 
 const routeKeys = () => buildRoutes().routes.map((r) => `${r.method.toUpperCase()} ${r.path}`);
@@ -257,7 +570,11 @@ function urlOf(path: string, r: Req): string {
 
 async function send(dev: Onboarded, key: string, r: Req, as: 'apiKey' | 'developer' = 'apiKey'): Promise<HttpResult> {
   const [method, path] = key.split(' ') as [string, string];
-  return call(api.url, method, urlOf(path, r), { token: as === 'developer' ? dev.developerToken : dev.apiKey, body: r.body, headers: r.headers });
+  return call(api.url, method, urlOf(path, r), {
+    token: as === 'developer' ? dev.developerToken : dev.apiKey,
+    body: r.body,
+    headers: r.headers,
+  });
 }
 
 /** Ids of A's records that B did not name itself must never appear in what B is told. */
@@ -272,8 +589,14 @@ function assertNoLeak(res: HttpResult, sent: Req, key: string) {
 describe('tenancy: the route walk', () => {
   it('every route of the registry has an ownership decision (a new route must add one here)', () => {
     const keys = routeKeys();
-    expect(keys.filter((k) => !(k in WALK)), 'routes without an ownership decision').toEqual([]);
-    expect(Object.keys(WALK).filter((k) => !keys.includes(k)), 'decisions for routes that no longer exist').toEqual([]);
+    expect(
+      keys.filter((k) => !(k in WALK)),
+      'routes without an ownership decision',
+    ).toEqual([]);
+    expect(
+      Object.keys(WALK).filter((k) => !keys.includes(k)),
+      'decisions for routes that no longer exist',
+    ).toEqual([]);
     for (const [k, e] of Object.entries(WALK)) if (e.kind !== 'owned') expect(e.reason.length, k).toBeGreaterThan(5);
   });
 
@@ -287,8 +610,10 @@ describe('tenancy: the route walk', () => {
       const unknown = e.req(Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, e.ids.includes(k) ? unknownLike(v) : v])));
       const [theirs, nothing] = [await send(b, key, onA, e.as), await send(b, key, unknown, e.as)];
       assertNoLeak(theirs, onA, key);
-      if (theirs.status !== e.expect[0] || (e.expect[1] && theirs.body?.error !== e.expect[1])) failures.push(`${key}: B got ${theirs.status} ${theirs.text.slice(0, 200)}`);
-      if (theirs.status !== nothing.status || theirs.body?.error !== nothing.body?.error) failures.push(`${key}: A's id ${theirs.status} ${theirs.body?.error} ≠ unknown id ${nothing.status} ${nothing.body?.error}`);
+      if (theirs.status !== e.expect[0] || (e.expect[1] && theirs.body?.error !== e.expect[1]))
+        failures.push(`${key}: B got ${theirs.status} ${theirs.text.slice(0, 200)}`);
+      if (theirs.status !== nothing.status || theirs.body?.error !== nothing.body?.error)
+        failures.push(`${key}: A's id ${theirs.status} ${theirs.body?.error} ≠ unknown id ${nothing.status} ${nothing.body?.error}`);
     }
     expect(failures).toEqual([]);
   });
@@ -304,7 +629,8 @@ describe('tenancy: the route walk', () => {
         if (res.status !== e.expect[0] || res.body?.error !== e.expect[1]) failures.push(`${key}: ${res.status} ${res.text.slice(0, 200)}`);
       } else if (e.kind === 'public') {
         const [mine, theirs] = [await send(a, key, e.req()), await send(b, key, e.req())];
-        if (!e.expect.includes(theirs.status) || theirs.status !== mine.status) failures.push(`${key}: A ${mine.status}, B ${theirs.status}`);
+        if (!e.expect.includes(theirs.status) || theirs.status !== mine.status)
+          failures.push(`${key}: A ${mine.status}, B ${theirs.status}`);
       }
     }
     expect(failures).toEqual([]);
@@ -326,8 +652,12 @@ describe('tenancy: the route walk', () => {
       expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(200);
     }
     // Acting again on its own records still works (idempotent answers).
-    expect((await req(a, 'POST', `/v1/match/${A.session}/accept`, { proposal_id: A.proposal })).body.match_token.match_token_id).toBe(A.token);
-    expect((await req(a, 'POST', `/v1/match-tokens/${A.token}/payment-authorization`, {})).body.payment_authorization.authorization_id).toBe(A.authorization);
+    expect((await req(a, 'POST', `/v1/match/${A.session}/accept`, { proposal_id: A.proposal })).body.match_token.match_token_id).toBe(
+      A.token,
+    );
+    expect(
+      (await req(a, 'POST', `/v1/match-tokens/${A.token}/payment-authorization`, {})).body.payment_authorization.authorization_id,
+    ).toBe(A.authorization);
   });
 });
 
@@ -347,13 +677,19 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
       ['intent_mandates', 'mandate_id', A.mandate],
       ['decision_events', 'feedback_id', A.event],
     ] as const) {
-      const { rows } = await sql<{ developer_id: string | null }>`select developer_id from ${sql.table(table)} where ${sql.ref(col)} = ${id}`.execute(api.db);
+      const { rows } = await sql<{
+        developer_id: string | null;
+      }>`select developer_id from ${sql.table(table)} where ${sql.ref(col)} = ${id}`.execute(api.db);
       expect(rows[0]?.developer_id, table).toBe(a.developerId);
     }
   });
 
-  it("a token without an owner (keyless portal demo) reads without trace_ids, and nobody can accept its session", async () => {
-    const demo = await call(api.url, 'GET', `/v1/recommend?${new URLSearchParams({ intent: 'hiking water bottle', channel: 'portal_demo', limit: '1' })}`);
+  it('a token without an owner (keyless portal demo) reads without trace_ids, and nobody can accept its session', async () => {
+    const demo = await call(
+      api.url,
+      'GET',
+      `/v1/recommend?${new URLSearchParams({ intent: 'hiking water bottle', channel: 'portal_demo', limit: '1' })}`,
+    );
     expect(demo.status, demo.text).toBe(200);
     expect((await req(b, 'GET', `/v1/match/${demo.body.match_session_id}`)).status).toBe(200);
     expect((await req(b, 'GET', `/v1/intents/${demo.body.intent_id}`)).status).toBe(200);
@@ -379,7 +715,8 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
   });
 
   it("a merchant reads, with its registration token, an intent that reached it and its own proposals; another merchant's token does not", async () => {
-    const asMerchant = (token: string, path: string) => call(api.url, 'GET', path, { token: b.apiKey, headers: { 'x-merchant-token': token } });
+    const asMerchant = (token: string, path: string) =>
+      call(api.url, 'GET', path, { token: b.apiKey, headers: { 'x-merchant-token': token } });
     // A's merchant proposed to A's intent: with its token, B's key (the merchant's operator) reads both.
     expect((await asMerchant(A.merchantToken, `/v1/intents/${A.intent}`)).status).toBe(200);
     expect((await asMerchant(A.merchantToken, `/v1/proposals/${A.proposal}`)).status).toBe(200);
@@ -392,7 +729,8 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
   });
 
   it("a merchant reads its own deliveries (with their attempts) and SLA with its token; another merchant's are 404 or left out; operators see all", async () => {
-    const asMerchant = (token: string, path: string) => call(api.url, 'GET', path, { token: b.apiKey, headers: { 'x-merchant-token': token } });
+    const asMerchant = (token: string, path: string) =>
+      call(api.url, 'GET', path, { token: b.apiKey, headers: { 'x-merchant-token': token } });
     const asOperator = (path: string) => call(api.url, 'GET', path, { headers: { 'x-supply-key': TEST_SUPPLY_KEY } });
     const ids = (res: HttpResult) => res.body.deliveries.map((d: { delivery_id: string }) => d.delivery_id);
     // The delivery's own merchant: the delivery and every attempt, and it is listed.
@@ -409,7 +747,10 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
     const nothing = await asMerchant(B.merchantToken, `/v1/merchant/dispatch-queue/${unknownLike(A.delivery)}`);
     expect([other.status, other.body.error]).toEqual([404, 'delivery_not_found']);
     expect([nothing.status, nothing.body.error]).toEqual([404, 'delivery_not_found']);
-    const otherList = await asMerchant(B.merchantToken, `/v1/merchant/dispatch-queue?${new URLSearchParams({ merchant_id: A.merchant, limit: '500' })}`);
+    const otherList = await asMerchant(
+      B.merchantToken,
+      `/v1/merchant/dispatch-queue?${new URLSearchParams({ merchant_id: A.merchant, limit: '500' })}`,
+    );
     expect(otherList.status, otherList.text).toBe(200);
     expect(otherList.body).toEqual({ summary: { pending: 0, inflight: 0, delivered: 0, dlq: 0 }, deliveries: [] });
     expect(otherList.text).not.toContain(A.intent);
@@ -428,24 +769,50 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
 
   it('a merchant may propose to an intent dispatched to it or meeting its subscription, not to others', async () => {
     const product = Number(A.product);
-    const body = (merchant: string, intent: string) => ({ merchant_agent_id: merchant, intent_id: intent, product_id: product, offer_title: 'x', price: 1 });
+    const body = (merchant: string, intent: string) => ({
+      merchant_agent_id: merchant,
+      intent_id: intent,
+      product_id: product,
+      offer_title: 'x',
+      price: 1,
+    });
     const tagged = (await ok(a, '/v1/intents', { raw_query: 'bottle', intent_tags: [`tag-${B.merchant}`] })).intent.intent_id;
     const refused = await req(b, 'POST', '/v1/proposals', body(B.merchant, tagged), { 'x-merchant-token': B.merchantToken });
     expect([refused.status, refused.body.error]).toEqual([404, 'intent_not_found']);
     // Subscribing to the intent's tag opens it.
-    await ok(b, '/v1/merchant/register', { merchant_id: B.merchant, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: [`tag-${B.merchant}`] }, { 'x-merchant-token': B.merchantToken });
+    await ok(
+      b,
+      '/v1/merchant/register',
+      { merchant_id: B.merchant, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: [`tag-${B.merchant}`] },
+      { 'x-merchant-token': B.merchantToken },
+    );
     expect((await req(b, 'POST', '/v1/proposals', body(B.merchant, tagged), { 'x-merchant-token': B.merchantToken })).status).toBe(201);
     // A delivery (the fan-out reached it) opens an intent whatever the tags.
-    await ok(b, '/v1/merchant/register', { merchant_id: B.merchant, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: ['zzz-nothing'] }, { 'x-merchant-token': B.merchantToken });
+    await ok(
+      b,
+      '/v1/merchant/register',
+      { merchant_id: B.merchant, agent_endpoint: 'http://127.0.0.1:9/agent', subscription_tags: ['zzz-nothing'] },
+      { 'x-merchant-token': B.merchantToken },
+    );
     const dispatched = (await ok(a, '/v1/intents', { raw_query: 'bottle', intent_tags: ['zzz-elsewhere'] })).intent.intent_id;
     expect((await req(b, 'POST', '/v1/proposals', body(B.merchant, dispatched), { 'x-merchant-token': B.merchantToken })).status).toBe(404);
     await api.db
       .insertInto('deliveries')
-      .values({ delivery_id: `dlv_${uid('t')}`, intent_id: dispatched, merchant_id: B.merchant, state: 'delivered', endpoint: 'http://127.0.0.1:9/agent', payload: '{}' })
+      .values({
+        delivery_id: `dlv_${uid('t')}`,
+        intent_id: dispatched,
+        merchant_id: B.merchant,
+        state: 'delivered',
+        endpoint: 'http://127.0.0.1:9/agent',
+        payload: '{}',
+      })
       .execute();
     expect((await req(b, 'POST', '/v1/proposals', body(B.merchant, dispatched), { 'x-merchant-token': B.merchantToken })).status).toBe(201);
     // …and then the merchant reads that intent with its token, though B's key alone does not.
-    expect((await call(api.url, 'GET', `/v1/intents/${dispatched}`, { token: b.apiKey, headers: { 'x-merchant-token': B.merchantToken } })).status).toBe(200);
+    expect(
+      (await call(api.url, 'GET', `/v1/intents/${dispatched}`, { token: b.apiKey, headers: { 'x-merchant-token': B.merchantToken } }))
+        .status,
+    ).toBe(200);
     expect((await req(b, 'GET', `/v1/intents/${dispatched}`)).status).toBe(404);
   });
 
@@ -460,13 +827,28 @@ describe('tenancy: what the walk cannot see from the status alone', () => {
     expect(theirs.body.totals).toMatchObject({ match_tokens: 0, payment_authorizations: 0, attributed_orders: 0, unattributed_orders: 0 });
     expect(platform.body.totals.match_tokens).toBeGreaterThanOrEqual(mine.body.totals.match_tokens);
     // Settlement: A's merchant with its own token; another merchant's token is refused; operators see any merchant.
-    const own = await req(a, 'POST', '/v1/billing/settlement-preview', { merchant_id: A.merchant }, { 'x-merchant-token': A.merchantToken });
+    const own = await req(
+      a,
+      'POST',
+      '/v1/billing/settlement-preview',
+      { merchant_id: A.merchant },
+      { 'x-merchant-token': A.merchantToken },
+    );
     expect(own.status, own.text).toBe(200);
-    const other = await req(b, 'POST', '/v1/billing/settlement-preview', { merchant_id: A.merchant }, { 'x-merchant-token': B.merchantToken });
+    const other = await req(
+      b,
+      'POST',
+      '/v1/billing/settlement-preview',
+      { merchant_id: A.merchant },
+      { 'x-merchant-token': B.merchantToken },
+    );
     expect([other.status, other.body.error]).toEqual([403, 'invalid_registration_token']);
     const catalog = await req(b, 'POST', '/v1/billing/settlement-preview', { merchant_id: 'gateway-catalog' });
     expect(catalog.status).toBe(401);
-    const operator = await call(api.url, 'POST', '/v1/billing/settlement-preview', { body: { merchant_id: 'gateway-catalog' }, headers: { 'x-supply-key': TEST_SUPPLY_KEY } });
+    const operator = await call(api.url, 'POST', '/v1/billing/settlement-preview', {
+      body: { merchant_id: 'gateway-catalog' },
+      headers: { 'x-supply-key': TEST_SUPPLY_KEY },
+    });
     expect(operator.status, operator.text).toBe(200);
     // A key holding every scope ('*') is still not an operator.
     expect((await req(a, 'POST', '/v1/reconciliation/platform-affiliate/run', {})).status).toBe(401);

@@ -39,15 +39,25 @@ beforeAll(async () => {
     const body = JSON.parse((await readBody(req)) || '{}');
     for (const rs of body.resourceSpans ?? []) {
       const service = rs.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')?.value?.stringValue ?? '';
-      for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name });
+      for (const ss of rs.scopeSpans ?? [])
+        for (const s of ss.spans ?? [])
+          spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name });
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
   const port = await freePort();
-  const shared = deploymentEnv({ databaseUrl: inject('databaseUrl'), temporalAddress: inject('temporalAddress'), url: `http://127.0.0.1:${port}`, taskQueue: `tracing-${letters()}` });
+  const shared = deploymentEnv({
+    databaseUrl: inject('databaseUrl'),
+    temporalAddress: inject('temporalAddress'),
+    url: `http://127.0.0.1:${port}`,
+    taskQueue: `tracing-${letters()}`,
+  });
   api = startApiProcess(port, apiEnv(shared, otel));
-  worker = startWorkerProcess({ url: api.url, config: { TEMPORAL_TASK_QUEUE: shared.TEMPORAL_TASK_QUEUE } } as TestApi, { ...shared, ...otel });
+  worker = startWorkerProcess({ url: api.url, config: { TEMPORAL_TASK_QUEUE: shared.TEMPORAL_TASK_QUEUE } } as TestApi, {
+    ...shared,
+    ...otel,
+  });
   await Promise.all([api.ready, worker.ready]);
   db = createDb(inject('databaseUrl'), { max: 2 });
   dev = await onboard(api.url);
@@ -73,10 +83,21 @@ describe('OpenTelemetry tracing', () => {
     const product = await stockedProduct(db);
     const tag = letters();
     const merchant = await countingMerchant(() => ({
-      proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3 } }],
+      proposals: [
+        {
+          product_id: product.product_id,
+          offer_title: product.title,
+          price: product.price_cents / 100,
+          currency: 'USD',
+          shipping_commitment: { max_days: 3 },
+        },
+      ],
     }));
     try {
-      const reg = await call(api.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id: `m-${tag}`, agent_endpoint: merchant.server.url, subscription_tags: [tag] } });
+      const reg = await call(api.url, 'POST', '/v1/merchant/register', {
+        token: dev.apiKey,
+        body: { merchant_id: `m-${tag}`, agent_endpoint: merchant.server.url, subscription_tags: [tag] },
+      });
       expect(reg.status, reg.text).toBe(200);
 
       const traceId = randomBytes(16).toString('hex');

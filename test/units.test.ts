@@ -25,7 +25,13 @@ describe('buffered request logs', () => {
     created_at: new Date(Date.now() + i),
   });
   const count = async (developer: string) =>
-    (await db.selectFrom('request_logs').select(sql<number>`count(*)::int`.as('n')).where('developer_id', '=', developer).executeTakeFirstOrThrow()).n;
+    (
+      await db
+        .selectFrom('request_logs')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('developer_id', '=', developer)
+        .executeTakeFirstOrThrow()
+    ).n;
 
   it('writes nothing on the request path, everything on close', async () => {
     const writer = new RequestLogWriter(db, { flushMs: 60_000 });
@@ -81,14 +87,24 @@ describe('queries with a generic plan', () => {
       // The Db's own sessions keep the default, so queries that need their values planned get them.
       expect((await db.executeQuery(mode)).rows).toEqual([{ mode: 'auto' }]);
 
-      const query = sql<{ n: number; label: string }>`select g as n, ${'item '}::text || g as label from generate_series(1, ${5}::int) g where g % ${2}::int = 1 order by g`.compile(db);
+      const query = sql<{
+        n: number;
+        label: string;
+      }>`select g as n, ${'item '}::text || g as label from generate_series(1, ${5}::int) g where g % ${2}::int = 1 order by g`.compile(db);
       const generic = await queryWithGenericPlan(db, query);
-      expect(generic).toEqual([{ n: 1, label: 'item 1' }, { n: 3, label: 'item 3' }, { n: 5, label: 'item 5' }]);
+      expect(generic).toEqual([
+        { n: 1, label: 'item 1' },
+        { n: 3, label: 'item 3' },
+        { n: 5, label: 'item 5' },
+      ]);
       expect(generic).toEqual((await db.executeQuery(query)).rows);
       // Prepared once per session, then executed with its one generic plan (one at a time, the
       // calls reuse the same pooled session).
       await queryWithGenericPlan(db, query);
-      const plans = sql<{ generic_plans: string; custom_plans: string }>`select generic_plans, custom_plans from pg_prepared_statements where statement = ${query.sql}`.compile(db);
+      const plans = sql<{
+        generic_plans: string;
+        custom_plans: string;
+      }>`select generic_plans, custom_plans from pg_prepared_statements where statement = ${query.sql}`.compile(db);
       expect(await queryWithGenericPlan(db, plans)).toEqual([{ generic_plans: '2', custom_plans: '0' }]);
     } finally {
       await db.destroy();
@@ -118,8 +134,16 @@ describe('document compression', () => {
         select attrelid::regclass || '.' || attname as column, attcompression::text as compression from pg_attribute
         where (attrelid, attname) in (('rec_cards'::regclass, 'document'), ('match_sessions'::regclass, 'ranked_proposals'), ('proposals'::regclass, 'product_snapshot'))
         order by 1`.execute(db);
-      const lz4 = await sql`create temporary table lz4_probe (x text compression lz4)`.execute(db).then(() => true, () => false);
-      expect(rows).toEqual(['match_sessions.ranked_proposals', 'proposals.product_snapshot', 'rec_cards.document'].map((column) => ({ column, compression: lz4 ? 'l' : '' })));
+      const lz4 = await sql`create temporary table lz4_probe (x text compression lz4)`.execute(db).then(
+        () => true,
+        () => false,
+      );
+      expect(rows).toEqual(
+        ['match_sessions.ranked_proposals', 'proposals.product_snapshot', 'rec_cards.document'].map((column) => ({
+          column,
+          compression: lz4 ? 'l' : '',
+        })),
+      );
     } finally {
       await db.destroy();
     }
@@ -131,11 +155,21 @@ describe('idempotency retention', () => {
     const db = createDb(inject('databaseUrl'));
     try {
       const row = (key: string, age: string) => ({
-        owner_id: 'dev_unit_purge', idem_key: key, method: 'POST', path: '/x', request_hash: 'h',
-        state: 'completed' as const, response_status: 200, response_body: '{}',
-        locked_at: sql<Date>`now()`, created_at: sql<Date>`now() - ${age}::interval`,
+        owner_id: 'dev_unit_purge',
+        idem_key: key,
+        method: 'POST',
+        path: '/x',
+        request_hash: 'h',
+        state: 'completed' as const,
+        response_status: 200,
+        response_body: '{}',
+        locked_at: sql<Date>`now()`,
+        created_at: sql<Date>`now() - ${age}::interval`,
       });
-      await db.insertInto('idempotency_keys').values([row('old', '25 hours'), row('new', '1 hour')]).execute();
+      await db
+        .insertInto('idempotency_keys')
+        .values([row('old', '25 hours'), row('new', '1 hour')])
+        .execute();
       expect(await purgeExpiredIdempotencyKeys(db)).toBeGreaterThanOrEqual(1);
       const left = await db.selectFrom('idempotency_keys').select('idem_key').where('owner_id', '=', 'dev_unit_purge').execute();
       expect(left.map((r) => r.idem_key)).toEqual(['new']);

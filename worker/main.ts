@@ -12,7 +12,8 @@ import { bootWorker } from './run';
 async function main() {
   const config = loadConfig();
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const).filter((k) => !config[k]);
-  if (missing.length) throw new ConfigError(missing.map((k) => `${k}: required by \`npm run worker\` (use \`npm start\` for embedded defaults)`));
+  if (missing.length)
+    throw new ConfigError(missing.map((k) => `${k}: required by \`npm run worker\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   // Before any Temporal client or worker is made: they pick their interceptors from it.
   const traced = startTracing('worker');
@@ -22,7 +23,9 @@ async function main() {
   const sdkMetricsPort = config.WORKER_METRICS_PORT ? await freePort() : undefined;
   if (sdkMetricsPort) {
     Runtime.install({
-      telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkMetricsPort}`, countersTotalSuffix: true, useSecondsForDurations: true } } },
+      telemetryOptions: {
+        metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkMetricsPort}`, countersTotalSuffix: true, useSecondsForDurations: true } },
+      },
     });
   }
   const db = createDb(config.DATABASE_URL!);

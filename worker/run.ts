@@ -29,7 +29,9 @@ export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundl
  * The OpenTelemetry workflow interceptors are always in the bundle (the prebuilt one cannot depend on
  * the env at start); with tracing off their spans go to a processor that drops them.
  */
-export const WORKFLOW_INTERCEPTOR_MODULES = [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+export const WORKFLOW_INTERCEPTOR_MODULES = [
+  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+];
 
 let bundle: Promise<WorkflowBundleOption> | undefined;
 /**
@@ -39,7 +41,11 @@ let bundle: Promise<WorkflowBundleOption> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleOption> {
   bundle ??= existsSync(PREBUILT_WORKFLOW_BUNDLE)
     ? Promise.resolve({ codePath: PREBUILT_WORKFLOW_BUNDLE })
-    : bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietBundlerLogger });
+    : bundleWorkflowCode({
+        workflowsPath: WORKFLOWS_PATH,
+        workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+        logger: quietBundlerLogger,
+      });
   return bundle;
 }
 
@@ -66,7 +72,14 @@ export async function createWorker(opts: {
     interceptors: {
       activity: [
         activityMetricsInterceptor,
-        ...(traced ? [(ctx: ActivityContext) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] : []),
+        ...(traced
+          ? [
+              (ctx: ActivityContext) => ({
+                inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+                outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+              }),
+            ]
+          : []),
       ],
       ...(traced ? { client: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
     },

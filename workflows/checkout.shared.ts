@@ -15,7 +15,8 @@ export interface ConfirmInput {
 }
 
 /** The checkout's stages (the `FlowStage` search attribute and the `stage` query). */
-export type CheckoutStage = 'planning' | 'awaiting_confirmation' | 'confirming' | 'rejected' | 'expired' | 'handed_off' | 'confirmed' | 'failed';
+export type CheckoutStage =
+  'planning' | 'awaiting_confirmation' | 'confirming' | 'rejected' | 'expired' | 'handed_off' | 'confirmed' | 'failed';
 
 export interface CheckoutOutcome {
   checkoutId: string;

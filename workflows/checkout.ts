@@ -2,7 +2,15 @@ import * as wf from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout';
 import type { CheckoutRequest, CheckoutView, PlanResult, Rejection } from '../src/checkout/checkouts';
 import { searchAttributes as SA } from '../src/temporal/names';
-import { confirmUpdate, getPlanUpdate, stageQuery, type CheckoutFailureDetails, type CheckoutOutcome, type CheckoutStage, type ConfirmInput } from './checkout.shared';
+import {
+  confirmUpdate,
+  getPlanUpdate,
+  stageQuery,
+  type CheckoutFailureDetails,
+  type CheckoutOutcome,
+  type CheckoutStage,
+  type ConfirmInput,
+} from './checkout.shared';
 import { flowStage } from './stage';
 
 export const LOCAL_DB_STEPS_PATCH = 'checkout-local-db-steps';
@@ -16,7 +24,8 @@ export const CHECKOUT_SAGA_PATCH = 'checkout-modes-saga-visibility';
  * A business rejection: `type` is the error code, details[0] the next action when there is one. The
  * API maps the code to its HTTP status (src/checkout/failures.ts); the workflow knows no HTTP.
  */
-const rejection = (r: Rejection) => wf.ApplicationFailure.create({ type: r.code, message: r.message, details: r.next_action ? [r.next_action] : [], nonRetryable: true });
+const rejection = (r: Rejection) =>
+  wf.ApplicationFailure.create({ type: r.code, message: r.message, details: r.next_action ? [r.next_action] : [], nonRetryable: true });
 
 /**
  * Agentic checkout (docs/CHECKOUT.md): plan → wait for the buyer's confirm (durable timer: the
@@ -40,7 +49,13 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     startToCloseTimeout: '30 seconds',
     // The activity heartbeats every second: a worker that dies mid-handoff is noticed in 5 s, not 30.
     heartbeatTimeout: '5 seconds',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['merchant_handoff_rejected'] },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: 4,
+      nonRetryableErrorTypes: ['merchant_handoff_rejected'],
+    },
   });
   const saga = wf.patched(CHECKOUT_SAGA_PATCH);
 
@@ -81,12 +96,16 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
         if (input.consent?.granted !== true || !input.consent.statement?.trim()) {
           return fail('consent_invalid', 'Explicit buyer consent is required: consent.granted must be true and consent.statement given.');
         }
-        if (input.proposal_id !== plan.proposal_id) return fail('proposal_mismatch', `The checkout plan is for proposal ${plan.proposal_id}, not ${input.proposal_id}.`);
-        if (input.amount_minor !== plan.totals.total_minor) return fail('amount_mismatch', `amount ${input.amount_minor / 100} does not match the plan total ${plan.amount}.`);
-        if (input.currency.toUpperCase() !== plan.currency) return fail('currency_mismatch', `currency ${input.currency} does not match the plan currency ${plan.currency}.`);
+        if (input.proposal_id !== plan.proposal_id)
+          return fail('proposal_mismatch', `The checkout plan is for proposal ${plan.proposal_id}, not ${input.proposal_id}.`);
+        if (input.amount_minor !== plan.totals.total_minor)
+          return fail('amount_mismatch', `amount ${input.amount_minor / 100} does not match the plan total ${plan.amount}.`);
+        if (input.currency.toUpperCase() !== plan.currency)
+          return fail('currency_mismatch', `currency ${input.currency} does not match the plan currency ${plan.currency}.`);
         // A repeated confirm (in flight or done) joins the first: same result, nothing repeated.
         if (stage.current === 'confirming' || stage.current === 'confirmed' || stage.current === 'handed_off') return;
-        if (stage.current === 'expired' || Date.now() >= Date.parse(plan.expires_at)) return fail('checkout_expired', `The checkout plan expired at ${plan.expires_at}.`);
+        if (stage.current === 'expired' || Date.now() >= Date.parse(plan.expires_at))
+          return fail('checkout_expired', `The checkout plan expired at ${plan.expires_at}.`);
         if (stage.current !== 'awaiting_confirmation') return fail('checkout_failed', `The checkout is ${stage.current}.`);
       },
     },
@@ -101,7 +120,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   }
   const plan = planned.checkout.plan;
   // Runs from before checkout modes have no mode in their plan: theirs was always a handoff.
-  const mode = saga ? plan.checkout_mode ?? 'agent_handoff' : 'agent_handoff';
+  const mode = saga ? (plan.checkout_mode ?? 'agent_handoff') : 'agent_handoff';
   wf.upsertSearchAttributes([{ key: SA.MerchantId, value: plan.merchant_id }]);
   if (saga) {
     // The business keys, on the run itself (the UI's Memo; `temporal workflow describe`).
@@ -142,7 +161,9 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   let authorized = false;
   const fail = async (r: Rejection, opts: { merchantRefused?: boolean } = {}): Promise<CheckoutOutcome> => {
     details(`failing (${r.code}): ${authorized ? 'voiding the payment authorization, ' : ''}${r.message}`);
-    const stored = saga ? ((await dbAfterConfirm.failCheckout(req.checkoutId, r, opts)) ?? r) : ((await db.failCheckout(req.checkoutId, r)) ?? r);
+    const stored = saga
+      ? ((await dbAfterConfirm.failCheckout(req.checkoutId, r, opts)) ?? r)
+      : ((await db.failCheckout(req.checkoutId, r)) ?? r);
     confirmFailure = stored;
     stage.set('failed');
     details(`${stored.code}: ${stored.message}${stored.next_action ? ` — next: ${stored.next_action.action}` : ''}`);
@@ -157,7 +178,12 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
         next_action: stored.next_action ?? null,
         payment_voided: authorized,
       };
-      throw wf.ApplicationFailure.create({ type: stored.code, message: `checkout ${req.checkoutId} failed: ${stored.message}`, details: [info], nonRetryable: true });
+      throw wf.ApplicationFailure.create({
+        type: stored.code,
+        message: `checkout ${req.checkoutId} failed: ${stored.message}`,
+        details: [info],
+        nonRetryable: true,
+      });
     }
     return { checkoutId: req.checkoutId, status: 'failed', error: stored.code };
   };
@@ -172,7 +198,10 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   } catch (err) {
     if (!(err instanceof wf.ActivityFailure)) throw err;
     const refused = err.cause instanceof wf.ApplicationFailure && err.cause.type === 'merchant_handoff_rejected';
-    return fail({ code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.cause?.message ?? err.message}` }, { merchantRefused: refused });
+    return fail(
+      { code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.cause?.message ?? err.message}` },
+      { merchantRefused: refused },
+    );
   }
   details(`merchant answered ${handoff.status_code}${handoff.order_id ? ` (order ${handoff.order_id})` : ''}; settling`);
   confirmed = await (saga ? dbAfterConfirm : db).settleCheckout(req.checkoutId, handoff);

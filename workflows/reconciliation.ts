@@ -28,7 +28,13 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
   const stage = flowStage<ReconciliationStage>('queued').set;
 
   stage('reconciling', `run ${runId}: ${input.source} orders ${window.start} .. ${window.end}`);
-  await runRecord.startReconciliationRun({ runId, workflowId: wf.workflowInfo().workflowId, trigger: input.trigger, source: input.source, window });
+  await runRecord.startReconciliationRun({
+    runId,
+    workflowId: wf.workflowInfo().workflowId,
+    trigger: input.trigger,
+    source: input.source,
+    window,
+  });
   try {
     const summary = await matching.reconcileAffiliateOrders({ runId, source: input.source, window });
     await runRecord.finishReconciliationRun({ runId, status: 'completed', summary });

@@ -79,7 +79,15 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     retry: untilPostgresAnswers,
   });
   const consumed = { iterations: 0, merchant_queries: 0, proposal_versions: 0 };
-  const out: RuntimeOutcome = { runtimeId, stage: 'stopped', auditStatus: 'completed', intentId: null, proposalId: null, matchSessionId: null, matchTokenId: null };
+  const out: RuntimeOutcome = {
+    runtimeId,
+    stage: 'stopped',
+    auditStatus: 'completed',
+    intentId: null,
+    proposalId: null,
+    matchSessionId: null,
+    matchTokenId: null,
+  };
   let exhausted: string | null = null;
   let index = 0;
   const collected: string[] = [];
@@ -103,7 +111,12 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     out.stage = finalStage;
     out.auditStatus = audit;
     stage(finalStage, note ?? audit);
-    await finishing.finishRuntime({ runtimeId, stage: finalStage, auditStatus: audit, bestProposalIds: out.matchTokenId ? undefined : collected });
+    await finishing.finishRuntime({
+      runtimeId,
+      stage: finalStage,
+      auditStatus: audit,
+      bestProposalIds: out.matchTokenId ? undefined : collected,
+    });
     if (!out.matchTokenId && collected.length) out.proposalId ??= collected[0]!;
     return out;
   };
@@ -156,21 +169,32 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
 
     stage('ranking');
     if (!step()) return await stopped();
-    const ranked = await bookkeeping.rankRuntimeProposals({ runtimeId, index: index++, intentId: resolved.intentId, proposalIds: collected });
+    const ranked = await bookkeeping.rankRuntimeProposals({
+      runtimeId,
+      index: index++,
+      intentId: resolved.intentId,
+      proposalIds: collected,
+    });
     out.matchSessionId = ranked.matchSessionId;
     if (!ranked.chosenProposalId) return await finish('stopped', 'no_ranked_proposals');
     out.proposalId = ranked.chosenProposalId;
 
     stage('minting_token');
     if (!step()) return await stopped();
-    const minted = await bookkeeping.mintRuntimeToken({ runtimeId, index: index++, matchSessionId: ranked.matchSessionId, proposalId: ranked.chosenProposalId });
+    const minted = await bookkeeping.mintRuntimeToken({
+      runtimeId,
+      index: index++,
+      matchSessionId: ranked.matchSessionId,
+      proposalId: ranked.chosenProposalId,
+    });
     out.matchTokenId = minted.matchTokenId;
 
     if (budget.require_user_confirmation_before_payment) return await finish('awaiting_user_confirmation', collectionAudit);
     if (!step()) return await stopped();
     const paid = await bookkeeping.authorizeRuntimePayment({ runtimeId, index: index++, matchTokenId: minted.matchTokenId });
     // A seller without an order-taking agent: nothing was authorized; the user continues on its page.
-    if (paid.authorizationId === null && wf.patched(RUNTIME_AUTHORIZE_HANDOFF_ONLY_PATCH)) return await finish('awaiting_user_confirmation', collectionAudit);
+    if (paid.authorizationId === null && wf.patched(RUNTIME_AUTHORIZE_HANDOFF_ONLY_PATCH))
+      return await finish('awaiting_user_confirmation', collectionAudit);
     return await finish('payment_authorized', collectionAudit);
   } catch (err) {
     if (wf.isCancellation(err)) {
@@ -203,7 +227,16 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
       type: code,
       message: `Commerce runtime ${runtimeId} failed${activityType ? ` in ${activityType}` : ''} at ${failedAt}: ${reason}`,
       nonRetryable: true,
-      details: [{ runtime_id: runtimeId, intent_id: out.intentId, step: activityType ?? null, stage: failedAt, reason, next_action: nextAction(code) }],
+      details: [
+        {
+          runtime_id: runtimeId,
+          intent_id: out.intentId,
+          step: activityType ?? null,
+          stage: failedAt,
+          reason,
+          next_action: nextAction(code),
+        },
+      ],
     });
   }
 }

@@ -20,8 +20,7 @@ export function bearerToken(ctx: AppContext): string | null {
   return m?.[1] ?? null;
 }
 
-const invalidApiKey = () =>
-  new AppError(401, 'invalid_api_key', 'A valid API key is required: Authorization: Bearer <API_KEY>.');
+const invalidApiKey = () => new AppError(401, 'invalid_api_key', 'A valid API key is required: Authorization: Bearer <API_KEY>.');
 
 async function resolveApiKey(ctx: AppContext, scope?: ApiKeyScope): Promise<void> {
   const token = bearerToken(ctx);
@@ -64,11 +63,13 @@ export function requireApiKeyUnlessPortalDemo(scope: ApiKeyScope): Middleware<Ap
 /** A live developer console session token (never an API key). */
 export const requireDeveloper: Middleware<AppState> = async (ctx, next) => {
   const token = bearerToken(ctx as AppContext);
-  const found = token
-    ? await authenticateSession(ctx.deps.db, token, ctx.deps.config.DEVELOPER_SESSION_TTL_S)
-    : null;
+  const found = token ? await authenticateSession(ctx.deps.db, token, ctx.deps.config.DEVELOPER_SESSION_TTL_S) : null;
   if (!found) {
-    throw new AppError(401, 'invalid_developer_token', 'A valid developer session token is required: Authorization: Bearer <DEVELOPER_TOKEN>.');
+    throw new AppError(
+      401,
+      'invalid_developer_token',
+      'A valid developer session token is required: Authorization: Bearer <DEVELOPER_TOKEN>.',
+    );
   }
   ctx.state.developer = found.developer;
   ctx.state.session = found.session;

@@ -23,7 +23,11 @@ export function jsonBody(): Middleware<AppState> {
     encoding: 'utf-8',
     onError: (err) => {
       if (isDecompressionError(err)) {
-        throw new AppError(400, 'invalid_content_encoding', 'The request body does not match its Content-Encoding; send it uncompressed or correctly encoded.');
+        throw new AppError(
+          400,
+          'invalid_content_encoding',
+          'The request body does not match its Content-Encoding; send it uncompressed or correctly encoded.',
+        );
       }
       throw err;
     },

@@ -66,7 +66,10 @@ export const errorEnvelope: Middleware<AppState> = async (ctx, next) => {
         ctx.status = 404;
         ctx.body = { error: 'not_found', message: `No route for ${ctx.method} ${ctx.path}.` };
       } else if (ctx.status === 405) {
-        ctx.body = { error: 'method_not_allowed', message: `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.` };
+        ctx.body = {
+          error: 'method_not_allowed',
+          message: `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`,
+        };
       }
     }
   } catch (err) {

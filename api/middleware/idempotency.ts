@@ -88,7 +88,13 @@ export const idempotency: Middleware<AppState> = async (ctx, next) => {
     case 'conflict':
       throw new AppError(409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request body.');
     case 'in_flight':
-      throw new AppError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly.', undefined, { 'Retry-After': '1' });
+      throw new AppError(
+        409,
+        'idempotency_in_flight',
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+        undefined,
+        { 'Retry-After': '1' },
+      );
     case 'replay':
       countIdempotencyReplay();
       ctx.status = claim.status;

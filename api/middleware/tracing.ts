@@ -10,7 +10,11 @@ import type { AppState } from '../context';
  */
 export const traceRequests: Middleware<AppState> = async (ctx, next) => {
   const parent = propagation.extract(context.active(), ctx.headers);
-  const span = tracer().startSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } }, parent);
+  const span = tracer().startSpan(
+    `${ctx.method} ${ctx.path}`,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } },
+    parent,
+  );
   try {
     await context.with(trace.setSpan(parent, span), next);
   } finally {

@@ -24,12 +24,19 @@ const updateTokenErrors: ErrorRow[] = [
   [401, 'agent_token_required', 'Updating an existing agent needs its X-Agent-Token.'],
   [403, 'invalid_registration_token', 'Invalid registration token.'],
 ];
-const invalidEndpoint: ErrorRow = [400, 'invalid_endpoint', 'The endpoint is not https or resolves to a private, loopback or link-local address.'];
+const invalidEndpoint: ErrorRow = [
+  400,
+  'invalid_endpoint',
+  'The endpoint is not https or resolves to a private, loopback or link-local address.',
+];
 
 const agentToken = requireRegistrationToken({
   header: 'x-agent-token',
   unknownPrincipal: agentNotFound,
-  verify: async (ctx, token) => ({ principalId: ctx.params.agentId!, result: await checkAgentToken(ctx.deps.db, ctx.params.agentId!, token) }),
+  verify: async (ctx, token) => ({
+    principalId: ctx.params.agentId!,
+    result: await checkAgentToken(ctx.deps.db, ctx.params.agentId!, token),
+  }),
 });
 const lifecycleAuth = auth.apiKeyAnd('registry', 'AgentToken', agentToken, [
   [401, 'agent_token_required', 'X-Agent-Token required.'],
@@ -63,7 +70,7 @@ export function agentRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Register or update a commerce agent',
     description:
-      'agent_id, agent_type and endpoint are required. capability_profile is grouped by agent kind and validated for the agent\'s own kind. 201 when created; an existing agent_id is updated (200) with its X-Agent-Token.',
+      "agent_id, agent_type and endpoint are required. capability_profile is grouped by agent kind and validated for the agent's own kind. 201 when created; an existing agent_id is updated (200) with its X-Agent-Token.",
     auth: auth.apiKey('registry'),
     body: S.AgentRegisterBody,
     bodyRequired: true,
@@ -95,10 +102,16 @@ export function agentRoutes(r: RouteRegistry): void {
       [400, 'invalid_agent_card', 'The card does not have the A2A Agent Card shape; `fields` names the member.'],
       invalidEndpoint,
       ...updateTokenErrors,
-      [502, 'agent_card_fetch_failed', 'The card URL could not be fetched: unreachable, timeout, non-2xx, too large, too many redirects or not JSON.'],
+      [
+        502,
+        'agent_card_fetch_failed',
+        'The card URL could not be fetched: unreachable, timeout, non-2xx, too large, too many redirects or not JSON.',
+      ],
     ],
     handler: async (ctx, { body }) =>
-      registered(await importAgentCard({ ...registryDeps(ctx), cardFetchTimeoutMs: ctx.deps.config.AGENT_CARD_FETCH_TIMEOUT_MS }, body, caller(ctx))),
+      registered(
+        await importAgentCard({ ...registryDeps(ctx), cardFetchTimeoutMs: ctx.deps.config.AGENT_CARD_FETCH_TIMEOUT_MS }, body, caller(ctx)),
+      ),
   });
 
   r.add({
@@ -151,6 +164,8 @@ export function agentRoutes(r: RouteRegistry): void {
     params: S.AgentIdParams,
     notFoundCode: 'agent_not_found',
     responses: { 200: { description: 'The deactivated record.', schema: S.AgentStatusEnvelope } },
-    handler: async (ctx, { params }) => ({ body: { status: 'inactive', agent: agentView(await deactivateAgent(ctx.deps.db, params.agentId)) } }),
+    handler: async (ctx, { params }) => ({
+      body: { status: 'inactive', agent: agentView(await deactivateAgent(ctx.deps.db, params.agentId)) },
+    }),
   });
 }

@@ -9,7 +9,11 @@ import { auth, type RouteRegistry } from './registry';
 
 const TAG = 'Recommendation and cards';
 
-const cardOptions = (ctx: AppContext, channel: string | undefined) => ({ publicBaseUrl: ctx.deps.config.publicBaseUrl, channel: channel ?? null, cache: ctx.deps.cardFacts });
+const cardOptions = (ctx: AppContext, channel: string | undefined) => ({
+  publicBaseUrl: ctx.deps.config.publicBaseUrl,
+  channel: channel ?? null,
+  cache: ctx.deps.cardFacts,
+});
 
 export function cardRoutes(r: RouteRegistry): void {
   r.add({
@@ -17,7 +21,8 @@ export function cardRoutes(r: RouteRegistry): void {
     path: '/v1/cards/{recId}',
     tag: TAG,
     summary: 'Get an issued Product Card Document',
-    description: 'The card exactly as it was handed out under this rec_id (by a match session, a product card, a showcase or a recommendation).',
+    description:
+      'The card exactly as it was handed out under this rec_id (by a match session, a product card, a showcase or a recommendation).',
     auth: auth.apiKey('recommend'),
     params: R.RecIdParams,
     responses: { 200: { description: 'The stored card.', schema: ProductCardDocument } },
@@ -39,7 +44,9 @@ export function cardRoutes(r: RouteRegistry): void {
     errors: [[404, 'product_not_found', 'No product with this id.']],
     handler: async (ctx, { params, query }) => {
       const id = /^\d{1,10}$/.test(params.productId) ? Number(params.productId) : NaN;
-      const [card] = Number.isSafeInteger(id) ? await issueCards(ctx.deps.db, [id], { ...cardOptions(ctx, query.channel), source: 'product_card' }) : [];
+      const [card] = Number.isSafeInteger(id)
+        ? await issueCards(ctx.deps.db, [id], { ...cardOptions(ctx, query.channel), source: 'product_card' })
+        : [];
       if (!card) throw new AppError(404, 'product_not_found', `No product '${params.productId}' in the catalog.`);
       return { body: card };
     },
@@ -69,13 +76,19 @@ export function cardRoutes(r: RouteRegistry): void {
     path: '/r/{recId}',
     tag: TAG,
     summary: 'Follow a card call-to-action',
-    description: "The URL in cta.primary.url. Records the click against the rec_id and redirects (302) to the product page with rec_id attached. Hand the URL to the shopper verbatim: the rec_id in it is what attributes the order.",
+    description:
+      'The URL in cta.primary.url. Records the click against the rec_id and redirects (302) to the product page with rec_id attached. Hand the URL to the shopper verbatim: the rec_id in it is what attributes the order.',
     auth: auth.none,
     params: R.RecIdParams,
     responses: { 302: { description: 'Redirect to the product page.' } },
     errors: [[404, 'not_found', 'No card with this rec_id.']],
     handler: async (ctx, { params }) => {
-      ctx.redirect(await followCard(ctx.deps.db, params.recId, { userAgent: ctx.get('user-agent') || undefined, publicBaseUrl: ctx.deps.config.publicBaseUrl }));
+      ctx.redirect(
+        await followCard(ctx.deps.db, params.recId, {
+          userAgent: ctx.get('user-agent') || undefined,
+          publicBaseUrl: ctx.deps.config.publicBaseUrl,
+        }),
+      );
       return undefined;
     },
   });

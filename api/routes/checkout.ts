@@ -73,7 +73,9 @@ export function checkoutRoutes(r: RouteRegistry): void {
     notFoundCode: 'checkout_not_found',
     responses: { 200: { description: 'The checkout.', schema: C.CheckoutEnvelope } },
     errors: [notFound],
-    handler: async (ctx, { params }) => ({ body: { checkout: checkoutView(await getCheckoutAs(ctx.deps.db, params.checkoutId, callerOf(ctx))) } }),
+    handler: async (ctx, { params }) => ({
+      body: { checkout: checkoutView(await getCheckoutAs(ctx.deps.db, params.checkoutId, callerOf(ctx))) },
+    }),
   });
 
   r.add({
@@ -90,7 +92,11 @@ export function checkoutRoutes(r: RouteRegistry): void {
     bodyRequired: true,
     invalidCode: 'invalid_payload',
     responses: {
-      200: { description: 'agent_handoff: status confirmed, with the merchant handoff receipt and audit trail. merchant_redirect: status handed_off, with continue_url.', schema: C.CheckoutEnvelope },
+      200: {
+        description:
+          'agent_handoff: status confirmed, with the merchant handoff receipt and audit trail. merchant_redirect: status handed_off, with continue_url.',
+        schema: C.CheckoutEnvelope,
+      },
       202: accepted,
     },
     errors: [
@@ -104,7 +110,11 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'currency_mismatch', 'currency differs from the plan currency.'],
       [409, 'checkout_expired', 'The plan expired before it was confirmed.'],
       [409, 'checkout_failed', 'The checkout failed earlier (payment or merchant handoff); the body carries next_action.'],
-      [502, 'merchant_handoff_failed', 'The merchant agent did not accept the handoff after retries; the payment authorization was voided. The body carries next_action (e.g. plan_new_checkout with the same match token).'],
+      [
+        502,
+        'merchant_handoff_failed',
+        'The merchant agent did not accept the handoff after retries; the payment authorization was voided. The body carries next_action (e.g. plan_new_checkout with the same match token).',
+      ],
       temporalUnavailable,
       noWorker,
     ],

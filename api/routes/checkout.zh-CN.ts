@@ -2,89 +2,100 @@ import type { LocaleTexts } from '../openapi-text';
 
 /** zh-CN texts of the checkout routes and the schemas only they use, by operation id and field (api/openapi-text.ts). */
 export const checkoutZhCN: LocaleTexts = {
-  "operations": {
-    "postV1AgenticCheckout": {
-      "summary": "创建智能体结账计划",
-      "description": "校验提案（存在、属于该意图、未过期、状态与库存允许）、匹配令牌（存在、指向该提案、未过期）以及金额与币种，然后返回结账计划：以最小货币单位表示的商品行、运费与合计，有效期为 CHECKOUT_PLAN_TTL_S（15 分钟），以及其 `checkout_mode`：卖方有智能体端点时为 `agent_handoff`（确认时授权支付并交接订单），没有时为 `merchant_redirect`（确认时不授权任何款项，而是给买方一个可归因的商品页链接）。之后结账等待明确确认。",
-      "responses": {
-        "201": "计划已创建，等待买方明确确认。",
-        "202": "等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。",
-        "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。",
-        "401": "`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。",
-        "403": "`insufficient_scope`: API 密钥缺少此操作所需的权限范围。",
-        "404": "`intent_not_found`: 不存在该 id 的意图。 `proposal_not_found`: 不存在该 id 的提案。 `match_token_not_found`: 不存在该 id 的匹配令牌。",
-        "409": "`proposal_expired`: 该提案已过期。 `proposal_state_invalid`: 该提案的状态不允许结账（需要 pending_confirmation 或 accepted）。 `proposal_intent_mismatch`: 该提案回应的是另一个意图。 `inventory_unavailable`: 该提案已无库存。 `match_token_mismatch`: 该匹配令牌指向另一个提案。 `match_token_expired`: 该匹配令牌已过期。 `acceptance_state_invalid`: 该匹配令牌未被接受（或已被使用）。 `match_token_in_checkout`: 另一个进行中的结账已在使用该匹配令牌。 `amount_mismatch`: 金额与提案价格加运费不一致。 `currency_mismatch`: 币种与提案币种不一致。",
-        "413": "`payload_too_large`: 请求体超过 1 MB。",
-        "415": "`unsupported_media_type`: 请求体不是 application/json。",
-        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。",
-        "503": "`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。"
-      }
+  operations: {
+    postV1AgenticCheckout: {
+      summary: '创建智能体结账计划',
+      description:
+        '校验提案（存在、属于该意图、未过期、状态与库存允许）、匹配令牌（存在、指向该提案、未过期）以及金额与币种，然后返回结账计划：以最小货币单位表示的商品行、运费与合计，有效期为 CHECKOUT_PLAN_TTL_S（15 分钟），以及其 `checkout_mode`：卖方有智能体端点时为 `agent_handoff`（确认时授权支付并交接订单），没有时为 `merchant_redirect`（确认时不授权任何款项，而是给买方一个可归因的商品页链接）。之后结账等待明确确认。',
+      responses: {
+        '201': '计划已创建，等待买方明确确认。',
+        '202': '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+        '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
+        '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
+        '404':
+          '`intent_not_found`: 不存在该 id 的意图。 `proposal_not_found`: 不存在该 id 的提案。 `match_token_not_found`: 不存在该 id 的匹配令牌。',
+        '409':
+          '`proposal_expired`: 该提案已过期。 `proposal_state_invalid`: 该提案的状态不允许结账（需要 pending_confirmation 或 accepted）。 `proposal_intent_mismatch`: 该提案回应的是另一个意图。 `inventory_unavailable`: 该提案已无库存。 `match_token_mismatch`: 该匹配令牌指向另一个提案。 `match_token_expired`: 该匹配令牌已过期。 `acceptance_state_invalid`: 该匹配令牌未被接受（或已被使用）。 `match_token_in_checkout`: 另一个进行中的结账已在使用该匹配令牌。 `amount_mismatch`: 金额与提案价格加运费不一致。 `currency_mismatch`: 币种与提案币种不一致。',
+        '413': '`payload_too_large`: 请求体超过 1 MB。',
+        '415': '`unsupported_media_type`: 请求体不是 application/json。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+        '503':
+          '`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。',
+      },
     },
-    "getV1AgenticCheckoutCheckoutId": {
-      "summary": "获取智能体结账",
-      "description": "状态、计划、回执与审计轨迹，由结账工作流存储。",
-      "responses": {
-        "200": "该结账。",
-        "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。",
-        "401": "`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。",
-        "403": "`insufficient_scope`: API 密钥缺少此操作所需的权限范围。",
-        "404": "`checkout_not_found`: 不存在该 id 的智能体结账。",
-        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。"
-      }
+    getV1AgenticCheckoutCheckoutId: {
+      summary: '获取智能体结账',
+      description: '状态、计划、回执与审计轨迹，由结账工作流存储。',
+      responses: {
+        '200': '该结账。',
+        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
+        '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
+        '404': '`checkout_not_found`: 不存在该 id 的智能体结账。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+      },
     },
-    "postV1AgenticCheckoutCheckoutIdConfirm": {
-      "summary": "确认智能体结账",
-      "description": "需要买方智能体的明确同意以及已签名的匹配令牌（JWS，按 /.well-known/jwks.json 中的公钥校验）；提案、金额与币种必须与计划一致。agent_handoff：授权支付，将订单交接到商家智能体的端点（Idempotency-Key：结账 id；商家据此去重），并以 confirmed 状态返回回执与审计轨迹；若交接最终失败，则撤销支付授权，匹配令牌在未过期时恢复为 accepted，并返回 502 merchant_handoff_failed 及 `next_action`。merchant_redirect：不支付；以 handed_off 状态返回 `continue_url`，即指向商品页的可归因 /r/{rec_id} 链接。重复确认返回相同结果。",
-      "responses": {
-        "200": "agent_handoff：状态 confirmed，附商家交接回执与审计轨迹。merchant_redirect：状态 handed_off，附 continue_url。",
-        "202": "等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。",
-        "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。",
-        "401": "`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。",
-        "403": "`insufficient_scope`: API 密钥缺少此操作所需的权限范围。",
-        "404": "`checkout_not_found`: 不存在该 id 的智能体结账。",
-        "409": "`consent_invalid`: 未授予同意或缺少同意声明。 `match_token_invalid`: 匹配令牌 JWS 为伪造、格式错误或由其他密钥签名。 `match_token_expired`: 该匹配令牌已过期。 `match_token_mismatch`: 该匹配令牌不是创建此结账计划时使用的令牌。 `proposal_mismatch`: proposal_id 与计划不一致。 `amount_mismatch`: amount 与计划合计不一致。 `currency_mismatch`: currency 与计划币种不一致。 `checkout_expired`: 计划在确认前已过期。 `checkout_failed`: 该结账此前已失败（支付或商家交接）；响应体包含 next_action。",
-        "413": "`payload_too_large`: 请求体超过 1 MB。",
-        "415": "`unsupported_media_type`: 请求体不是 application/json。",
-        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。",
-        "502": "`merchant_handoff_failed`: 商家智能体在重试后仍未接受交接；支付授权已撤销。响应体包含 next_action（例如用同一匹配令牌 plan_new_checkout）。",
-        "503": "`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。"
-      }
-    }
+    postV1AgenticCheckoutCheckoutIdConfirm: {
+      summary: '确认智能体结账',
+      description:
+        '需要买方智能体的明确同意以及已签名的匹配令牌（JWS，按 /.well-known/jwks.json 中的公钥校验）；提案、金额与币种必须与计划一致。agent_handoff：授权支付，将订单交接到商家智能体的端点（Idempotency-Key：结账 id；商家据此去重），并以 confirmed 状态返回回执与审计轨迹；若交接最终失败，则撤销支付授权，匹配令牌在未过期时恢复为 accepted，并返回 502 merchant_handoff_failed 及 `next_action`。merchant_redirect：不支付；以 handed_off 状态返回 `continue_url`，即指向商品页的可归因 /r/{rec_id} 链接。重复确认返回相同结果。',
+      responses: {
+        '200': 'agent_handoff：状态 confirmed，附商家交接回执与审计轨迹。merchant_redirect：状态 handed_off，附 continue_url。',
+        '202': '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+        '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
+        '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
+        '404': '`checkout_not_found`: 不存在该 id 的智能体结账。',
+        '409':
+          '`consent_invalid`: 未授予同意或缺少同意声明。 `match_token_invalid`: 匹配令牌 JWS 为伪造、格式错误或由其他密钥签名。 `match_token_expired`: 该匹配令牌已过期。 `match_token_mismatch`: 该匹配令牌不是创建此结账计划时使用的令牌。 `proposal_mismatch`: proposal_id 与计划不一致。 `amount_mismatch`: amount 与计划合计不一致。 `currency_mismatch`: currency 与计划币种不一致。 `checkout_expired`: 计划在确认前已过期。 `checkout_failed`: 该结账此前已失败（支付或商家交接）；响应体包含 next_action。',
+        '413': '`payload_too_large`: 请求体超过 1 MB。',
+        '415': '`unsupported_media_type`: 请求体不是 application/json。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+        '502':
+          '`merchant_handoff_failed`: 商家智能体在重试后仍未接受交接；支付授权已撤销。响应体包含 next_action（例如用同一匹配令牌 plan_new_checkout）。',
+        '503':
+          '`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。',
+      },
+    },
   },
-  "schemas": {
-    "AgenticCheckout": {
-      "receipt": "agent_handoff：状态、merchant_response 摘要、handed_off_at。merchant_redirect：状态 handed_off、continue_url、rec_id、handed_off_at。",
-      "audit_trail": "结账的每个步骤，按时间从早到晚。",
-      "workflow_id": "对应的 Temporal 工作流（checkout-<checkout_id>）；搜索属性 CheckoutId。"
+  schemas: {
+    AgenticCheckout: {
+      receipt:
+        'agent_handoff：状态、merchant_response 摘要、handed_off_at。merchant_redirect：状态 handed_off、continue_url、rec_id、handed_off_at。',
+      audit_trail: '结账的每个步骤，按时间从早到晚。',
+      workflow_id: '对应的 Temporal 工作流（checkout-<checkout_id>）；搜索属性 CheckoutId。',
     },
-    "AgenticCheckoutPlan": {
-      "merchant_id": "卖方。",
-      "rec_id": "merchant_redirect：买方继续购买所经由的卡片；携带它的订单计入归因。",
-      "shipping": "运费取自提案的 shipping_commitment（free: true → 0；否则取其费用）。",
-      "totals": "以最小货币单位（分）表示的金额。",
-      "amount": "以主货币单位表示的 total_minor。"
+    AgenticCheckoutPlan: {
+      merchant_id: '卖方。',
+      rec_id: 'merchant_redirect：买方继续购买所经由的卡片；携带它的订单计入归因。',
+      shipping: '运费取自提案的 shipping_commitment（free: true → 0；否则取其费用）。',
+      totals: '以最小货币单位（分）表示的金额。',
+      amount: '以主货币单位表示的 total_minor。',
     },
-    "CheckoutFailure": {
-      "": "结账失败的原因（任何支付授权均已先行撤销）以及智能体的下一步。",
-      "status": "失败的确认请求所返回的 HTTP 状态码。"
+    CheckoutFailure: {
+      '': '结账失败的原因（任何支付授权均已先行撤销）以及智能体的下一步。',
+      status: '失败的确认请求所返回的 HTTP 状态码。',
     },
-    "CheckoutNextAction": {
-      "": "结账失败后买方智能体可以采取的下一步。",
-      "until": "plan_new_checkout：令牌在此时间之前可用。"
+    CheckoutNextAction: {
+      '': '结账失败后买方智能体可以采取的下一步。',
+      until: 'plan_new_checkout：令牌在此时间之前可用。',
     },
-    "AgenticCheckoutRequest": {
-      "buyer_agent_id": "进行购买的购物方智能体。",
-      "match_token_id": "指向该提案的（已接受的）匹配令牌。",
-      "amount": "预期合计：提案价格加上其 shipping_commitment 中的运费，以主货币单位表示。",
-      "currency": "ISO 4217 币种代码；比较时不区分大小写。"
+    AgenticCheckoutRequest: {
+      buyer_agent_id: '进行购买的购物方智能体。',
+      match_token_id: '指向该提案的（已接受的）匹配令牌。',
+      amount: '预期合计：提案价格加上其 shipping_commitment 中的运费，以主货币单位表示。',
+      currency: 'ISO 4217 币种代码；比较时不区分大小写。',
     },
-    "AgenticCheckoutConfirmRequest": {
-      "consent": "买方智能体的明确同意。",
-      "consent.granted": "必须为 true：买方智能体的明确同意。",
-      "consent.statement": "买方同意内容的文字说明（必填）。",
-      "match_token": "创建结账计划时所用匹配令牌的 signed_token（紧凑 JWS）。",
-      "amount": "必须等于计划合计，以主货币单位表示。",
-      "currency": "ISO 4217 币种代码；比较时不区分大小写。"
-    }
-  }
+    AgenticCheckoutConfirmRequest: {
+      consent: '买方智能体的明确同意。',
+      'consent.granted': '必须为 true：买方智能体的明确同意。',
+      'consent.statement': '买方同意内容的文字说明（必填）。',
+      match_token: '创建结账计划时所用匹配令牌的 signed_token（紧凑 JWS）。',
+      amount: '必须等于计划合计，以主货币单位表示。',
+      currency: 'ISO 4217 币种代码；比较时不区分大小写。',
+    },
+  },
 };

@@ -1,13 +1,6 @@
 import * as S from '../../src/schemas/console';
 import { loginDeveloper, registerDeveloper, verifyInvite, type ConsoleDeps } from '../../src/console/developers';
-import {
-  createApiKey,
-  deleteApiKey,
-  listApiKeys,
-  renameApiKey,
-  revealApiKey,
-  revokeApiKey,
-} from '../../src/console/api-keys';
+import { createApiKey, deleteApiKey, listApiKeys, renameApiKey, revealApiKey, revokeApiKey } from '../../src/console/api-keys';
 import { listRequestLogs } from '../../src/console/request-logs';
 import { apiKeyView, developerView, sessionView } from '../../src/console/views';
 import type { Developer, DeveloperSession } from '../../src/db/schema';
@@ -34,10 +27,7 @@ function me(ctx: AppContext) {
 const keyNotFound: [number, string, string] = [404, 'api_key_not_found', 'API key not found.'];
 
 /** The register and login answer: the account, its new console session and the token for it. */
-function sessionOpened(
-  status: string,
-  r: { developer: Developer; token: string; session: DeveloperSession; warning?: string },
-) {
+function sessionOpened(status: string, r: { developer: Developer; token: string; session: DeveloperSession; warning?: string }) {
   return {
     status,
     developer: developerView(r.developer),
@@ -54,7 +44,8 @@ export function developerRoutes(r: RouteRegistry): void {
     path: '/v1/developers/register',
     tag: TAG,
     summary: 'Register a developer account',
-    description: 'Creates the account and a console session. A valid invite_code verifies the invite at once; it may instead be verified after login.',
+    description:
+      'Creates the account and a console session. A valid invite_code verifies the invite at once; it may instead be verified after login.',
     auth: auth.none,
     body: S.DeveloperRegisterBody,
     bodyRequired: true,
@@ -138,7 +129,8 @@ export function developerRoutes(r: RouteRegistry): void {
     path: '/v1/developers/keys',
     tag: TAG,
     summary: 'Create an API key',
-    description: 'Returns the full api_key once. The service stores its hash for authentication and, when encrypted key storage is configured, an AES-256-GCM copy for reveal.',
+    description:
+      'Returns the full api_key once. The service stores its hash for authentication and, when encrypted key storage is configured, an AES-256-GCM copy for reveal.',
     auth: auth.developer,
     body: S.KeyCreateBody,
     responses: { 201: { description: 'Key created.', schema: S.KeyCreateResponse } },

@@ -22,7 +22,7 @@ export function dispatchRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Intent.Surge dispatch queue',
     description:
-      'Counts per state and the newest deliveries (filter by state, merchant_id, intent_id), each with its last attempt. Operators (supply key) see every merchant; an API key with X-Merchant-Token sees that merchant\'s deliveries only (another merchant_id filter lists nothing).',
+      "Counts per state and the newest deliveries (filter by state, merchant_id, intent_id), each with its last attempt. Operators (supply key) see every merchant; an API key with X-Merchant-Token sees that merchant's deliveries only (another merchant_id filter lists nothing).",
     auth: readers,
     query: D.DispatchQueueQuery,
     responses: { 200: { description: 'Queue summary and deliveries.', schema: D.DispatchQueue } },
@@ -34,7 +34,8 @@ export function dispatchRoutes(r: RouteRegistry): void {
     path: '/v1/merchant/dispatch-queue/{deliveryId}',
     tag: TAG,
     summary: 'One delivery with every attempt',
-    description: "Operators see any delivery; a merchant (API key with X-Merchant-Token) its own: another merchant's answers 404 as an unknown id.",
+    description:
+      "Operators see any delivery; a merchant (API key with X-Merchant-Token) its own: another merchant's answers 404 as an unknown id.",
     auth: readers,
     params: D.DeliveryIdParams,
     notFoundCode: 'delivery_not_found',
@@ -56,7 +57,10 @@ export function dispatchRoutes(r: RouteRegistry): void {
       'Replays the named delivery, or every dead-lettered one (up to 2000 per call), each as a new delivery run with the same webhook-id. A delivery that was delivered is never sent again.',
     auth: auth.supply,
     body: D.RetryBody,
-    responses: { 200: { description: 'The replays started.', schema: D.RetryResult }, 202: { description: 'Still starting replays; the workflow id tells where.', schema: D.RetryResult } },
+    responses: {
+      200: { description: 'The replays started.', schema: D.RetryResult },
+      202: { description: 'Still starting replays; the workflow id tells where.', schema: D.RetryResult },
+    },
     errors: [
       [404, 'delivery_not_found', 'No delivery with this id.'],
       [409, 'delivery_not_in_dlq', 'The delivery is not dead-lettered.'],

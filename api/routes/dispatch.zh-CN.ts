@@ -2,67 +2,70 @@ import type { LocaleTexts } from '../openapi-text';
 
 /** zh-CN texts of the dispatch routes and the schemas only they use, by operation id and field (api/openapi-text.ts). */
 export const dispatchZhCN: LocaleTexts = {
-  "operations": {
-    "getV1MerchantDispatchQueue": {
-      "summary": "Intent.Surge 派发队列",
-      "description": "各状态的计数以及最新的投递（可按 state、merchant_id、intent_id 过滤），每条附带其最近一次尝试。运营方（供给密钥）可查看所有商家；使用 API 密钥并提供 X-Merchant-Token 时只能查看该商家自己的投递（按其他 merchant_id 过滤时列表为空）。",
-      "params": {
-        "limit": "最新的在前；1..500，默认 100。"
+  operations: {
+    getV1MerchantDispatchQueue: {
+      summary: 'Intent.Surge 派发队列',
+      description:
+        '各状态的计数以及最新的投递（可按 state、merchant_id、intent_id 过滤），每条附带其最近一次尝试。运营方（供给密钥）可查看所有商家；使用 API 密钥并提供 X-Merchant-Token 时只能查看该商家自己的投递（按其他 merchant_id 过滤时列表为空）。',
+      params: {
+        limit: '最新的在前；1..500，默认 100。',
       },
-      "fields": {
-        "param.limit": "最新的在前；1..500，默认 100。"
+      fields: {
+        'param.limit': '最新的在前；1..500，默认 100。',
       },
-      "responses": {
-        "200": "队列汇总与投递列表。",
-        "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。",
-        "401": "`invalid_supply_key`: 供给密钥无效或缺失。",
-        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。"
-      }
+      responses: {
+        '200': '队列汇总与投递列表。',
+        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+      },
     },
-    "getV1MerchantDispatchQueueDeliveryId": {
-      "summary": "单条投递及其全部尝试",
-      "description": "运营方可查看任意投递；商家（API 密钥加 X-Merchant-Token）只能查看自己的投递：其他商家的投递与未知 id 一样返回 404。",
-      "responses": {
-        "200": "该投递及其尝试记录（按时间从早到晚）。",
-        "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。",
-        "401": "`invalid_supply_key`: 供给密钥无效或缺失。",
-        "404": "`delivery_not_found`: 不存在该 id 的投递。",
-        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。"
-      }
+    getV1MerchantDispatchQueueDeliveryId: {
+      summary: '单条投递及其全部尝试',
+      description: '运营方可查看任意投递；商家（API 密钥加 X-Merchant-Token）只能查看自己的投递：其他商家的投递与未知 id 一样返回 404。',
+      responses: {
+        '200': '该投递及其尝试记录（按时间从早到晚）。',
+        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
+        '404': '`delivery_not_found`: 不存在该 id 的投递。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+      },
     },
-    "postV1MerchantDispatchQueueRetry": {
-      "summary": "重放死信队列中的投递",
-      "description": "重放指定的投递，或全部死信投递（每次调用最多 2000 条），每条作为使用相同 webhook-id 的新投递运行。已成功投递的投递不会再次发送。",
-      "responses": {
-        "200": "已启动的重放。",
-        "202": "仍在启动重放；可通过工作流 id 查看进度。",
-        "400": "`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。",
-        "401": "`invalid_supply_key`: 供给密钥无效或缺失。",
-        "404": "`delivery_not_found`: 不存在该 id 的投递。",
-        "409": "`delivery_not_in_dlq`: 该投递不在死信队列中。",
-        "413": "`payload_too_large`: 请求体超过 1 MB。",
-        "415": "`unsupported_media_type`: 请求体不是 application/json。",
-        "429": "`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。",
-        "503": "`temporal_unavailable`: 无法连接 Temporal。"
-      }
-    }
+    postV1MerchantDispatchQueueRetry: {
+      summary: '重放死信队列中的投递',
+      description:
+        '重放指定的投递，或全部死信投递（每次调用最多 2000 条），每条作为使用相同 webhook-id 的新投递运行。已成功投递的投递不会再次发送。',
+      responses: {
+        '200': '已启动的重放。',
+        '202': '仍在启动重放；可通过工作流 id 查看进度。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+        '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
+        '404': '`delivery_not_found`: 不存在该 id 的投递。',
+        '409': '`delivery_not_in_dlq`: 该投递不在死信队列中。',
+        '413': '`payload_too_large`: 请求体超过 1 MB。',
+        '415': '`unsupported_media_type`: 请求体不是 application/json。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+        '503': '`temporal_unavailable`: 无法连接 Temporal。',
+      },
+    },
   },
-  "schemas": {
-    "DispatchQueue": {
-      "summary": "在 merchant_id / intent_id 过滤条件下各状态的计数。"
+  schemas: {
+    DispatchQueue: {
+      summary: '在 merchant_id / intent_id 过滤条件下各状态的计数。',
     },
-    "Delivery": {
-      "delivery_id": "也是每次尝试的 webhook-id 请求头。",
-      "workflow_id": "当前运行对应的 Temporal 工作流（delivery-<id>[-replay-<n>]）。"
+    Delivery: {
+      delivery_id: '也是每次尝试的 webhook-id 请求头。',
+      workflow_id: '当前运行对应的 Temporal 工作流（delivery-<id>[-replay-<n>]）。',
     },
-    "DeliveryAttempt": {
-      "replay": "0：首次运行；n：从死信队列的第 n 次重放。"
+    DeliveryAttempt: {
+      replay: '0：首次运行；n：从死信队列的第 n 次重放。',
     },
-    "DispatchRetryResult": {
-      "status": "scheduling：重放工作流仍在启动运行；请跟踪 replay_workflow_id。"
+    DispatchRetryResult: {
+      status: 'scheduling：重放工作流仍在启动运行；请跟踪 replay_workflow_id。',
     },
-    "DispatchRetryRequest": {
-      "delivery_id": "省略时：全部死信投递（每次调用最多 2000 条；见 remaining）。"
-    }
-  }
+    DispatchRetryRequest: {
+      delivery_id: '省略时：全部死信投递（每次调用最多 2000 条；见 remaining）。',
+    },
+  },
 };

@@ -21,7 +21,11 @@ export function experienceRoutes(r: RouteRegistry): void {
     responses: { 201: { description: 'The stored event.', schema: E.DecisionEventEnvelope } },
     errors: [
       [400, 'unsupported_decision_event', 'event_type is missing or not one of the supported types.'],
-      [400, 'invalid_payload', 'A field is invalid, a remix lacks a remixable payload.dimension or a payload.value, or confirm/fulfilled/late_delivery name no proposal.'],
+      [
+        400,
+        'invalid_payload',
+        'A field is invalid, a remix lacks a remixable payload.dimension or a payload.value, or confirm/fulfilled/late_delivery name no proposal.',
+      ],
       [404, 'intent_not_found', 'No intent with this id.'],
       [404, 'proposal_not_found', 'No proposal with this id.'],
       [404, 'match_token_not_found', 'No match token with this id.'],

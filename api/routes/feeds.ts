@@ -23,7 +23,13 @@ const tokenErrors: ErrorRow[] = [
   [403, 'invalid_registration_token', 'Invalid registration token.'],
   [404, 'merchant_not_found', 'No merchant agent with this id.'],
 ];
-const merchantAuth = () => auth.apiKeyAnd('registry', 'MerchantToken', merchantToken((ctx) => ctx.params.merchantId), tokenErrors);
+const merchantAuth = () =>
+  auth.apiKeyAnd(
+    'registry',
+    'MerchantToken',
+    merchantToken((ctx) => ctx.params.merchantId),
+    tokenErrors,
+  );
 const feedNotFound: ErrorRow = [
   404,
   'feed_not_found',
@@ -50,8 +56,16 @@ export function feedRoutes(r: RouteRegistry): void {
     errors: [
       [400, 'invalid_feed_url', 'The feed URL to register is not allowed (scheme, credentials, or a non-public address).'],
       [503, 'temporal_unavailable', 'Registering a feed needs Temporal, which is not reachable; nothing was registered.'],
-      [400, 'invalid_feed', 'The feed cannot be read as a whole (unknown format, missing required columns, malformed XML, unterminated quote); nothing was imported.'],
-      [422, 'feed_unavailable', 'The feed URL could not be fetched (unsafe address, unreachable, timeout, too large, too many redirects or a non-2xx answer).'],
+      [
+        400,
+        'invalid_feed',
+        'The feed cannot be read as a whole (unknown format, missing required columns, malformed XML, unterminated quote); nothing was imported.',
+      ],
+      [
+        422,
+        'feed_unavailable',
+        'The feed URL could not be fetched (unsafe address, unreachable, timeout, too large, too many redirects or a non-2xx answer).',
+      ],
     ],
     handler: async (ctx, { params, body }) => {
       if ((body.content === undefined) === (body.url === undefined)) {
@@ -92,13 +106,19 @@ export function feedRoutes(r: RouteRegistry): void {
         }
       }
       try {
-        const report = await importFeedSource(ctx.deps.db, (async function* () { yield bytes; })(), {
-          merchantId: params.merchantId,
-          fullSnapshot: body.full_snapshot ?? false,
-          defaultCurrency: body.currency,
-          storeUrl: body.store_url ?? null,
-          trigger: 'api',
-        });
+        const report = await importFeedSource(
+          ctx.deps.db,
+          (async function* () {
+            yield bytes;
+          })(),
+          {
+            merchantId: params.merchantId,
+            fullSnapshot: body.full_snapshot ?? false,
+            defaultCurrency: body.currency,
+            storeUrl: body.store_url ?? null,
+            trigger: 'api',
+          },
+        );
         return {
           body: {
             run_id: report.run_id,
@@ -114,7 +134,8 @@ export function feedRoutes(r: RouteRegistry): void {
           },
         };
       } catch (err) {
-        if (err instanceof FeedFileError) throw new AppError(400, 'invalid_feed', `The feed cannot be imported, nothing was: ${err.message}`);
+        if (err instanceof FeedFileError)
+          throw new AppError(400, 'invalid_feed', `The feed cannot be imported, nothing was: ${err.message}`);
         throw err;
       }
     },

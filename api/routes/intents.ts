@@ -27,7 +27,12 @@ export function intentRoutes(r: RouteRegistry): void {
     missingFields: ['raw_query'],
     responses: { 201: { description: 'The intent.', schema: I.IntentEnvelope } },
     handler: async (ctx, { body }) => {
-      const intent = await createIntentAndStartSurge(ctx.deps, body, { developerId: ctx.state.apiKey?.developerId }, { intentId: requestResourceId(ctx, 'int') });
+      const intent = await createIntentAndStartSurge(
+        ctx.deps,
+        body,
+        { developerId: ctx.state.apiKey?.developerId },
+        { intentId: requestResourceId(ctx, 'int') },
+      );
       return { status: 201, body: { intent: intentView(intent) } };
     },
   });
@@ -81,7 +86,12 @@ export function intentRoutes(r: RouteRegistry): void {
     body: P.ProposalCreateBody,
     bodyRequired: true,
     missingFields: ['merchant_agent_id', 'intent_id', 'product_id', 'offer_title', 'price'],
-    responses: { 201: { description: 'The proposal, with warnings (e.g. a product outside the categories the intent names).', schema: P.ProposalCreated } },
+    responses: {
+      201: {
+        description: 'The proposal, with warnings (e.g. a product outside the categories the intent names).',
+        schema: P.ProposalCreated,
+      },
+    },
     errors: [
       intentNotFound,
       [404, 'product_not_found', 'No catalog product with this id.'],
@@ -102,12 +112,15 @@ export function intentRoutes(r: RouteRegistry): void {
     path: '/v1/proposals/{proposalId}',
     tag: TAG,
     summary: 'Get a proposal',
-    description: "Readable by the keys of the intent's developer and by the merchant that submitted it (X-Merchant-Token); anyone else gets 404 proposal_not_found.",
+    description:
+      "Readable by the keys of the intent's developer and by the merchant that submitted it (X-Merchant-Token); anyone else gets 404 proposal_not_found.",
     auth: auth.apiKeyOptionalToken('proposals', 'MerchantToken', optionalMerchantToken, optionalMerchantTokenErrors),
     params: P.ProposalIdParams,
     notFoundCode: 'proposal_not_found',
     responses: { 200: { description: 'The proposal.', schema: P.ProposalEnvelope } },
     errors: [[404, 'proposal_not_found', 'No proposal with this id.']],
-    handler: async (ctx, { params }) => ({ body: { proposal: proposalView(await getProposal(ctx.deps.db, params.proposalId, callerOf(ctx))) } }),
+    handler: async (ctx, { params }) => ({
+      body: { proposal: proposalView(await getProposal(ctx.deps.db, params.proposalId, callerOf(ctx))) },
+    }),
   });
 }

@@ -14,13 +14,16 @@ export function mandateRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Sign an intent mandate',
     description:
-      'Signs product_id, amount_limit, currency and expiry with the integration\'s RSA key: RS256 over the RFC 8785 canonical JSON of the payload. Returns the payload, its canonical text, a bare RSA-SHA256 signature (openssl-verifiable) and a compact JWS; the public key is in /.well-known/jwks.json. The body is validated first; 503 when signing is not enabled for the integration.',
+      "Signs product_id, amount_limit, currency and expiry with the integration's RSA key: RS256 over the RFC 8785 canonical JSON of the payload. Returns the payload, its canonical text, a bare RSA-SHA256 signature (openssl-verifiable) and a compact JWS; the public key is in /.well-known/jwks.json. The body is validated first; 503 when signing is not enabled for the integration.",
     auth: auth.apiKey('payments'),
     body: S.IntentMandateSignBody,
     bodyRequired: true,
     invalidCode: 'invalid_body',
     responses: { 201: { description: 'The signed mandate (stored for audit).', schema: S.IntentMandateSignResponse } },
-    errors: [[404, 'intent_not_found', "intent_id names no intent of the caller's developer."], [503, 'signing_unavailable', 'Signing unavailable for this integration (no mandate signing key configured).']],
+    errors: [
+      [404, 'intent_not_found', "intent_id names no intent of the caller's developer."],
+      [503, 'signing_unavailable', 'Signing unavailable for this integration (no mandate signing key configured).'],
+    ],
     handler: async (ctx, { body }) => {
       refuseUnknownMembers((ctx.request as { body?: unknown }).body);
       const { db, config, signingKeys } = ctx.deps;

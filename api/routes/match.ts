@@ -147,8 +147,20 @@ export function matchRoutes(r: RouteRegistry): void {
     handler: async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
       const trace = { keyId: ctx.state.apiKey?.keyId };
-      const { authorization, token } = await authorizePayment(ctx.deps.db, params.matchTokenId, body, caller, trace, requestResourceId(ctx, 'pauth'));
-      return { body: { payment_authorization: paymentAuthorizationView(authorization, token.intent_id), match_token: matchTokenView(token, caller) } };
+      const { authorization, token } = await authorizePayment(
+        ctx.deps.db,
+        params.matchTokenId,
+        body,
+        caller,
+        trace,
+        requestResourceId(ctx, 'pauth'),
+      );
+      return {
+        body: {
+          payment_authorization: paymentAuthorizationView(authorization, token.intent_id),
+          match_token: matchTokenView(token, caller),
+        },
+      };
     },
   });
 }

@@ -17,10 +17,15 @@ export function merchantOpsRoutes(r: RouteRegistry): void {
     summary: 'Merchant SLA metrics',
     description:
       'Proposal response latency after Intent.Surge delivery, delivery success rate, proposal acceptance, on-time fulfillment and decision feedback counts over the last `days` days, each with its sample size n (a metric with n = 0 is null). Definitions in docs/SUPPLY-OPS.md. Operators (supply key) read any merchant; with an API key the call also needs the X-Merchant-Token of merchantId: a merchant reads its own SLA only.',
-    auth: auth.supplyOrApiKeyAnd('reports', 'MerchantToken', merchantToken((ctx) => ctx.params.merchantId), [
-      [401, 'missing_registration_token', 'An API key caller did not send X-Merchant-Token.'],
-      [403, 'invalid_registration_token', 'X-Merchant-Token is not the registration token of merchantId.'],
-    ]),
+    auth: auth.supplyOrApiKeyAnd(
+      'reports',
+      'MerchantToken',
+      merchantToken((ctx) => ctx.params.merchantId),
+      [
+        [401, 'missing_registration_token', 'An API key caller did not send X-Merchant-Token.'],
+        [403, 'invalid_registration_token', 'X-Merchant-Token is not the registration token of merchantId.'],
+      ],
+    ),
     params: S.MerchantOpsParams,
     query: S.MerchantOpsQuery,
     invalidCode: 'invalid_query',

@@ -33,7 +33,11 @@ const tokenErrors: ErrorRow[] = [
   [403, 'invalid_registration_token', 'Invalid registration token.'],
   notFound,
 ];
-const invalidEndpoint: ErrorRow = [400, 'invalid_endpoint', 'The endpoint is not https or resolves to a private, loopback or link-local address.'];
+const invalidEndpoint: ErrorRow = [
+  400,
+  'invalid_endpoint',
+  'The endpoint is not https or resolves to a private, loopback or link-local address.',
+];
 
 /** X-Merchant-Token of the merchant the request names (a path parameter, or `field` of the body). */
 export const merchantToken = (idFrom: (ctx: AppContext) => unknown, field = 'merchant_id'): Middleware<AppState> => {
@@ -72,7 +76,9 @@ export const optionalMerchantToken: Middleware<AppState> = async (ctx, next) => 
   }
   await next();
 };
-export const optionalMerchantTokenErrors: ErrorRow[] = [[403, 'invalid_registration_token', 'X-Merchant-Token is not the registration token of any merchant.']];
+export const optionalMerchantTokenErrors: ErrorRow[] = [
+  [403, 'invalid_registration_token', 'X-Merchant-Token is not the registration token of any merchant.'],
+];
 
 /**
  * The X-Merchant-Token that makes an API key caller the merchant it belongs to, on reads of what
@@ -90,7 +96,10 @@ export const callerMerchantTokenErrors: ErrorRow[] = [
 /** The body member naming the merchant, read before validation (the token check runs first). */
 export const bodyMember = (name: string) => (ctx: AppContext) => (ctx.request as { body?: Record<string, unknown> }).body?.[name];
 
-const envelope = (status: string | undefined, m: Parameters<typeof merchantView>[0]) => ({ ...(status ? { status } : {}), merchant: merchantView(m) });
+const envelope = (status: string | undefined, m: Parameters<typeof merchantView>[0]) => ({
+  ...(status ? { status } : {}),
+  merchant: merchantView(m),
+});
 
 export function merchantRoutes(r: RouteRegistry): void {
   r.add({
@@ -99,7 +108,7 @@ export function merchantRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Register or update a merchant agent',
     description:
-      'Creates the merchant (created:true) and returns its registration_token and webhook_secret once. Registering an existing merchant_id updates it (created:false) and needs that merchant\'s X-Merchant-Token.',
+      "Creates the merchant (created:true) and returns its registration_token and webhook_secret once. Registering an existing merchant_id updates it (created:false) and needs that merchant's X-Merchant-Token.",
     auth: auth.apiKey('registry'),
     body: S.MerchantRegisterBody,
     bodyRequired: true,
@@ -166,7 +175,12 @@ export function merchantRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Deactivate a merchant agent',
     description: 'Sets status `inactive` and deactivated_at; repeating it keeps the first deactivated_at. Registering again reactivates.',
-    auth: auth.apiKeyAnd('registry', 'MerchantToken', merchantToken((ctx) => ctx.params.merchantId), tokenErrors),
+    auth: auth.apiKeyAnd(
+      'registry',
+      'MerchantToken',
+      merchantToken((ctx) => ctx.params.merchantId),
+      tokenErrors,
+    ),
     params: S.MerchantIdParams,
     notFoundCode: 'merchant_not_found',
     responses: { 200: { description: 'The deactivated record.', schema: S.MerchantEnvelope } },
@@ -191,10 +205,15 @@ export function merchantRoutes(r: RouteRegistry): void {
     handler: async (ctx, { params }) => {
       const merchant = await getMerchant(ctx.deps.db, params.merchantId);
       const { config } = ctx.deps;
-      const h = await checkMerchantHealth(ctx.deps.db, merchant, { timeoutMs: config.HEALTH_PROBE_TIMEOUT_MS, allowPrivate: config.ALLOW_PRIVATE_ENDPOINTS });
+      const h = await checkMerchantHealth(ctx.deps.db, merchant, {
+        timeoutMs: config.HEALTH_PROBE_TIMEOUT_MS,
+        allowPrivate: config.ALLOW_PRIVATE_ENDPOINTS,
+      });
       const checked_at = h.checked_at.toISOString();
       if (h.healthy) {
-        return { body: { merchant_id: merchant.merchant_id, status: 'healthy', latency_ms: h.latency_ms, http_status: h.http_status, checked_at } };
+        return {
+          body: { merchant_id: merchant.merchant_id, status: 'healthy', latency_ms: h.latency_ms, http_status: h.http_status, checked_at },
+        };
       }
       return {
         status: 503,

@@ -28,7 +28,11 @@ export function reconciliationRoutes(r: RouteRegistry): void {
       [503, 'temporal_unavailable', 'Temporal is not reachable.'],
     ],
     handler: async (ctx, { body }) => {
-      const out = await runReconciliation(ctx.deps, body, preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }));
+      const out = await runReconciliation(
+        ctx.deps,
+        body,
+        preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }),
+      );
       if (out.status === 'finished') return { body: { reconciliation: out.run } };
       const statusUrl = `/v1/reconciliation/runs/${out.runId}`;
       // No worker polls: the run waits for one; the caller polls later rather than at once.
@@ -42,12 +46,15 @@ export function reconciliationRoutes(r: RouteRegistry): void {
     path: '/v1/reconciliation/runs/{runId}',
     tag: TAG,
     summary: 'Get a reconciliation run',
-    description: 'A stored run, scheduled or on demand: while it runs, status running and no summary; then its summary and the first discrepancies of each kind.',
+    description:
+      'A stored run, scheduled or on demand: while it runs, status running and no summary; then its summary and the first discrepancies of each kind.',
     auth: auth.supply,
     params: R.ReconciliationRunIdParams,
     notFoundCode: 'reconciliation_run_not_found',
     responses: { 200: { description: 'The run.', schema: R.ReconciliationEnvelope } },
     errors: [[404, 'reconciliation_run_not_found', 'No run with this id.']],
-    handler: async (ctx, { params }) => ({ body: { reconciliation: await loadReconciliationRun(ctx.deps.db, params.runId, DISCREPANCIES_SHOWN) } }),
+    handler: async (ctx, { params }) => ({
+      body: { reconciliation: await loadReconciliationRun(ctx.deps.db, params.runId, DISCREPANCIES_SHOWN) },
+    }),
   });
 }

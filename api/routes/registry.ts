@@ -64,19 +64,34 @@ export const auth = {
     errors: [[401, 'unauthorized', 'Invalid or missing supply key or API key.'], apiKeyErrors[1]!],
   }),
   /** API key, optionally with a merchant registration token that widens what the call may read (docs/TENANCY.md). */
-  apiKeyOptionalToken: (scope: ApiKeyScope, scheme: 'MerchantToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
+  apiKeyOptionalToken: (
+    scope: ApiKeyScope,
+    scheme: 'MerchantToken',
+    tokenMiddleware: Middleware<AppState>,
+    errors: ErrorRow[],
+  ): AuthSpec => ({
     security: [{ ApiKey: [] }, { ApiKey: [], [scheme]: [] }],
     middleware: [requireApiKey(scope), tokenMiddleware],
     errors: [...apiKeyErrors, ...errors],
   }),
   /** Supply key, or API key plus merchant registration token: operators for everyone, a merchant for itself. */
-  supplyOrApiKeyAnd: (scope: ApiKeyScope, scheme: 'MerchantToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
+  supplyOrApiKeyAnd: (
+    scope: ApiKeyScope,
+    scheme: 'MerchantToken',
+    tokenMiddleware: Middleware<AppState>,
+    errors: ErrorRow[],
+  ): AuthSpec => ({
     security: [{ SupplyKey: [] }, { ApiKey: [], [scheme]: [] }],
     middleware: [requireSupplyKeyOrApiKeyAnd(scope, tokenMiddleware)],
     errors: [[401, 'unauthorized', 'Invalid or missing supply key or API key.'], apiKeyErrors[1]!, ...errors],
   }),
   /** API key plus a merchant or agent registration token, the token middleware supplied by the owning domain. */
-  apiKeyAnd: (scope: ApiKeyScope, scheme: 'MerchantToken' | 'AgentToken', tokenMiddleware: Middleware<AppState>, errors: ErrorRow[]): AuthSpec => ({
+  apiKeyAnd: (
+    scope: ApiKeyScope,
+    scheme: 'MerchantToken' | 'AgentToken',
+    tokenMiddleware: Middleware<AppState>,
+    errors: ErrorRow[],
+  ): AuthSpec => ({
     security: [{ ApiKey: [], [scheme]: [] }],
     middleware: [requireApiKey(scope), tokenMiddleware],
     errors: [...apiKeyErrors, ...errors],
@@ -97,7 +112,11 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined> {
+export interface RouteSpec<
+  P extends ZodType | undefined = undefined,
+  Q extends ZodType | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+> {
   method: HttpMethod;
   /** OpenAPI form: `/v1/developers/keys/{keyId}`. */
   path: string;
@@ -121,7 +140,10 @@ export interface RouteSpec<P extends ZodType | undefined = undefined, Q extends 
   responses: Record<number, ResponseSpec>;
   errors?: ErrorRow[];
   /** Returns the JSON reply, or undefined when it wrote `ctx` itself (non-JSON documents). */
-  handler: (ctx: AppContext, input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> }) => Promise<Reply | undefined> | Reply | undefined;
+  handler: (
+    ctx: AppContext,
+    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B> },
+  ) => Promise<Reply | undefined> | Reply | undefined;
 }
 
 // The handler's input is contravariant, so a list of specs with different schemas needs the existential `any`.
@@ -154,7 +176,9 @@ function assertPresent(fields: string[], body: unknown, code = 'missing_fields')
 }
 
 export function methodNotAllowed(method: string, path: string, allow: string[]): AppError {
-  return new AppError(405, 'method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`, undefined, { Allow: allow.join(', ') });
+  return new AppError(405, 'method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`, undefined, {
+    Allow: allow.join(', '),
+  });
 }
 
 function hasBody(ctx: AppContext): boolean {
@@ -208,7 +232,9 @@ export class RouteRegistry {
     return m;
   }
 
-  add<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(spec: RouteSpec<P, Q, B>): this {
+  add<P extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined>(
+    spec: RouteSpec<P, Q, B>,
+  ): this {
     this.routes.push(spec as AnyRouteSpec);
     return this;
   }

@@ -19,7 +19,11 @@ export function reportRoutes(r: RouteRegistry): void {
     invalidCode: 'invalid_query',
     responses: { 200: { description: 'The attribution report.', schema: AttributionReport } },
     handler: async (ctx, { query }) => ({
-      body: await attributionReport(ctx.deps.db, query, ctx.state.supply ? { platform: true } : { developerId: ctx.state.apiKey?.developerId ?? null }),
+      body: await attributionReport(
+        ctx.deps.db,
+        query,
+        ctx.state.supply ? { platform: true } : { developerId: ctx.state.apiKey?.developerId ?? null },
+      ),
     }),
   });
 

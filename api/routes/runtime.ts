@@ -21,7 +21,10 @@ export function runtimeRoutes(r: RouteRegistry): void {
     missingFields: ['intent'],
     missingCode: 'missing_intent',
     responses: {
-      201: { description: 'The finished runtime with its linked intent, proposal, match session and match token.', schema: R.RuntimeEnvelope },
+      201: {
+        description: 'The finished runtime with its linked intent, proposal, match session and match token.',
+        schema: R.RuntimeEnvelope,
+      },
       202: { description: 'Still running; poll status_url (also in Location).', schema: R.RuntimeAccepted },
     },
     errors: [[503, 'temporal_unavailable', 'Temporal is not reachable.']],
@@ -38,7 +41,11 @@ export function runtimeRoutes(r: RouteRegistry): void {
       if (out.status === 'completed') return { status: 201, body: { runtime: out.runtime } };
       const statusUrl = `/v1/commerce-runtime/${out.runtimeId}`;
       // No worker polls: the run waits for one; the caller polls later rather than at once.
-      return { status: 202, headers: { location: statusUrl, ...(out.noWorker ? { 'retry-after': '15' } : {}) }, body: { runtime_id: out.runtimeId, status: 'running', status_url: statusUrl } };
+      return {
+        status: 202,
+        headers: { location: statusUrl, ...(out.noWorker ? { 'retry-after': '15' } : {}) },
+        body: { runtime_id: out.runtimeId, status: 'running', status_url: statusUrl },
+      };
     },
   });
 

@@ -174,12 +174,20 @@ export function systemRoutes(r: RouteRegistry): void {
     responses: {
       200: {
         description: 'The key is valid.',
-        schema: z.object({ status: z.literal('ok'), key_id: z.string(), developer_id: z.string(), scopes: z.array(z.string()), request_id: z.string() }),
+        schema: z.object({
+          status: z.literal('ok'),
+          key_id: z.string(),
+          developer_id: z.string(),
+          scopes: z.array(z.string()),
+          request_id: z.string(),
+        }),
       },
     },
     handler: (ctx) => {
       const key = ctx.state.apiKey!;
-      return { body: { status: 'ok', key_id: key.keyId, developer_id: key.developerId, scopes: key.scopes, request_id: ctx.state.requestId } };
+      return {
+        body: { status: 'ok', key_id: key.keyId, developer_id: key.developerId, scopes: key.scopes, request_id: ctx.state.requestId },
+      };
     },
   });
 }

@@ -251,8 +251,10 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
       parsed = undefined;
     }
     const proposal = isObject(parsed) && isObject(parsed.proposal) ? parsed.proposal : undefined;
-    if (res.ok && typeof proposal?.proposal_id === 'string') return { outcome: 'submitted', status: res.status, proposalId: proposal.proposal_id };
-    const error = isObject(parsed) && typeof parsed.error === 'string' ? `${parsed.error}: ${String(parsed.message ?? '')}` : text.slice(0, 200);
+    if (res.ok && typeof proposal?.proposal_id === 'string')
+      return { outcome: 'submitted', status: res.status, proposalId: proposal.proposal_id };
+    const error =
+      isObject(parsed) && typeof parsed.error === 'string' ? `${parsed.error}: ${String(parsed.message ?? '')}` : text.slice(0, 200);
     // 5xx, 429 and "same key still in flight" are transient; other 4xx will not change on retry.
     const retry = res.status >= 500 || res.status === 429 || (isObject(parsed) && parsed.error === 'idempotency_in_flight');
     return { outcome: 'failed', status: res.status, error, retry };
@@ -339,7 +341,13 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
       order = await pendingOrder;
     } catch (err) {
       orders.delete(key); // not taken: the gateway's retry may try again
-      record({ at: new Date().toISOString(), webhookId, outcome: 'rejected', httpStatus: 500, reason: `acceptOrder failed: ${(err as Error).message}` });
+      record({
+        at: new Date().toISOString(),
+        webhookId,
+        outcome: 'rejected',
+        httpStatus: 500,
+        reason: `acceptOrder failed: ${(err as Error).message}`,
+      });
       return sendJson(res, 500, { error: 'order_failed', message: (err as Error).message });
     }
     record({ at: new Date().toISOString(), webhookId, outcome: 'order', httpStatus: 200, reason: `Idempotency-Key ${key}` });
@@ -367,11 +375,15 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
     // The signature covers `${webhook-id}.${webhook-timestamp}.${raw body}`: verify the bytes as
     // received, before any parsing. verify() also rejects timestamps more than 5 minutes off.
     try {
-      webhook.verify(raw, {
-        'webhook-id': header(req, 'webhook-id'),
-        'webhook-timestamp': header(req, 'webhook-timestamp'),
-        'webhook-signature': header(req, 'webhook-signature'),
-      }, { jsonParse: false });
+      webhook.verify(
+        raw,
+        {
+          'webhook-id': header(req, 'webhook-id'),
+          'webhook-timestamp': header(req, 'webhook-timestamp'),
+          'webhook-signature': header(req, 'webhook-signature'),
+        },
+        { jsonParse: false },
+      );
     } catch (err) {
       return reject(new HttpError(401, 'invalid_signature', (err as Error).message));
     }
@@ -408,7 +420,13 @@ export async function startMerchantAgent(opts: MerchantAgentOptions): Promise<Me
 
     // Marked before answering, so a concurrent retry of the same delivery is already a duplicate.
     processed.add(id);
-    const event: AgentEvent = { at: new Date().toISOString(), webhookId: id, outcome: 'accepted', httpStatus: 200, intentId: surge.intent.intent_id };
+    const event: AgentEvent = {
+      at: new Date().toISOString(),
+      webhookId: id,
+      outcome: 'accepted',
+      httpStatus: 200,
+      intentId: surge.intent.intent_id,
+    };
     record(event);
     // Answer first: the gateway's clock (15 s) should not wait on our catalog or its own API.
     sendJson(res, 200, { status: 'accepted' });

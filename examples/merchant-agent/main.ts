@@ -31,9 +31,11 @@ function describe(e: AgentEvent): string {
   if (e.outcome !== 'accepted') return e.reason ? `${head} (${e.reason})` : head;
   const p = e.proposal;
   const tail =
-    p?.outcome === 'submitted' ? `proposal ${p.proposalId} (${p.status})`
-    : p?.outcome === 'failed' ? `proposal failed${p.status ? ` ${p.status}` : ''}: ${p.error}`
-    : `no proposal (${p?.reason ?? 'pending'})`;
+    p?.outcome === 'submitted'
+      ? `proposal ${p.proposalId} (${p.status})`
+      : p?.outcome === 'failed'
+        ? `proposal failed${p.status ? ` ${p.status}` : ''}: ${p.error}`
+        : `no proposal (${p?.reason ?? 'pending'})`;
   return `${head} intent ${e.intentId} -> ${tail}`;
 }
 

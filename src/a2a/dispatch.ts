@@ -84,7 +84,8 @@ export class RpcError extends Error {
   }
 }
 
-const rpcError = (code: number, error: string, message: string, extra: Record<string, unknown> = {}) => new RpcError(code, message, { error, message, ...extra });
+const rpcError = (code: number, error: string, message: string, extra: Record<string, unknown> = {}) =>
+  new RpcError(code, message, { error, message, ...extra });
 
 /** A business error as a JSON-RPC error: validation → -32602 Invalid params, anything else → -32000, the envelope in data. */
 export function appErrorToRpc(err: AppError): JsonRpcError {
@@ -132,11 +133,22 @@ function requestOf(params: MessageSendParams): Request {
     if (typeof part.data.operation === 'string') return { kind: 'skill', operation: part.data.operation, input: part.data.input };
     const hint = skillHint(part.metadata, params.message.metadata, params.metadata);
     if (hint) return { kind: 'skill', operation: hint, input: part.data };
-    throw rpcError(RPC.INVALID_PARAMS, 'missing_operation', `The data part names no operation: send {"operation": "<skill id>", "input": {...}} (skills: ${SKILLS.join(', ')}), the input with metadata.skill = "<skill id>", or a text part with the shopping request in words.`);
+    throw rpcError(
+      RPC.INVALID_PARAMS,
+      'missing_operation',
+      `The data part names no operation: send {"operation": "<skill id>", "input": {...}} (skills: ${SKILLS.join(', ')}), the input with metadata.skill = "<skill id>", or a text part with the shopping request in words.`,
+    );
   }
-  const text = params.message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('\n').trim();
+  const text = params.message.parts
+    .flatMap((p) => (p.kind === 'text' ? [p.text] : []))
+    .join('\n')
+    .trim();
   if (text) return { kind: 'text', text };
-  throw rpcError(RPC.INVALID_PARAMS, 'missing_operation', `The message needs a text part (a shopping request in words) or a data part {"operation": "<skill id>", "input": {...}} (skills: ${SKILLS.join(', ')}).`);
+  throw rpcError(
+    RPC.INVALID_PARAMS,
+    'missing_operation',
+    `The message needs a text part (a shopping request in words) or a data part {"operation": "<skill id>", "input": {...}} (skills: ${SKILLS.join(', ')}).`,
+  );
 }
 
 const journeyDeps = (deps: A2aDeps, caller: A2aCaller): JourneyDeps => ({
@@ -150,8 +162,19 @@ const journeyDeps = (deps: A2aDeps, caller: A2aCaller): JourneyDeps => ({
 /** What a run started over A2A keeps in its request (`commerce_runtimes.request.a2a`). */
 type StoredOrigin = A2aOrigin & { buy?: boolean };
 
-async function runAsTask(deps: A2aDeps, body: RuntimeCreateInput, caller: A2aCaller, params: MessageSendParams, waitMs: number, buy: boolean): Promise<Task> {
-  const origin: StoredOrigin = { context_id: params.message.contextId ?? newId('ctx'), message_id: params.message.messageId, ...(buy ? { buy } : {}) };
+async function runAsTask(
+  deps: A2aDeps,
+  body: RuntimeCreateInput,
+  caller: A2aCaller,
+  params: MessageSendParams,
+  waitMs: number,
+  buy: boolean,
+): Promise<Task> {
+  const origin: StoredOrigin = {
+    context_id: params.message.contextId ?? newId('ctx'),
+    message_id: params.message.messageId,
+    ...(buy ? { buy } : {}),
+  };
   const wait = params.configuration?.blocking === false ? 0 : waitMs;
   const out = await startRuntime(deps, body, caller, wait, { a2a: origin });
   const runtime = out.status === 'completed' ? out.runtime : await loadRuntime(deps.db, out.runtimeId, apiCaller(caller.developerId));
@@ -234,7 +257,11 @@ async function messageSend(deps: A2aDeps, raw: unknown, caller: A2aCaller, waitM
   if (req.operation === RUN_COMMERCE_RUNTIME) return runAsTask(deps, runtimeInput(req.input), caller, params, waitMs, false);
   const op = SKILL_OPERATIONS[req.operation];
   if (!op) {
-    throw rpcError(RPC.UNSUPPORTED_OPERATION, 'unknown_operation', `Unknown operation '${req.operation.slice(0, 100)}'; the skills are ${SKILLS.join(', ')}.`);
+    throw rpcError(
+      RPC.UNSUPPORTED_OPERATION,
+      'unknown_operation',
+      `Unknown operation '${req.operation.slice(0, 100)}'; the skills are ${SKILLS.join(', ')}.`,
+    );
   }
   try {
     return skillReply(params, req.operation, await op(deps, req.input, caller));
@@ -249,7 +276,10 @@ async function tasksGet(deps: A2aDeps, raw: unknown, caller: A2aCaller): Promise
   if (!parsed.success) throw issuesToRpc(parsed.error, 'params', 'invalid_params');
   const { id } = parsed.data;
   const { contextId, buy } = await ownRun(deps, id, caller);
-  return journeyTask(journeyDeps(deps, caller), await loadRuntime(deps.db, id, apiCaller(caller.developerId)), contextId, { buy, plan: true });
+  return journeyTask(journeyDeps(deps, caller), await loadRuntime(deps.db, id, apiCaller(caller.developerId)), contextId, {
+    buy,
+    plan: true,
+  });
 }
 
 const NO_STREAMING = 'Streaming is not supported (capabilities.streaming is false); use SendMessage and poll GetTask.';
@@ -257,12 +287,18 @@ const UNSUPPORTED: Record<string, [number, string]> = {
   'message/stream': [RPC.UNSUPPORTED_OPERATION, NO_STREAMING],
   'tasks/resubscribe': [RPC.UNSUPPORTED_OPERATION, NO_STREAMING],
   'tasks/list': [RPC.UNSUPPORTED_OPERATION, 'Listing tasks is not supported; GET /v1/commerce-runtime/{id} or GetTask reads one.'],
-  'tasks/cancel': [RPC.TASK_NOT_CANCELABLE, 'Commerce runtime tasks cannot be canceled; they end under their commerce_budget, and an unconfirmed checkout plan expires on its own.'],
+  'tasks/cancel': [
+    RPC.TASK_NOT_CANCELABLE,
+    'Commerce runtime tasks cannot be canceled; they end under their commerce_budget, and an unconfirmed checkout plan expires on its own.',
+  ],
   'tasks/pushNotificationConfig/set': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/get': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/list': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
   'tasks/pushNotificationConfig/delete': [RPC.PUSH_NOTIFICATION_NOT_SUPPORTED, 'Push notifications are not supported.'],
-  'agent/getAuthenticatedExtendedCard': [RPC.EXTENDED_CARD_NOT_CONFIGURED, 'There is no extended agent card; the public card at /.well-known/agent-card.json is complete.'],
+  'agent/getAuthenticatedExtendedCard': [
+    RPC.EXTENDED_CARD_NOT_CONFIGURED,
+    'There is no extended agent card; the public card at /.well-known/agent-card.json is complete.',
+  ],
 };
 
 function idOf(raw: unknown): JsonRpcId {
@@ -275,7 +311,15 @@ export async function dispatchA2a(deps: A2aDeps, raw: unknown, caller: A2aCaller
   const id = idOf(raw);
   const req = JsonRpcRequest.safeParse(raw);
   if (!req.success) {
-    return { jsonrpc: '2.0', id, error: { code: RPC.INVALID_REQUEST, message: 'Invalid JSON-RPC 2.0 request: send {"jsonrpc": "2.0", "id", "method", "params"}.', data: { error: 'invalid_request', message: 'Not a JSON-RPC 2.0 request object.' } } };
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: RPC.INVALID_REQUEST,
+        message: 'Invalid JSON-RPC 2.0 request: send {"jsonrpc": "2.0", "id", "method", "params"}.',
+        data: { error: 'invalid_request', message: 'Not a JSON-RPC 2.0 request object.' },
+      },
+    };
   }
   const v1 = isV1Method(req.data.method);
   const method = v1 ? V1_METHODS[req.data.method as keyof typeof V1_METHODS] : req.data.method;

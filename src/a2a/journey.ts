@@ -51,7 +51,11 @@ export async function runtimeFromText(deps: { db: Db; catalogSnapshots: CatalogS
   const snapshot = await deps.catalogSnapshots.get(deps.db);
   const si = understandShoppingIntent(text, { categories: snapshot.categories, priceQuartiles: snapshot.priceQuartiles });
   if (!si.keywords.length && !si.categories.length) {
-    throw new AppError(400, 'missing_intent', 'The text names nothing to shop for. Say what you are looking for, e.g. "trail running shoes under $120".');
+    throw new AppError(
+      400,
+      'missing_intent',
+      'The text names nothing to shop for. Say what you are looking for, e.g. "trail running shoes under $120".',
+    );
   }
   const cents = (c: number | null) => (c === null ? undefined : c / 100);
   return RuntimeCreateBody.parse({
@@ -70,24 +74,39 @@ export async function runtimeFromText(deps: { db: Db; catalogSnapshots: CatalogS
 
 /** The latest checkout planned with a match token. */
 async function checkoutForToken(db: Db, matchTokenId: string) {
-  const row = await db.selectFrom('agentic_checkouts').selectAll().where('match_token_id', '=', matchTokenId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('agentic_checkouts')
+    .selectAll()
+    .where('match_token_id', '=', matchTokenId)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row ? checkoutView(row) : null;
 }
 
 /** Plans the checkout of the run's chosen proposal (amount = price + shipping, as POST /v1/agentic-checkout expects). */
 async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutView> {
   const p = runtime.proposal!;
-  const amountMinor = toMinorUnits(p.price ?? 0, p.currency) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>, p.currency);
+  const amountMinor =
+    toMinorUnits(p.price ?? 0, p.currency) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>, p.currency);
   try {
-    return await settledCheckout(deps.db, await createCheckout(deps.temporal, deps.db, {
-      buyer_agent_id: A2A_BUYER_AGENT,
-      intent_id: runtime.intent!.intent_id,
-      proposal_id: p.proposal_id,
-      match_token_id: runtime.match_token!.match_token_id,
-      amount: fromMinorUnits(amountMinor, p.currency),
-      currency: p.currency,
-      metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
-    }, deps.caller));
+    return await settledCheckout(
+      deps.db,
+      await createCheckout(
+        deps.temporal,
+        deps.db,
+        {
+          buyer_agent_id: A2A_BUYER_AGENT,
+          intent_id: runtime.intent!.intent_id,
+          proposal_id: p.proposal_id,
+          match_token_id: runtime.match_token!.match_token_id,
+          amount: fromMinorUnits(amountMinor, p.currency),
+          currency: p.currency,
+          metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
+        },
+        deps.caller,
+      ),
+    );
   } catch (err) {
     // Planned meanwhile by a concurrent GetTask: that plan is this task's.
     if (err instanceof AppError && err.code === 'match_token_in_checkout') {
@@ -138,14 +157,24 @@ const continueUrl = (c: CheckoutView): string | null => {
  * GetTask of a run that finished after its SendMessage answered) plans the checkout when the run
  * has just finished with a match token and none is planned yet.
  */
-export async function journeyTask(deps: JourneyDeps, runtime: Runtime, contextId: string, opts: { buy: boolean; workflowEnded?: boolean; plan: boolean }): Promise<Task> {
+export async function journeyTask(
+  deps: JourneyDeps,
+  runtime: Runtime,
+  contextId: string,
+  opts: { buy: boolean; workflowEnded?: boolean; plan: boolean },
+): Promise<Task> {
   const task = runtimeTask(runtime, contextId, { workflowEnded: opts.workflowEnded });
   const id = task.id;
   if (!opts.buy || task.status.state !== 'completed') return task;
   const token = runtime.match_token;
   const proposal = runtime.proposal;
   if (!token || !proposal) {
-    task.status.message = agentMessage(id, contextId, 'nothing-to-buy', `Nothing to buy: the run found no proposal it could mint a match token for (audit ${runtime.runtime_trace.audit_status}).`);
+    task.status.message = agentMessage(
+      id,
+      contextId,
+      'nothing-to-buy',
+      `Nothing to buy: the run found no proposal it could mint a match token for (audit ${runtime.runtime_trace.audit_status}).`,
+    );
     return task;
   }
   let checkout = await checkoutForToken(deps.db, token.match_token_id);
@@ -155,7 +184,14 @@ export async function journeyTask(deps: JourneyDeps, runtime: Runtime, contextId
     } catch (err) {
       // A business rejection of the plan ends the task; an outage (5xx) is the caller's error to retry.
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      task.status = { state: 'failed', timestamp: new Date().toISOString(), message: agentMessage(id, contextId, 'plan-failed', `Could not plan the checkout of ${proposal.offer_title}: ${err.message}`, { error: err.code, message: err.message }) };
+      task.status = {
+        state: 'failed',
+        timestamp: new Date().toISOString(),
+        message: agentMessage(id, contextId, 'plan-failed', `Could not plan the checkout of ${proposal.offer_title}: ${err.message}`, {
+          error: err.code,
+          message: err.message,
+        }),
+      };
       return task;
     }
   }
@@ -181,7 +217,11 @@ export async function journeyTask(deps: JourneyDeps, runtime: Runtime, contextId
       ),
     };
   } else if (status === 'confirming') {
-    task.status = { state: 'working', timestamp: now, message: agentMessage(id, contextId, 'confirming', `Confirming the purchase of ${what}; poll GetTask.`) };
+    task.status = {
+      state: 'working',
+      timestamp: now,
+      message: agentMessage(id, contextId, 'confirming', `Confirming the purchase of ${what}; poll GetTask.`),
+    };
   } else if (status === 'confirmed' || status === 'handed_off') {
     const receipt = (checkout.receipt ?? {}) as { receipt_id?: string; merchant_response?: { order_id?: string | null } };
     const url = continueUrl(checkout);
@@ -192,7 +232,13 @@ export async function journeyTask(deps: JourneyDeps, runtime: Runtime, contextId
     task.status = {
       state: 'completed',
       timestamp: checkout.confirmed_at ?? now,
-      message: agentMessage(id, contextId, 'bought', text, { checkout_id: checkout.checkout_id, status: checkout.status, order_id: orderId, receipt_id: receipt.receipt_id ?? null, continue_url: url }),
+      message: agentMessage(id, contextId, 'bought', text, {
+        checkout_id: checkout.checkout_id,
+        status: checkout.status,
+        order_id: orderId,
+        receipt_id: receipt.receipt_id ?? null,
+        continue_url: url,
+      }),
     };
   } else {
     const f = (checkout.failure ?? {}) as { code?: string; message?: string };
@@ -200,13 +246,18 @@ export async function journeyTask(deps: JourneyDeps, runtime: Runtime, contextId
     task.status = {
       state: 'failed',
       timestamp: now,
-      message: agentMessage(id, contextId, 'checkout-failed', `Not bought (${why}). Send a new message to search again.`, { checkout_id: checkout.checkout_id, status, error: f.code ?? status }),
+      message: agentMessage(id, contextId, 'checkout-failed', `Not bought (${why}). Send a new message to search again.`, {
+        checkout_id: checkout.checkout_id,
+        status,
+        error: f.code ?? status,
+      }),
     };
   }
   return task;
 }
 
-export type ConsentReply = { kind: 'consent'; consent: { granted: boolean; statement?: string; granted_at?: string } } | { kind: 'declined' } | { kind: 'unclear' };
+export type ConsentReply =
+  { kind: 'consent'; consent: { granted: boolean; statement?: string; granted_at?: string } } | { kind: 'declined' } | { kind: 'unclear' };
 
 const YES = /\b(yes|yeah|yep|sure|ok(?:ay)?|confirm(?:ed)?|go ahead|proceed|buy it|buy|purchase|place the order)\b/i;
 const NO = /\b(no|nope|don'?t|do not|cancel|stop|not|never)\b/i;
@@ -219,7 +270,9 @@ const NO = /\b(no|nope|don'?t|do not|cancel|stop|not|never)\b/i;
 export function readConsent(message: MessageIn, checkout: CheckoutView, what: string): ConsentReply {
   for (const p of message.parts) {
     if (p.kind !== 'data') continue;
-    const c = (typeof p.data.consent === 'object' && p.data.consent !== null ? p.data.consent : typeof p.data.granted === 'boolean' ? p.data : null) as Record<string, unknown> | null;
+    const c = (
+      typeof p.data.consent === 'object' && p.data.consent !== null ? p.data.consent : typeof p.data.granted === 'boolean' ? p.data : null
+    ) as Record<string, unknown> | null;
     if (c) {
       return {
         kind: 'consent',
@@ -231,7 +284,10 @@ export function readConsent(message: MessageIn, checkout: CheckoutView, what: st
       };
     }
   }
-  const words = message.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join(' ').trim();
+  const words = message.parts
+    .flatMap((p) => (p.kind === 'text' ? [p.text] : []))
+    .join(' ')
+    .trim();
   if (!words) return { kind: 'unclear' };
   if (NO.test(words)) return { kind: 'declined' };
   if (!YES.test(words)) return { kind: 'unclear' };
@@ -240,14 +296,24 @@ export function readConsent(message: MessageIn, checkout: CheckoutView, what: st
 }
 
 /** Confirms the planned checkout with the buyer's consent, as POST /v1/agentic-checkout/{id}/confirm does. */
-export async function confirmBuy(deps: JourneyDeps, runtime: Runtime, checkout: CheckoutView, consent: { granted: boolean; statement?: string; granted_at?: string }): Promise<void> {
-  await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys: deps.verifyKeys }, checkout.checkout_id, {
-    consent,
-    match_token: runtime.match_token!.signed_token,
-    proposal_id: checkout.proposal_id,
-    amount: checkout.amount,
-    currency: checkout.currency,
-  }, deps.caller);
+export async function confirmBuy(
+  deps: JourneyDeps,
+  runtime: Runtime,
+  checkout: CheckoutView,
+  consent: { granted: boolean; statement?: string; granted_at?: string },
+): Promise<void> {
+  await confirmCheckout(
+    { db: deps.db, temporal: deps.temporal, keys: deps.verifyKeys },
+    checkout.checkout_id,
+    {
+      consent,
+      match_token: runtime.match_token!.signed_token,
+      proposal_id: checkout.proposal_id,
+      amount: checkout.amount,
+      currency: checkout.currency,
+    },
+    deps.caller,
+  );
 }
 
 export { checkoutForToken };

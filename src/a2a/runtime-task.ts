@@ -50,7 +50,11 @@ export function runtimeTask(runtime: Runtime, contextId: string, opts: { workflo
     kind: 'task',
     id,
     contextId,
-    status: { state, timestamp: runtime.runtime_session.finished_at ?? new Date().toISOString(), message: statusMessage(runtime, state, contextId) },
+    status: {
+      state,
+      timestamp: runtime.runtime_session.finished_at ?? new Date().toISOString(),
+      message: statusMessage(runtime, state, contextId),
+    },
     artifacts: [artifact],
     metadata: { skill: RUN_COMMERCE_RUNTIME, status_url: `/v1/commerce-runtime/${id}` },
   };

@@ -42,7 +42,11 @@ function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z
   if (r.success) return r.data;
   const fields = [...new Set(r.error.issues.map((i) => [where, ...i.path].join('.')))];
   const first = r.error.issues[0];
-  throw new SkillInputError('invalid_payload', `Invalid ${[where, ...(first?.path ?? [])].join('.')}: ${first?.message ?? 'invalid value'}`, fields);
+  throw new SkillInputError(
+    'invalid_payload',
+    `Invalid ${[where, ...(first?.path ?? [])].join('.')}: ${first?.message ?? 'invalid value'}`,
+    fields,
+  );
 }
 
 function requireScope(caller: A2aCaller, scope: ApiKeyScope): void {
@@ -82,7 +86,12 @@ const intentMatchingOp: Op = async (deps, input, caller) => {
     case 'create_match': {
       requireScope(caller, 'match');
       const { action: _a, ...body } = q;
-      const session = await createMatchSession(db, body, { ttlSeconds: config.MATCH_SESSION_TTL_S, caller: apiCaller(caller.developerId), publicBaseUrl: config.publicBaseUrl, cardFacts: deps.cardFacts });
+      const session = await createMatchSession(db, body, {
+        ttlSeconds: config.MATCH_SESSION_TTL_S,
+        caller: apiCaller(caller.developerId),
+        publicBaseUrl: config.publicBaseUrl,
+        cardFacts: deps.cardFacts,
+      });
       return { match_session: matchSessionView(session) };
     }
     case 'get_match_session':
@@ -116,7 +125,12 @@ const checkoutOp: Op = async (deps, input, caller) => {
     case 'confirm': {
       const { action: _a, checkout_id, ...body } = q;
       const keys = { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl };
-      const confirmed = await confirmCheckout({ db: deps.db, temporal: deps.temporal, keys }, checkout_id, body, apiCaller(caller.developerId));
+      const confirmed = await confirmCheckout(
+        { db: deps.db, temporal: deps.temporal, keys },
+        checkout_id,
+        body,
+        apiCaller(caller.developerId),
+      );
       return { checkout: await settledCheckout(deps.db, confirmed) };
     }
     case 'get':

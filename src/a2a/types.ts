@@ -6,7 +6,8 @@ import { z } from 'zod';
  * The 1.0 binding the agent card declares is translated to and from them in src/a2a/v1.ts.
  */
 
-export type TaskState = 'submitted' | 'working' | 'input-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'auth-required' | 'unknown';
+export type TaskState =
+  'submitted' | 'working' | 'input-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'auth-required' | 'unknown';
 
 export type Part =
   | { kind: 'text'; text: string; metadata?: Record<string, unknown> }
@@ -55,9 +56,7 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
-export type JsonRpcResponse =
-  | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
-  | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcError };
+export type JsonRpcResponse = { jsonrpc: '2.0'; id: JsonRpcId; result: unknown } | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcError };
 
 /** JSON-RPC 2.0 and A2A error codes (A2A 0.3, section 8). */
 export const RPC = {

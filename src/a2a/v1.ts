@@ -83,7 +83,11 @@ function partOut(p: Part): Obj {
   const meta = p.metadata ? { metadata: p.metadata } : {};
   if (p.kind === 'text') return { text: p.text, ...meta };
   if (p.kind === 'data') return { data: p.data, mediaType: 'application/json', ...meta };
-  return { ...(p.file.uri ? { url: p.file.uri } : { raw: p.file.bytes ?? '' }), ...(p.file.mimeType ? { mediaType: p.file.mimeType } : {}), ...meta };
+  return {
+    ...(p.file.uri ? { url: p.file.uri } : { raw: p.file.bytes ?? '' }),
+    ...(p.file.mimeType ? { mediaType: p.file.mimeType } : {}),
+    ...meta,
+  };
 }
 
 export function messageOut(m: Message): Obj {
@@ -103,8 +107,22 @@ export function taskOut(t: Task): Obj {
   return {
     id: t.id,
     contextId: t.contextId,
-    status: { state: stateOut(t.status.state), ...(t.status.message ? { message: messageOut(t.status.message) } : {}), timestamp: t.status.timestamp },
-    ...(t.artifacts ? { artifacts: t.artifacts.map((a) => ({ artifactId: a.artifactId, name: a.name, description: a.description, parts: a.parts.map(partOut), ...(a.metadata ? { metadata: a.metadata } : {}) })) } : {}),
+    status: {
+      state: stateOut(t.status.state),
+      ...(t.status.message ? { message: messageOut(t.status.message) } : {}),
+      timestamp: t.status.timestamp,
+    },
+    ...(t.artifacts
+      ? {
+          artifacts: t.artifacts.map((a) => ({
+            artifactId: a.artifactId,
+            name: a.name,
+            description: a.description,
+            parts: a.parts.map(partOut),
+            ...(a.metadata ? { metadata: a.metadata } : {}),
+          })),
+        }
+      : {}),
     ...(t.history ? { history: t.history.map(messageOut) } : {}),
     ...(t.metadata ? { metadata: t.metadata } : {}),
   };

@@ -24,7 +24,9 @@ export async function bulkUpsert(
     .filter(([n]) => !key?.includes(n))
     .map(([n]) => `${n} = excluded.${n}`)
     .join(', ');
-  const onConflict = conflict ? `on conflict (${conflict.target})${conflict.where ? ` where ${conflict.where}` : ''} do update set ${updates}` : '';
+  const onConflict = conflict
+    ? `on conflict (${conflict.target})${conflict.where ? ` where ${conflict.where}` : ''} do update set ${updates}`
+    : '';
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
     const chunk = JSON.stringify(rows.slice(i, i + CHUNK_ROWS));
     await sql`insert into ${sql.table(table)} (${sql.raw(names)})

@@ -212,10 +212,18 @@ function buildCard(p: RankedProduct, videos: VideoWithCreator[], opts: CardOptio
   };
 }
 
-function keyBenefits(p: ProductRow, l1: (typeof TAXONOMY)[number] | undefined, orders: number): ProductCardDocumentT['hero_pitch']['key_benefits'] {
+function keyBenefits(
+  p: ProductRow,
+  l1: (typeof TAXONOMY)[number] | undefined,
+  orders: number,
+): ProductCardDocumentT['hero_pitch']['key_benefits'] {
   const out: ProductCardDocumentT['hero_pitch']['key_benefits'] = [];
   if (p.discount_label && p.original_price_cents != null) {
-    out.push({ icon: 'tag', title: `Save ${p.discount_label.replace(/^-/, '')}`, desc: `Now ${formatPrice(p.price_cents, p.currency)}, down from ${formatPrice(p.original_price_cents, p.currency)}.` });
+    out.push({
+      icon: 'tag',
+      title: `Save ${p.discount_label.replace(/^-/, '')}`,
+      desc: `Now ${formatPrice(p.price_cents, p.currency)}, down from ${formatPrice(p.original_price_cents, p.currency)}.`,
+    });
   }
   if (orders >= 100) out.push({ icon: 'trending-up', title: 'Proven seller', desc: `${compact(orders)} orders from creator videos.` });
   const pool = l1?.benefits ?? [{ icon: 'star', title: 'Shopper favourite', desc: p.description.split('. ')[0] ?? p.title }];
@@ -223,7 +231,11 @@ function keyBenefits(p: ProductRow, l1: (typeof TAXONOMY)[number] | undefined, o
   return out;
 }
 
-function selectionStory(p: RankedProduct, videos: VideoWithCreator[], stats: { gmv: number; orders: number; views: number }): ProductCardDocumentT['selection_story'] {
+function selectionStory(
+  p: RankedProduct,
+  videos: VideoWithCreator[],
+  stats: { gmv: number; orders: number; views: number },
+): ProductCardDocumentT['selection_story'] {
   const kind = p.category_l2 ?? p.category_l1 ?? 'its category';
   // Share of the category it beats on GMV; a product without sales scores only on its offer.
   const percentile = p.category_size > 1 ? 1 - p.gmv_rank / (p.category_size - 1) : 1;
@@ -240,7 +252,8 @@ function selectionStory(p: RankedProduct, videos: VideoWithCreator[], stats: { g
           ? `Top ${topShare}% in ${kind} by creator GMV`
           : `Early traction in ${kind}`;
   const bullets: string[] = [];
-  if (stats.gmv > 0) bullets.push(`${formatUsd(stats.gmv)} GMV, ${compact(stats.orders)} orders, ${compact(stats.views)} views across creator videos`);
+  if (stats.gmv > 0)
+    bullets.push(`${formatUsd(stats.gmv)} GMV, ${compact(stats.orders)} orders, ${compact(stats.views)} views across creator videos`);
   if (videos.length) {
     const best = videos[0]!;
     bullets.push(`Best video: @${best.username} (${compact(best.followers)} followers), ${formatUsd(Number(best.gmv_cents))} GMV`);
@@ -254,7 +267,12 @@ function selectionStory(p: RankedProduct, videos: VideoWithCreator[], stats: { g
 function videoView(v: VideoWithCreator): VideoT {
   return {
     task_id: v.task_id,
-    creator: { username: v.username, display_name: v.display_name, avatar: v.avatar ?? `${CDN}/creators/default.jpg`, followers: v.followers },
+    creator: {
+      username: v.username,
+      display_name: v.display_name,
+      avatar: v.avatar ?? `${CDN}/creators/default.jpg`,
+      followers: v.followers,
+    },
     thumbnail: v.thumbnail,
     video_url: v.video_url,
     duration_s: v.duration_s,

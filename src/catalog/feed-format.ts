@@ -18,14 +18,7 @@ export class FeedFileError extends Error {}
 export type RawRecord = { line: number; values: Record<string, unknown> } | { line: number; error: string };
 
 export type FeedFormat =
-  | 'csv'
-  | 'tsv'
-  | 'shopify_csv'
-  | 'merchant_center_tsv'
-  | 'merchant_center_rss'
-  | 'merchant_center_atom'
-  | 'jsonl'
-  | 'acp_jsonl';
+  'csv' | 'tsv' | 'shopify_csv' | 'merchant_center_tsv' | 'merchant_center_rss' | 'merchant_center_atom' | 'jsonl' | 'acp_jsonl';
 
 export interface OpenedFeed {
   format: FeedFormat;
@@ -85,7 +78,9 @@ export async function openFeed(source: AsyncIterable<Buffer>): Promise<OpenedFee
       for (let n = await it.next(); !n.done; n = await it.next()) yield n.value;
     }
   })();
-  const text = Buffer.concat(head).toString('utf8').replace(/^\uFEFF/, '');
+  const text = Buffer.concat(head)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   const start = text.trimStart();
   if (!start) throw new FeedFileError('the file is empty');
 
@@ -116,7 +111,16 @@ export async function openFeed(source: AsyncIterable<Buffer>): Promise<OpenedFee
 /** Delimited text (RFC 4180 quoting): the header row names the fields of every later row. */
 async function* delimitedRecords(source: AsyncIterable<Buffer>, delimiter: string): AsyncGenerator<RawRecord> {
   const parser = Readable.from(source).pipe(
-    parseCsv({ delimiter, bom: true, info: true, raw: true, relax_column_count: true, relax_quotes: delimiter === '\t', skip_empty_lines: true, quote: '"' }),
+    parseCsv({
+      delimiter,
+      bom: true,
+      info: true,
+      raw: true,
+      relax_column_count: true,
+      relax_quotes: delimiter === '\t',
+      skip_empty_lines: true,
+      quote: '"',
+    }),
   );
   let header: string[] | null = null;
   let lastEnd = 0;
@@ -143,7 +147,8 @@ async function* delimitedRecords(source: AsyncIterable<Buffer>, delimiter: strin
     if (err instanceof FeedFileError) throw err;
     const e = err as { code?: string; message: string };
     if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw new FeedFileError(`unterminated quoted field starting on line ${lastEnd + 1}`);
-    if (e.code?.startsWith('CSV_')) throw new FeedFileError(`unreadable ${delimiter === '\t' ? 'TSV' : 'CSV'} after line ${lastEnd}: ${e.message}`);
+    if (e.code?.startsWith('CSV_'))
+      throw new FeedFileError(`unreadable ${delimiter === '\t' ? 'TSV' : 'CSV'} after line ${lastEnd}: ${e.message}`);
     throw err;
   } finally {
     parser.destroy();

@@ -84,7 +84,25 @@ const FIELDS = {
 
 const REQUIRED: Record<string, readonly string[]> = { id: FIELDS.id, title: FIELDS.title, price: FIELDS.price };
 /** Attributes kept on the product as they are (feed_attributes). */
-const KEPT_ATTRIBUTES = ['gtin', 'mpn', 'condition', 'shipping', 'shipping_weight', 'google_product_category', 'product_type', 'seller_name', 'seller_url', 'age_group', 'gender', 'material', 'pattern', 'color', 'size', 'availability_date', 'expiration_date'] as const;
+const KEPT_ATTRIBUTES = [
+  'gtin',
+  'mpn',
+  'condition',
+  'shipping',
+  'shipping_weight',
+  'google_product_category',
+  'product_type',
+  'seller_name',
+  'seller_url',
+  'age_group',
+  'gender',
+  'material',
+  'pattern',
+  'color',
+  'size',
+  'availability_date',
+  'expiration_date',
+] as const;
 /** Merchant Center attributes that tell an item_group_id's variants apart. */
 const VARIANT_ATTRIBUTES = ['color', 'size', 'material', 'pattern', 'age_group', 'gender', 'size_type'] as const;
 
@@ -128,11 +146,29 @@ export async function importFeed(db: Db, filePath: string, opts: ImportOptions =
 /** A feed from any byte source (a file, an HTTP body, a string). */
 export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, opts: ImportOptions = {}): Promise<FeedReport> {
   const merchantId = opts.merchantId ?? CATALOG_MERCHANT_ID;
-  const merchant = await db.selectFrom('merchants').select(['merchant_id', 'status']).where('merchant_id', '=', merchantId).executeTakeFirst();
-  if (!merchant) throw new FeedFileError(`no registered merchant ${JSON.stringify(merchantId)}: register it first (POST /v1/merchant/register)`);
+  const merchant = await db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'status'])
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
+  if (!merchant)
+    throw new FeedFileError(`no registered merchant ${JSON.stringify(merchantId)}: register it first (POST /v1/merchant/register)`);
   const pool = poolOf(db);
   if (!pool) throw new Error('importFeed needs a Db made by createDb (it streams rows with COPY)');
-  const report: FeedReport = { run_id: opts.runId ?? newId('frun'), merchant_id: merchantId, format: null, rows_read: 0, imported: 0, updated: 0, changed: 0, unchanged: 0, removed: 0, rejected: 0, skipped: [], timings_ms: {} };
+  const report: FeedReport = {
+    run_id: opts.runId ?? newId('frun'),
+    merchant_id: merchantId,
+    format: null,
+    rows_read: 0,
+    imported: 0,
+    updated: 0,
+    changed: 0,
+    unchanged: 0,
+    removed: 0,
+    rejected: 0,
+    skipped: [],
+    timings_ms: {},
+  };
   await db
     .insertInto('feed_runs')
     .values({
@@ -222,9 +258,30 @@ async function finishRun(db: Db, r: FeedReport, bytes: number, status: 'succeede
 }
 
 const STAGE_COLUMNS = [
-  'seq', 'line', 'product_key', 'variant_key', 'title', 'description', 'brand', 'price_cents', 'original_price_cents', 'currency', 'discount_label',
-  'main_image', 'gallery', 'category_l1', 'category_l2', 'category_id', 'region_allow', 'tags', 'inventory_qty', 'availability', 'link',
-  'feed_attributes', 'variant', 'has_options',
+  'seq',
+  'line',
+  'product_key',
+  'variant_key',
+  'title',
+  'description',
+  'brand',
+  'price_cents',
+  'original_price_cents',
+  'currency',
+  'discount_label',
+  'main_image',
+  'gallery',
+  'category_l1',
+  'category_l2',
+  'category_id',
+  'region_allow',
+  'tags',
+  'inventory_qty',
+  'availability',
+  'link',
+  'feed_attributes',
+  'variant',
+  'has_options',
 ] as const;
 
 async function runImport(
@@ -282,9 +339,30 @@ async function runImport(
       const c2 = l1 && l2 ? categories.resolve(l2, c1!) : null;
       const tags = [...new Set([...searchTags(item.title, item.brand, c1?.name, c2?.name), ...searchTags(...item.keywords)])];
       buffer += copyRow([
-        ++seq, item.line, item.product_key, item.variant_key, item.title, item.description, item.brand, item.price_cents, item.original_price_cents,
-        item.currency, item.discount_label, item.main_image, item.gallery, c1?.name ?? null, c2?.name ?? null, (c2 ?? c1)?.id ?? null,
-        item.region_allow, tags, item.inventory_qty, item.availability, item.link, item.attributes, item.variant, item.has_options,
+        ++seq,
+        item.line,
+        item.product_key,
+        item.variant_key,
+        item.title,
+        item.description,
+        item.brand,
+        item.price_cents,
+        item.original_price_cents,
+        item.currency,
+        item.discount_label,
+        item.main_image,
+        item.gallery,
+        c1?.name ?? null,
+        c2?.name ?? null,
+        (c2 ?? c1)?.id ?? null,
+        item.region_allow,
+        tags,
+        item.inventory_qty,
+        item.availability,
+        item.link,
+        item.attributes,
+        item.variant,
+        item.has_options,
       ]);
       if (buffer.length >= 256 * 1024) {
         yield buffer;
@@ -340,7 +418,8 @@ async function merge(
                from feed_stage window w as (partition by variant_key order by seq))
     delete from feed_stage s using d where s.seq = d.seq and d.n > 1
     returning d.line, d.variant_key, d.first_line`);
-  for (const d of dups.rows.sort((a, b) => a.line - b.line)) reject(d.line, `duplicate id ${JSON.stringify(d.variant_key)} (first on line ${d.first_line})`);
+  for (const d of dups.rows.sort((a, b) => a.line - b.line))
+    reject(d.line, `duplicate id ${JSON.stringify(d.variant_key)} (first on line ${d.first_line})`);
   if (report.skipped.length > 1) report.skipped.sort((a, b) => a.line - b.line);
 
   lap('dedupe');
@@ -421,7 +500,8 @@ async function merge(
 /** Validates one flat record; throws RowError with a reason naming the field. */
 export function parseFeedRow(values: Record<string, unknown>, line: number): FeedItem {
   const get = (field: keyof typeof FIELDS): unknown => {
-    for (const alias of FIELDS[field]) if (values[alias] !== undefined && values[alias] !== null && values[alias] !== '') return values[alias];
+    for (const alias of FIELDS[field])
+      if (values[alias] !== undefined && values[alias] !== null && values[alias] !== '') return values[alias];
     return undefined;
   };
   const text = (field: keyof typeof FIELDS, max: number, required = false): string | null => {
@@ -455,7 +535,8 @@ export function parseFeedRow(values: Record<string, unknown>, line: number): Fee
   const brand = text('brand', 200);
 
   const currencyColumn = text('currency', 16)?.toUpperCase() ?? null;
-  if (currencyColumn !== null && !/^[A-Z]{3}$/.test(currencyColumn)) throw new RowError(`currency ${JSON.stringify(currencyColumn)} is not an ISO 4217 code`);
+  if (currencyColumn !== null && !/^[A-Z]{3}$/.test(currencyColumn))
+    throw new RowError(`currency ${JSON.stringify(currencyColumn)} is not an ISO 4217 code`);
   const price = parseMoney('price', get('price'), currencyColumn, true)!;
   const sale = parseMoney('sale_price', get('sale_price'), price.currency, false);
   if (sale && sale.currency !== price.currency) throw new RowError('sale_price and price have different currencies');
@@ -471,7 +552,9 @@ export function parseFeedRow(values: Record<string, unknown>, line: number): Fee
 
   const categoryRaw = get('category');
   const categoryText = typeof categoryRaw === 'string' && /^\s*\d+\s*$/.test(categoryRaw) ? undefined : categoryRaw; // a bare Google category id names no path
-  const categoryPath = (Array.isArray(categoryText) ? categoryText.map(String) : typeof categoryText === 'string' ? categoryText.split('>') : [])
+  const categoryPath = (
+    Array.isArray(categoryText) ? categoryText.map(String) : typeof categoryText === 'string' ? categoryText.split('>') : []
+  )
     .map((s) => s.trim())
     .filter(Boolean);
   if (categoryPath.some((c) => c.length > 120)) throw new RowError('category: a level is longer than 120 characters');
@@ -495,7 +578,9 @@ export function parseFeedRow(values: Record<string, unknown>, line: number): Fee
     if (v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && !v.length)) attributes[k] = v;
   }
   let options = Array.isArray(values.options)
-    ? (values.options as Array<{ name?: unknown; value?: unknown }>).filter((o) => o && typeof o.name === 'string' && typeof o.value === 'string').map((o) => ({ name: String(o.name), value: String(o.value) }))
+    ? (values.options as Array<{ name?: unknown; value?: unknown }>)
+        .filter((o) => o && typeof o.name === 'string' && typeof o.value === 'string')
+        .map((o) => ({ name: String(o.name), value: String(o.value) }))
     : [];
   if (!options.length && group) {
     options = VARIANT_ATTRIBUTES.filter((k) => plain(k)).map((k) => ({ name: k, value: plain(k)! }));
@@ -552,7 +637,8 @@ function parseMoney(field: string, raw: unknown, currency: string | null, requir
   if (typeof raw === 'object' && !Array.isArray(raw)) {
     // ACP: {amount: integer minor units, currency}.
     const o = raw as { amount?: unknown; currency?: unknown };
-    if (!Number.isSafeInteger(o.amount) || typeof o.currency !== 'string' || !/^[A-Za-z]{3}$/.test(o.currency)) throw new RowError(`${field} must be {amount: integer minor units, currency}`);
+    if (!Number.isSafeInteger(o.amount) || typeof o.currency !== 'string' || !/^[A-Za-z]{3}$/.test(o.currency))
+      throw new RowError(`${field} must be {amount: integer minor units, currency}`);
     cur = o.currency.toUpperCase();
     minor = o.amount as number;
   } else {
@@ -613,7 +699,10 @@ function stockOf(quantity: unknown, availability: unknown): { qty: number; avail
     // Older feeds put a quantity in the availability column.
     if (typeof availability === 'number' || /^\s*\d+\s*$/.test(String(availability))) qtyFromWord = availability;
     else {
-      const s = String(availability).trim().toLowerCase().replace(/[\s-]+/g, '_');
+      const s = String(availability)
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_');
       word = AVAILABILITY[s] ?? null;
       if (!word) throw new RowError(`inventory ${JSON.stringify(availability)} is neither a quantity nor in stock/out of stock`);
     }
@@ -639,7 +728,9 @@ class Categories {
   ) {}
 
   static async load(client: pg.PoolClient): Promise<Categories> {
-    const { rows } = await client.query<{ category_id: number; slug: string; name: string }>('select category_id, slug, name from categories');
+    const { rows } = await client.query<{ category_id: number; slug: string; name: string }>(
+      'select category_id, slug, name from categories',
+    );
     const max = Math.max(SEED_CATEGORY_ID_LIMIT, ...rows.map((c) => c.category_id));
     return new Categories(new Map(rows.map((c) => [c.slug, { id: c.category_id, name: c.name }])), max + 1);
   }

@@ -15,7 +15,11 @@ export interface MappingOptions {
   storeUrl?: string | null;
 }
 
-export async function* canonicalRecords(format: FeedFormat, records: AsyncGenerator<RawRecord>, opts: MappingOptions): AsyncGenerator<RawRecord> {
+export async function* canonicalRecords(
+  format: FeedFormat,
+  records: AsyncGenerator<RawRecord>,
+  opts: MappingOptions,
+): AsyncGenerator<RawRecord> {
   if (format === 'shopify_csv') yield* shopifyRecords(records, opts);
   else if (format === 'acp_jsonl') {
     for await (const r of records) {
@@ -42,7 +46,25 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', mdash: '—', ndash: '–', hellip: '…', rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“', eacute: 'é', trade: '™', reg: '®', copy: '©' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  mdash: '—',
+  ndash: '–',
+  hellip: '…',
+  rsquo: '’',
+  lsquo: '‘',
+  rdquo: '”',
+  ldquo: '“',
+  eacute: 'é',
+  trade: '™',
+  reg: '®',
+  copy: '©',
+};
 
 function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
@@ -187,7 +209,9 @@ function* acpProductRecords(line: number, p: Record<string, unknown>): Generator
         additional_image_link: gallery.slice(1),
         price: v.price,
         list_price: v.list_price ?? null,
-        availability: availability?.status ?? (availability?.available === false ? 'out_of_stock' : availability?.available === true ? 'in_stock' : null),
+        availability:
+          availability?.status ??
+          (availability?.available === false ? 'out_of_stock' : availability?.available === true ? 'in_stock' : null),
         category: categories.find((c) => c.taxonomy !== 'google_product_category')?.value ?? null,
         google_product_category: categories.find((c) => c.taxonomy === 'google_product_category')?.value ?? null,
         condition: typeof v.condition === 'string' ? v.condition : null,
@@ -203,7 +227,11 @@ function* acpProductRecords(line: number, p: Record<string, unknown>): Generator
 
 function images(media: unknown): string[] {
   if (!Array.isArray(media)) return [];
-  return media.filter((m) => m && typeof m === 'object' && (m as { type?: string }).type !== 'video' && typeof (m as { url?: unknown }).url === 'string').map((m) => (m as { url: string }).url);
+  return media
+    .filter(
+      (m) => m && typeof m === 'object' && (m as { type?: string }).type !== 'video' && typeof (m as { url?: unknown }).url === 'string',
+    )
+    .map((m) => (m as { url: string }).url);
 }
 
 function description(d: unknown): string | null {

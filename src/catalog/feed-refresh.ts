@@ -265,16 +265,22 @@ export async function refreshFeed(
   }
   let report: FeedReport;
   try {
-    report = await importFeedSource(db, (async function* () { yield res.body; })(), {
-      merchantId: feed.merchant_id,
-      fullSnapshot: feed.full_snapshot,
-      defaultCurrency: feed.default_currency ?? undefined,
-      storeUrl: feed.store_url,
-      feedId: feed.feed_id,
-      runId: input.runId,
-      workflowId: input.workflowId,
-      trigger: 'schedule',
-    });
+    report = await importFeedSource(
+      db,
+      (async function* () {
+        yield res.body;
+      })(),
+      {
+        merchantId: feed.merchant_id,
+        fullSnapshot: feed.full_snapshot,
+        defaultCurrency: feed.default_currency ?? undefined,
+        storeUrl: feed.store_url,
+        feedId: feed.feed_id,
+        runId: input.runId,
+        workflowId: input.workflowId,
+        trigger: 'schedule',
+      },
+    );
   } catch (err) {
     if (err instanceof FeedFileError) throw new FeedRefreshError(`the feed cannot be imported, nothing was: ${err.message}`);
     throw err;

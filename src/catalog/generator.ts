@@ -94,7 +94,9 @@ export function generateCatalog(opts: GeneratorOptions = {}): GeneratedCatalog {
   const counts = { ...DEFAULT_COUNTS, ...stripUndefined(opts) };
   const categories = seedCategories();
   const l2Ids = new Map(categories.filter((c) => c.level === 2).map((c) => [c.slug, c.category_id]));
-  const leaves = TAXONOMY.flatMap((l1) => l1.children.map((l2) => ({ l1, l2, id: l2Ids.get(`${slugify(l1.name)}--${slugify(l2.name)}`)! })));
+  const leaves = TAXONOMY.flatMap((l1) =>
+    l1.children.map((l2) => ({ l1, l2, id: l2Ids.get(`${slugify(l1.name)}--${slugify(l2.name)}`)! })),
+  );
   // Some categories are simply bigger than others (fashion and beauty outnumber automotive).
   const leafWeights = leaves.map((_, i) => 0.5 + rngFor(seed, 'leaf-weight', i)() * 1.5);
   const pickLeaf = weightedSampler(leafWeights);
@@ -185,7 +187,11 @@ function regionAllow(rng: Rng, l2: L2Def): string[] {
   // Most products sell everywhere; regulated goods (food, supplements) more often ship to a few markets.
   const restricted = l2.risk && l2.risk !== 'low' ? 0.65 : 0.4;
   if (!chance(rng, restricted)) return [];
-  const codes = sample(rng, REGIONS.map((r) => r.code), int(rng, 1, 6));
+  const codes = sample(
+    rng,
+    REGIONS.map((r) => r.code),
+    int(rng, 1, 6),
+  );
   if (!codes.includes('US') && chance(rng, 0.7)) codes.unshift('US');
   return codes.sort();
 }
@@ -197,9 +203,77 @@ function riskLevel(rng: Rng, base: Risk): Risk {
   return r < 0.01 ? 'high' : r < 0.05 ? 'medium' : 'low';
 }
 
-const FIRST = ['Ava', 'Mia', 'Leo', 'Noah', 'Zoe', 'Kai', 'Luna', 'Ethan', 'Maya', 'Liam', 'Chloe', 'Ivy', 'Jade', 'Omar', 'Nina', 'Ruby', 'Theo', 'Aria', 'Sofia', 'Jay', 'Emma', 'Yuki', 'Priya', 'Lucas', 'Ines', 'Hana', 'Diego', 'Sara', 'Max', 'Lea'];
-const LAST = ['Park', 'Nguyen', 'Garcia', 'Smith', 'Khan', 'Rossi', 'Tanaka', 'Silva', 'Müller', 'Martin', 'Lee', 'Brown', 'Lopez', 'Chen', 'Dubois', 'Santos', 'Kim', 'Wright', 'Costa', 'Ali'];
-const HANDLE_SUFFIX = ['finds', 'reviews', 'daily', 'style', 'hauls', 'picks', 'home', 'fit', 'eats', 'tech', 'glow', 'deals', 'tries', 'life', 'unboxed'];
+const FIRST = [
+  'Ava',
+  'Mia',
+  'Leo',
+  'Noah',
+  'Zoe',
+  'Kai',
+  'Luna',
+  'Ethan',
+  'Maya',
+  'Liam',
+  'Chloe',
+  'Ivy',
+  'Jade',
+  'Omar',
+  'Nina',
+  'Ruby',
+  'Theo',
+  'Aria',
+  'Sofia',
+  'Jay',
+  'Emma',
+  'Yuki',
+  'Priya',
+  'Lucas',
+  'Ines',
+  'Hana',
+  'Diego',
+  'Sara',
+  'Max',
+  'Lea',
+];
+const LAST = [
+  'Park',
+  'Nguyen',
+  'Garcia',
+  'Smith',
+  'Khan',
+  'Rossi',
+  'Tanaka',
+  'Silva',
+  'Müller',
+  'Martin',
+  'Lee',
+  'Brown',
+  'Lopez',
+  'Chen',
+  'Dubois',
+  'Santos',
+  'Kim',
+  'Wright',
+  'Costa',
+  'Ali',
+];
+const HANDLE_SUFFIX = [
+  'finds',
+  'reviews',
+  'daily',
+  'style',
+  'hauls',
+  'picks',
+  'home',
+  'fit',
+  'eats',
+  'tech',
+  'glow',
+  'deals',
+  'tries',
+  'life',
+  'unboxed',
+];
 // Creator markets, weighted: the US dominates social commerce volume.
 const CREATOR_REGION_WEIGHTS = [40, 12, 6, 5, 4, 4, 3, 3, 2, 4, 3, 4, 4, 3, 3];
 

@@ -39,7 +39,8 @@ export interface VariantView {
 }
 
 /** 404 for a product id a request names (`fields` points at the body member). */
-export const productNotFound = (id: number) => new AppError(404, 'product_not_found', `No product ${id} in the catalog.`, { fields: ['product_id'] });
+export const productNotFound = (id: number) =>
+  new AppError(404, 'product_not_found', `No product ${id} in the catalog.`, { fields: ['product_id'] });
 
 export async function getProduct(db: Db, id: number): Promise<ProductRow | undefined> {
   if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) return undefined;

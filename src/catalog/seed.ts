@@ -29,10 +29,21 @@ export async function seedCatalog(db: Db, opts: GeneratorOptions = {}): Promise<
       .where('product_id', '<=', productCount)
       .executeTakeFirst();
     if (clash?.first != null) {
-      throw new Error(`feed-imported products already use ids from ${clash.first}; seed at most ${clash.first - 1} products or remove the feed products first`);
+      throw new Error(
+        `feed-imported products already use ids from ${clash.first}; seed at most ${clash.first - 1} products or remove the feed products first`,
+      );
     }
 
-    await bulkUpsert(trx, 'regions', [['code', 'text'], ['name', 'text']], catalog.regions, { target: 'code' });
+    await bulkUpsert(
+      trx,
+      'regions',
+      [
+        ['code', 'text'],
+        ['name', 'text'],
+      ],
+      catalog.regions,
+      { target: 'code' },
+    );
     await upsertCategories(trx, catalog.categories);
     // Seed stock is a quantity; its availability follows it.
     const products = catalog.products.map((p) => ({ ...p, availability: p.inventory_qty > 0 ? 'in_stock' : 'out_of_stock' }));
@@ -40,7 +51,14 @@ export async function seedCatalog(db: Db, opts: GeneratorOptions = {}): Promise<
     await bulkUpsert(
       trx,
       'creators',
-      [['creator_id', 'integer'], ['username', 'text'], ['display_name', 'text'], ['avatar', 'text'], ['followers', 'integer'], ['region', 'text']],
+      [
+        ['creator_id', 'integer'],
+        ['username', 'text'],
+        ['display_name', 'text'],
+        ['avatar', 'text'],
+        ['followers', 'integer'],
+        ['region', 'text'],
+      ],
       catalog.creators,
       { target: 'creator_id' },
     );
@@ -94,11 +112,34 @@ async function upsertCategories(trx: Db, categories: ReturnType<typeof generateC
     .where('slug', 'in', [...idBySlug.keys()])
     .execute();
   const moved = clashing.filter((c) => idBySlug.get(c.slug) !== c.category_id);
-  for (const c of moved) await trx.updateTable('categories').set({ slug: `${c.slug}~merging-${c.category_id}` }).where('category_id', '=', c.category_id).execute();
+  for (const c of moved)
+    await trx
+      .updateTable('categories')
+      .set({ slug: `${c.slug}~merging-${c.category_id}` })
+      .where('category_id', '=', c.category_id)
+      .execute();
 
-  const columns = [['category_id', 'integer'], ['parent_id', 'integer'], ['level', 'smallint'], ['name', 'text'], ['slug', 'text']] as const;
-  await bulkUpsert(trx, 'categories', columns, categories.filter((c) => c.level === 1), { target: 'category_id' });
-  await bulkUpsert(trx, 'categories', columns, categories.filter((c) => c.level === 2), { target: 'category_id' });
+  const columns = [
+    ['category_id', 'integer'],
+    ['parent_id', 'integer'],
+    ['level', 'smallint'],
+    ['name', 'text'],
+    ['slug', 'text'],
+  ] as const;
+  await bulkUpsert(
+    trx,
+    'categories',
+    columns,
+    categories.filter((c) => c.level === 1),
+    { target: 'category_id' },
+  );
+  await bulkUpsert(
+    trx,
+    'categories',
+    columns,
+    categories.filter((c) => c.level === 2),
+    { target: 'category_id' },
+  );
 
   for (const c of moved) {
     const target = idBySlug.get(c.slug)!;

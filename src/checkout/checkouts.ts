@@ -104,7 +104,9 @@ export async function getCheckoutAs(db: Db, id: string, caller: Caller): Promise
 /** Appends an audit entry unless one with the same step is there already (retries append once). */
 function appendAudit(step: string, outcome: string, detail?: Record<string, unknown>): RawBuilder<AuditEntry[]> {
   const entry: AuditEntry = { step, at: new Date().toISOString(), outcome, ...(detail ? { detail } : {}) };
-  return sql<AuditEntry[]>`case when audit_trail @> ${JSON.stringify([{ step }])}::jsonb then audit_trail else audit_trail || ${JSON.stringify([entry])}::jsonb end`;
+  return sql<
+    AuditEntry[]
+  >`case when audit_trail @> ${JSON.stringify([{ step }])}::jsonb then audit_trail else audit_trail || ${JSON.stringify([entry])}::jsonb end`;
 }
 
 /** Sets the outcome (and detail) of the entry `step`, keeping its place and `at`; appends it if absent. */
@@ -126,7 +128,10 @@ export function shippingMinor(commitment: Record<string, unknown>, currency = 'U
   return 0;
 }
 
-const reject = (status: number, code: string, message: string): { ok: false; rejection: Rejection } => ({ ok: false, rejection: { status, code, message } });
+const reject = (status: number, code: string, message: string): { ok: false; rejection: Rejection } => ({
+  ok: false,
+  rejection: { status, code, message },
+});
 
 export type PlanResult = { ok: true; checkout: CheckoutView } | { ok: false; rejection: Rejection };
 
@@ -138,19 +143,31 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   const existing = await findCheckout(db, req.checkoutId);
   if (existing) return { ok: true, checkout: checkoutView(existing) };
 
-  const intent = await db.selectFrom('intents').select(['intent_id', 'developer_id']).where('intent_id', '=', req.intent_id).executeTakeFirst();
+  const intent = await db
+    .selectFrom('intents')
+    .select(['intent_id', 'developer_id'])
+    .where('intent_id', '=', req.intent_id)
+    .executeTakeFirst();
   if (!intent) return reject(404, 'intent_not_found', `No intent '${req.intent_id}'.`);
   const proposal = await db.selectFrom('proposals').selectAll().where('proposal_id', '=', req.proposal_id).executeTakeFirst();
   if (!proposal) return reject(404, 'proposal_not_found', `No proposal '${req.proposal_id}'.`);
   if (proposal.intent_id !== req.intent_id) {
-    return reject(409, 'proposal_intent_mismatch', `Proposal ${proposal.proposal_id} answers intent ${proposal.intent_id}, not ${req.intent_id}.`);
+    return reject(
+      409,
+      'proposal_intent_mismatch',
+      `Proposal ${proposal.proposal_id} answers intent ${proposal.intent_id}, not ${req.intent_id}.`,
+    );
   }
   const now = new Date();
   if (proposal.proposal_state === 'expired' || proposal.status === 'expired' || (proposal.valid_until && proposal.valid_until <= now)) {
     return reject(409, 'proposal_expired', `Proposal ${proposal.proposal_id} has expired.`);
   }
   if (proposal.status !== 'active' || !['pending_confirmation', 'accepted'].includes(proposal.proposal_state)) {
-    return reject(409, 'proposal_state_invalid', `Proposal ${proposal.proposal_id} is ${proposal.status}/${proposal.proposal_state}; checkout needs an active proposal a match token names.`);
+    return reject(
+      409,
+      'proposal_state_invalid',
+      `Proposal ${proposal.proposal_id} is ${proposal.status}/${proposal.proposal_state}; checkout needs an active proposal a match token names.`,
+    );
   }
   if (proposal.inventory_status === 'out_of_stock') {
     return reject(409, 'inventory_unavailable', `Proposal ${proposal.proposal_id} is out of stock.`);
@@ -159,13 +176,25 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   const token = await db.selectFrom('match_tokens').selectAll().where('match_token_id', '=', req.match_token_id).executeTakeFirst();
   if (!token) return reject(404, 'match_token_not_found', `No match token '${req.match_token_id}'.`);
   if (token.proposal_id !== proposal.proposal_id || token.intent_id !== req.intent_id) {
-    return reject(409, 'match_token_mismatch', `Match token ${token.match_token_id} names proposal ${token.proposal_id}, not ${proposal.proposal_id}.`);
+    return reject(
+      409,
+      'match_token_mismatch',
+      `Match token ${token.match_token_id} names proposal ${token.proposal_id}, not ${proposal.proposal_id}.`,
+    );
   }
-  if (token.acceptance_state === 'expired' || token.acceptance_state === 'revoked' || (['issued', 'accepted'].includes(token.acceptance_state) && token.expires_at <= now)) {
+  if (
+    token.acceptance_state === 'expired' ||
+    token.acceptance_state === 'revoked' ||
+    (['issued', 'accepted'].includes(token.acceptance_state) && token.expires_at <= now)
+  ) {
     return reject(409, 'match_token_expired', `Match token ${token.match_token_id} expired at ${token.expires_at.toISOString()}.`);
   }
   if (token.acceptance_state !== 'accepted' && token.acceptance_state !== 'payment_authorized') {
-    return reject(409, 'acceptance_state_invalid', `Match token ${token.match_token_id} is ${token.acceptance_state}; checkout needs an accepted token.`);
+    return reject(
+      409,
+      'acceptance_state_invalid',
+      `Match token ${token.match_token_id} is ${token.acceptance_state}; checkout needs an accepted token.`,
+    );
   }
 
   const commitment = (proposal.shipping_commitment ?? {}) as Record<string, unknown>;
@@ -176,14 +205,20 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   }
   if (toMinorUnits(req.amount, proposal.currency) !== total) {
     const m = (minor: number) => fromMinorUnits(minor, proposal.currency);
-    return reject(409, 'amount_mismatch', `amount ${req.amount} does not match the checkout total ${m(total)} (price ${m(proposal.price_cents)} + shipping ${m(shipping)}).`);
+    return reject(
+      409,
+      'amount_mismatch',
+      `amount ${req.amount} does not match the checkout total ${m(total)} (price ${m(proposal.price_cents)} + shipping ${m(shipping)}).`,
+    );
   }
 
   // The mode is fixed with the plan: the buyer consents to what the plan says will happen.
   const seller = await checkoutSeller(db, proposal);
   const mode = checkoutModeOf(seller);
   const recId =
-    mode === 'merchant_redirect' ? await redirectRecId(db, { checkoutId: req.checkoutId, proposal, matchSessionId: token.match_session_id, publicBaseUrl }) : null;
+    mode === 'merchant_redirect'
+      ? await redirectRecId(db, { checkoutId: req.checkoutId, proposal, matchSessionId: token.match_session_id, publicBaseUrl })
+      : null;
 
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   const plan: CheckoutPlan = {
@@ -195,7 +230,15 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     checkout_mode: mode,
     ...(mode === 'merchant_redirect' ? { rec_id: recId } : {}),
     buyer_agent_id: req.buyer_agent_id,
-    line_items: [{ product_id: proposal.product_id, title: proposal.offer_title, quantity: 1, unit_amount_minor: proposal.price_cents, amount_minor: proposal.price_cents }],
+    line_items: [
+      {
+        product_id: proposal.product_id,
+        title: proposal.offer_title,
+        quantity: 1,
+        unit_amount_minor: proposal.price_cents,
+        amount_minor: proposal.price_cents,
+      },
+    ],
     shipping: { amount_minor: shipping, commitment },
     totals: { subtotal_minor: proposal.price_cents, shipping_minor: shipping, total_minor: total },
     amount: fromMinorUnits(total, proposal.currency),
@@ -204,7 +247,12 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     expires_at: expiresAt.toISOString(),
   };
   const audit: AuditEntry[] = [
-    { step: 'plan_created', at: now.toISOString(), outcome: 'awaiting_confirmation', detail: { total_minor: total, currency: proposal.currency, expires_at: plan.expires_at, checkout_mode: mode } },
+    {
+      step: 'plan_created',
+      at: now.toISOString(),
+      outcome: 'awaiting_confirmation',
+      detail: { total_minor: total, currency: proposal.currency, expires_at: plan.expires_at, checkout_mode: mode },
+    },
   ];
   try {
     const row = await db
@@ -243,7 +291,10 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
         .where('status', 'in', ['awaiting_confirmation', 'confirming', 'confirmed'])
         .executeTakeFirst();
       // Name the other checkout only when it is the same developer's: ids never cross tenants.
-      const named = live && live.developer_id !== null && live.developer_id === intent.developer_id ? `checkout ${live.checkout_id}` : 'another checkout';
+      const named =
+        live && live.developer_id !== null && live.developer_id === intent.developer_id
+          ? `checkout ${live.checkout_id}`
+          : 'another checkout';
       return reject(409, 'match_token_in_checkout', `Match token ${token.match_token_id} is already used by ${named}.`);
     }
     throw err;
@@ -257,14 +308,26 @@ export interface Consent {
 }
 
 /** Records the consent and authorizes payment on the match token (token → payment_authorized, proposal → accepted). */
-export async function authorizeCheckout(db: Db, checkoutId: string, consent: Consent): Promise<{ ok: true; authorization_id: string } | { ok: false; rejection: Rejection }> {
+export async function authorizeCheckout(
+  db: Db,
+  checkoutId: string,
+  consent: Consent,
+): Promise<{ ok: true; authorization_id: string } | { ok: false; rejection: Rejection }> {
   const c = await getCheckout(db, checkoutId);
   if (c.payment_authorization_id) return { ok: true, authorization_id: c.payment_authorization_id };
   // Money is only authorized for an order an agent will take (the workflow never asks otherwise).
   if (c.checkout_mode !== 'agent_handoff') throw new Error(`checkout ${checkoutId} is ${c.checkout_mode}: no payment is authorized`);
   await db
     .updateTable('agentic_checkouts')
-    .set({ status: 'confirming', consent: JSON.stringify(consent), audit_trail: appendAudit('consent_recorded', 'granted', { statement: consent.statement ?? null, granted_at: consent.granted_at ?? null }), updated_at: new Date() })
+    .set({
+      status: 'confirming',
+      consent: JSON.stringify(consent),
+      audit_trail: appendAudit('consent_recorded', 'granted', {
+        statement: consent.statement ?? null,
+        granted_at: consent.granted_at ?? null,
+      }),
+      updated_at: new Date(),
+    })
     .where('checkout_id', '=', checkoutId)
     .where('status', '=', 'awaiting_confirmation')
     .execute();
@@ -274,14 +337,19 @@ export async function authorizeCheckout(db: Db, checkoutId: string, consent: Con
       .updateTable('agentic_checkouts')
       .set({
         payment_authorization_id: authorization.authorization_id,
-        audit_trail: appendAudit('payment_authorized', 'authorized', { authorization_id: authorization.authorization_id, amount_minor: authorization.amount_cents, currency: authorization.currency }),
+        audit_trail: appendAudit('payment_authorized', 'authorized', {
+          authorization_id: authorization.authorization_id,
+          amount_minor: authorization.amount_cents,
+          currency: authorization.currency,
+        }),
         updated_at: new Date(),
       })
       .where('checkout_id', '=', checkoutId)
       .execute();
     return { ok: true, authorization_id: authorization.authorization_id };
   } catch (err) {
-    if (err instanceof AppError && err.status < 500) return { ok: false, rejection: { status: err.status, code: err.code, message: err.message } };
+    if (err instanceof AppError && err.status < 500)
+      return { ok: false, rejection: { status: err.status, code: err.code, message: err.message } };
     throw err;
   }
 }
@@ -335,16 +403,28 @@ export interface HandoffDeps {
  */
 export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, attempt: number): Promise<HandoffResult> {
   const c = await getCheckout(deps.db, checkoutId);
-  if (c.checkout_mode !== 'agent_handoff') throw new HandoffRejected(`checkout ${checkoutId} is ${c.checkout_mode}: there is no merchant agent to hand off to`);
-  const m = await deps.db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed']).where('merchant_id', '=', c.merchant_id).executeTakeFirst();
+  if (c.checkout_mode !== 'agent_handoff')
+    throw new HandoffRejected(`checkout ${checkoutId} is ${c.checkout_mode}: there is no merchant agent to hand off to`);
+  const m = await deps.db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed'])
+    .where('merchant_id', '=', c.merchant_id)
+    .executeTakeFirst();
   if (!m) throw new HandoffRejected(`merchant ${c.merchant_id} is not registered`);
   const body = handoffPayload(c);
   const step = `merchant_handoff_attempt_${attempt}`;
   const note = (outcome: string, detail: Record<string, unknown>) =>
-    deps.db.updateTable('agentic_checkouts').set({ audit_trail: settleAudit(step, outcome, detail), updated_at: new Date() }).where('checkout_id', '=', checkoutId).execute();
+    deps.db
+      .updateTable('agentic_checkouts')
+      .set({ audit_trail: settleAudit(step, outcome, detail), updated_at: new Date() })
+      .where('checkout_id', '=', checkoutId)
+      .execute();
   await deps.db
     .updateTable('agentic_checkouts')
-    .set({ audit_trail: appendAudit(step, 'sending', { endpoint: m.agent_endpoint, idempotency_key: c.checkout_id }), updated_at: new Date() })
+    .set({
+      audit_trail: appendAudit(step, 'sending', { endpoint: m.agent_endpoint, idempotency_key: c.checkout_id }),
+      updated_at: new Date(),
+    })
     .where('checkout_id', '=', checkoutId)
     .execute();
   let res;
@@ -414,11 +494,17 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
     };
     const row = await trx
       .updateTable('agentic_checkouts')
-      .set({ status: 'confirmed', receipt: JSON.stringify(receipt), confirmed_at: now, updated_at: now, audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify([
-        { step: 'proposal_settled', at: now.toISOString(), outcome: 'settled', detail: { proposal_id: c.proposal_id } },
-        { step: 'match_token_consumed', at: now.toISOString(), outcome: 'consumed', detail: { match_token_id: c.match_token_id } },
-        { step: 'confirmed', at: now.toISOString(), outcome: 'confirmed', detail: { receipt_id: receipt.receipt_id } },
-      ])}::jsonb` })
+      .set({
+        status: 'confirmed',
+        receipt: JSON.stringify(receipt),
+        confirmed_at: now,
+        updated_at: now,
+        audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify([
+          { step: 'proposal_settled', at: now.toISOString(), outcome: 'settled', detail: { proposal_id: c.proposal_id } },
+          { step: 'match_token_consumed', at: now.toISOString(), outcome: 'consumed', detail: { match_token_id: c.match_token_id } },
+          { step: 'confirmed', at: now.toISOString(), outcome: 'confirmed', detail: { receipt_id: receipt.receipt_id } },
+        ])}::jsonb`,
+      })
       .where('checkout_id', '=', checkoutId)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -431,7 +517,12 @@ export async function expireCheckout(db: Db, checkoutId: string): Promise<Checko
   const now = new Date();
   const row = await db
     .updateTable('agentic_checkouts')
-    .set({ status: 'expired', expired_at: now, updated_at: now, audit_trail: appendAudit('expired', 'expired', { reason: 'plan not confirmed before expires_at' }) })
+    .set({
+      status: 'expired',
+      expired_at: now,
+      updated_at: now,
+      audit_trail: appendAudit('expired', 'expired', { reason: 'plan not confirmed before expires_at' }),
+    })
     .where('checkout_id', '=', checkoutId)
     .where('status', '=', 'awaiting_confirmation')
     .returning('status')
@@ -473,8 +564,18 @@ export async function handOffToMerchantSite(db: Db, checkoutId: string, consent:
       receipt: JSON.stringify(receipt),
       updated_at: now,
       audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify([
-        { step: 'consent_recorded', at: now.toISOString(), outcome: 'granted', detail: { statement: consent.statement ?? null, granted_at: consent.granted_at ?? null } },
-        { step: 'handed_off_to_merchant_site', at: now.toISOString(), outcome: 'handed_off', detail: { continue_url: url, rec_id: plan.rec_id, payment: 'none' } },
+        {
+          step: 'consent_recorded',
+          at: now.toISOString(),
+          outcome: 'granted',
+          detail: { statement: consent.statement ?? null, granted_at: consent.granted_at ?? null },
+        },
+        {
+          step: 'handed_off_to_merchant_site',
+          at: now.toISOString(),
+          outcome: 'handed_off',
+          detail: { continue_url: url, rec_id: plan.rec_id, payment: 'none' },
+        },
       ])}::jsonb`,
     })
     .where('checkout_id', '=', checkoutId)
@@ -485,7 +586,11 @@ export async function handOffToMerchantSite(db: Db, checkoutId: string, consent:
 }
 
 /** What the buyer's agent can do once the checkout failed, from the token and proposal as they are now. */
-function nextActionFor(token: { match_token_id: string; acceptance_state: string; expires_at: Date }, proposalUsable: boolean, merchantRefused: boolean): NextAction {
+function nextActionFor(
+  token: { match_token_id: string; acceptance_state: string; expires_at: Date },
+  proposalUsable: boolean,
+  merchantRefused: boolean,
+): NextAction {
   const now = new Date();
   if (!proposalUsable || merchantRefused) {
     return {
@@ -517,7 +622,12 @@ function nextActionFor(token: { match_token_id: string; acceptance_state: string
  * `pending_confirmation`), then the checkout is `failed` with the reason and the next action. So no
  * token stays `payment_authorized` without a live checkout. Returns the rejection as stored.
  */
-export async function failCheckout(db: Db, checkoutId: string, rejection: Rejection, opts: { merchantRefused?: boolean } = {}): Promise<Rejection> {
+export async function failCheckout(
+  db: Db,
+  checkoutId: string,
+  rejection: Rejection,
+  opts: { merchantRefused?: boolean } = {},
+): Promise<Rejection> {
   return db.transaction().execute(async (trx) => {
     const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
     if (!c) throw checkoutNotFound(checkoutId);
@@ -532,22 +642,49 @@ export async function failCheckout(db: Db, checkoutId: string, rejection: Reject
           step: 'payment_voided',
           at: new Date().toISOString(),
           outcome: 'voided',
-          detail: { authorization_id: c.payment_authorization_id, reason: rejection.code, match_token_id: v.tokenId, acceptance_state: v.acceptanceState },
+          detail: {
+            authorization_id: c.payment_authorization_id,
+            reason: rejection.code,
+            match_token_id: v.tokenId,
+            acceptance_state: v.acceptanceState,
+          },
         });
       }
     }
-    const token = await trx.selectFrom('match_tokens').select(['match_token_id', 'acceptance_state', 'expires_at']).where('match_token_id', '=', c.match_token_id).executeTakeFirstOrThrow();
-    const proposal = await trx.selectFrom('proposals').select(['proposal_state', 'status', 'valid_until']).where('proposal_id', '=', c.proposal_id).executeTakeFirst();
-    const proposalUsable = !!proposal && proposal.status === 'active' && ['pending_confirmation', 'accepted'].includes(proposal.proposal_state) && (!proposal.valid_until || proposal.valid_until > new Date());
+    const token = await trx
+      .selectFrom('match_tokens')
+      .select(['match_token_id', 'acceptance_state', 'expires_at'])
+      .where('match_token_id', '=', c.match_token_id)
+      .executeTakeFirstOrThrow();
+    const proposal = await trx
+      .selectFrom('proposals')
+      .select(['proposal_state', 'status', 'valid_until'])
+      .where('proposal_id', '=', c.proposal_id)
+      .executeTakeFirst();
+    const proposalUsable =
+      !!proposal &&
+      proposal.status === 'active' &&
+      ['pending_confirmation', 'accepted'].includes(proposal.proposal_state) &&
+      (!proposal.valid_until || proposal.valid_until > new Date());
     const stored: Rejection = {
       ...rejection,
       status: rejection.status ?? checkoutFailureStatus(rejection.code),
       next_action: rejection.next_action ?? nextActionFor(token, proposalUsable, opts.merchantRefused === true),
     };
-    audit.push({ step: 'failed', at: new Date().toISOString(), outcome: rejection.code, detail: { message: rejection.message, next_action: stored.next_action!.action } });
+    audit.push({
+      step: 'failed',
+      at: new Date().toISOString(),
+      outcome: rejection.code,
+      detail: { message: rejection.message, next_action: stored.next_action!.action },
+    });
     await trx
       .updateTable('agentic_checkouts')
-      .set({ status: 'failed', failure: JSON.stringify(stored), updated_at: new Date(), audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify(audit)}::jsonb` })
+      .set({
+        status: 'failed',
+        failure: JSON.stringify(stored),
+        updated_at: new Date(),
+        audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify(audit)}::jsonb`,
+      })
       .where('checkout_id', '=', checkoutId)
       .execute();
     return stored;

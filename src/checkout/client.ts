@@ -22,7 +22,6 @@ import { mayAct, ownerOf, type Caller } from '../tenancy';
  * has been verified here (jose is async, so not inside the workflow).
  */
 
-
 /**
  * How long plan and confirm wait for the workflow by default, and at most (`Prefer: wait=N`, seconds).
  * A confirm includes the merchant handoff (up to 4 attempts with backoff), so the bound is generous.
@@ -62,7 +61,11 @@ function mapTemporalError(err: unknown): unknown {
     return new AppError(checkoutFailureStatus(err.cause.type), err.cause.type, err.cause.message, next ? { next_action: next } : undefined);
   }
   // gRPC UNAVAILABLE (14) / DEADLINE_EXCEEDED (4): the server does not answer.
-  const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown })?.cause) ? (err as { cause: { code: number } }).cause : null;
+  const grpc = isGrpcServiceError(err)
+    ? err
+    : isGrpcServiceError((err as { cause?: unknown })?.cause)
+      ? (err as { cause: { code: number } }).cause
+      : null;
   if (grpc && (grpc.code === 14 || grpc.code === 4)) return temporalUnavailable('Checkout');
   return err;
 }
@@ -72,7 +75,11 @@ function mapTemporalError(err: unknown): unknown {
  * (docs/TENANCY.md). Another developer's record answers with its own not-found, exactly as an id that
  * does not exist, so a checkout can never be planned on someone else's token.
  */
-async function assertOwnReferences(db: Db, body: Pick<CheckoutCreateBody, 'intent_id' | 'proposal_id' | 'match_token_id'>, caller: Caller): Promise<void> {
+async function assertOwnReferences(
+  db: Db,
+  body: Pick<CheckoutCreateBody, 'intent_id' | 'proposal_id' | 'match_token_id'>,
+  caller: Caller,
+): Promise<void> {
   const [intent, proposal, token] = await Promise.all([
     db.selectFrom('intents').select('developer_id').where('intent_id', '=', body.intent_id).executeTakeFirst(),
     db
@@ -84,8 +91,10 @@ async function assertOwnReferences(db: Db, body: Pick<CheckoutCreateBody, 'inten
     db.selectFrom('match_tokens').select('developer_id').where('match_token_id', '=', body.match_token_id).executeTakeFirst(),
   ]);
   if (!intent || !mayAct(caller, intent.developer_id)) throw new AppError(404, 'intent_not_found', `No intent '${body.intent_id}'.`);
-  if (proposal && !mayAct(caller, proposal.developer_id)) throw new AppError(404, 'proposal_not_found', `No proposal '${body.proposal_id}'.`);
-  if (token && !mayAct(caller, token.developer_id)) throw new AppError(404, 'match_token_not_found', `No match token '${body.match_token_id}'.`);
+  if (proposal && !mayAct(caller, proposal.developer_id))
+    throw new AppError(404, 'proposal_not_found', `No proposal '${body.proposal_id}'.`);
+  if (token && !mayAct(caller, token.developer_id))
+    throw new AppError(404, 'match_token_not_found', `No match token '${body.match_token_id}'.`);
 }
 
 /**
@@ -135,7 +144,10 @@ export async function createCheckout(
       // the match token (match_token_in_checkout) until the plan expires. End it, so a retry is clean.
       if (err instanceof AppError && err.code === 'no_worker') {
         const reason = 'no worker polls the task queue; the caller got 503 no_worker';
-        await t.client.workflow.getHandle(workflowId).terminate(reason).catch(() => undefined);
+        await t.client.workflow
+          .getHandle(workflowId)
+          .terminate(reason)
+          .catch(() => undefined);
       }
       throw err;
     });
@@ -151,12 +163,20 @@ export interface VerifyKeys {
 }
 
 /** Verifies the confirm body's JWS against the service's match-token key; returns its claims. */
-export async function verifyMatchTokenJws(keys: VerifyKeys, jws: string): Promise<{ jti?: string; proposal_id?: unknown; amount?: unknown; currency?: unknown }> {
+export async function verifyMatchTokenJws(
+  keys: VerifyKeys,
+  jws: string,
+): Promise<{ jti?: string; proposal_id?: unknown; amount?: unknown; currency?: unknown }> {
   try {
-    const { payload } = await jwtVerify(jws, createPublicKey(keys.signingKey.privateKey), { algorithms: [keys.signingKey.alg], issuer: keys.issuer, typ: 'match-token+jwt' });
+    const { payload } = await jwtVerify(jws, createPublicKey(keys.signingKey.privateKey), {
+      algorithms: [keys.signingKey.alg],
+      issuer: keys.issuer,
+      typ: 'match-token+jwt',
+    });
     return payload as never;
   } catch (err) {
-    if (err instanceof joseErrors.JWTExpired) throw new AppError(409, 'match_token_expired', 'The match token has expired; accept the match again for a new one.');
+    if (err instanceof joseErrors.JWTExpired)
+      throw new AppError(409, 'match_token_expired', 'The match token has expired; accept the match again for a new one.');
     throw new AppError(409, 'match_token_invalid', 'The match token is not a valid signed token of this service.');
   }
 }
@@ -170,7 +190,12 @@ const storedOutcome = (c: Awaited<ReturnType<typeof getCheckoutAs>>): CheckoutVi
   if (c.status === 'expired') throw new AppError(409, 'checkout_expired', `The checkout plan expired at ${c.expires_at.toISOString()}.`);
   if (c.status === 'failed') {
     const f = (c.failure ?? {}) as { code?: string; message?: string; next_action?: unknown };
-    throw new AppError(409, 'checkout_failed', `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim(), f.next_action ? { next_action: f.next_action } : undefined);
+    throw new AppError(
+      409,
+      'checkout_failed',
+      `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim(),
+      f.next_action ? { next_action: f.next_action } : undefined,
+    );
   }
   return null;
 };
@@ -186,13 +211,22 @@ export async function confirmCheckout(
   const c = await getCheckoutAs(deps.db, checkoutId, caller);
   const claims = await verifyMatchTokenJws(deps.keys, body.match_token);
   if (claims.jti !== c.match_token_id || claims.proposal_id !== c.proposal_id) {
-    throw new AppError(409, 'match_token_mismatch', `The signed match token is not the token (${c.match_token_id}) this checkout was planned with.`);
+    throw new AppError(
+      409,
+      'match_token_mismatch',
+      `The signed match token is not the token (${c.match_token_id}) this checkout was planned with.`,
+    );
   }
   // Confirmed already: the stored result, nothing repeated. Expired/failed: nothing to confirm.
   const done = storedOutcome(c);
   if (done) return { done: true, checkout: done };
   const t = requireTemporal(deps.temporal);
-  const input = { consent: body.consent, proposal_id: body.proposal_id, amount_minor: toMinorUnits(body.amount, body.currency), currency: body.currency };
+  const input = {
+    consent: body.consent,
+    proposal_id: body.proposal_id,
+    amount_minor: toMinorUnits(body.amount, body.currency),
+    currency: body.currency,
+  };
   try {
     const confirming = t.client.workflow.getHandle(c.workflow_id).executeUpdate(confirmUpdate, { args: [input] });
     const waited = await waitForAnswer(t, confirming, waitMs, 'Checkout');

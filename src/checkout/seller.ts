@@ -23,7 +23,10 @@ export { isAgentEndpoint };
  * The seller of a proposal: today the merchant the proposal is filed under (catalog proposals: the
  * catalog merchant), read as src/catalog/products.ts reads sellers (one agent-endpoint check).
  */
-export async function checkoutSeller(db: Db, proposal: Pick<ProposalRow, 'merchant_agent_id' | 'product_id' | 'provenance'>): Promise<CheckoutSeller> {
+export async function checkoutSeller(
+  db: Db,
+  proposal: Pick<ProposalRow, 'merchant_agent_id' | 'product_id' | 'provenance'>,
+): Promise<CheckoutSeller> {
   const seller = await merchantSeller(db, proposal.merchant_agent_id);
   return { merchant_id: proposal.merchant_agent_id, agent_endpoint: seller?.agent_endpoint ?? null };
 }
@@ -39,7 +42,12 @@ export const checkoutModeOf = (seller: CheckoutSeller): CheckoutMode => (seller.
  */
 export async function redirectRecId(
   db: Db,
-  args: { checkoutId: string; proposal: Pick<ProposalRow, 'product_id' | 'metadata'>; matchSessionId: string | null; publicBaseUrl: string },
+  args: {
+    checkoutId: string;
+    proposal: Pick<ProposalRow, 'product_id' | 'metadata'>;
+    matchSessionId: string | null;
+    publicBaseUrl: string;
+  },
 ): Promise<string> {
   const candidates: string[] = [];
   const fromProposal = (args.proposal.metadata as Record<string, unknown> | null)?.rec_id;
@@ -50,7 +58,12 @@ export async function redirectRecId(
     for (const id of candidates) if (rows.some((r) => r.rec_id === id && r.product_id === args.proposal.product_id)) return id;
   }
   const recId = `rec_${createHash('sha256').update(`checkout:${args.checkoutId}`).digest('base64url').slice(0, 22)}`;
-  await issueCards(db, [args.proposal.product_id], { publicBaseUrl: args.publicBaseUrl, channel: 'agentic_checkout', source: 'checkout', recIdFor: () => recId });
+  await issueCards(db, [args.proposal.product_id], {
+    publicBaseUrl: args.publicBaseUrl,
+    channel: 'agentic_checkout',
+    source: 'checkout',
+    recIdFor: () => recId,
+  });
   return recId;
 }
 

@@ -139,6 +139,8 @@ const AUTHENTICATE_API_KEY = `select key_id, developer_id, scopes from api_keys 
 /** Looks the key up on every request, so a revoked or deleted key fails on the very next call. */
 export async function authenticateApiKey(db: Db, token: string): Promise<ApiKeyPrincipal | null> {
   if (!token.startsWith(API_KEY_PREFIX)) return null;
-  const [row] = await queryPrepared<Pick<ApiKey, 'key_id' | 'developer_id' | 'scopes'>>(db, 'authenticate_api_key', AUTHENTICATE_API_KEY, [sha256Hex(token)]);
+  const [row] = await queryPrepared<Pick<ApiKey, 'key_id' | 'developer_id' | 'scopes'>>(db, 'authenticate_api_key', AUTHENTICATE_API_KEY, [
+    sha256Hex(token),
+  ]);
   return row ? { keyId: row.key_id, developerId: row.developer_id, scopes: row.scopes } : null;
 }

@@ -2,7 +2,6 @@ import type { ApiKey, Developer, DeveloperSession } from '../db/schema';
 import type { ApiKeyView, DeveloperView, SessionView } from '../schemas/console';
 import { iso } from '../time';
 
-
 export function developerView(d: Developer): DeveloperView {
   return {
     developer_id: d.developer_id,

@@ -23,10 +23,7 @@ async function toSigningKey(privateKey: KeyObject, alg: SigningKey['alg']): Prom
   return { kid, alg, privateKey, publicJwk: { ...jwk, kid, alg, use: 'sig' } };
 }
 
-export async function loadSigningKeys(cfg: {
-  MATCH_TOKEN_SIGNING_KEY?: string;
-  MANDATE_SIGNING_KEY?: string;
-}): Promise<SigningKeys> {
+export async function loadSigningKeys(cfg: { MATCH_TOKEN_SIGNING_KEY?: string; MANDATE_SIGNING_KEY?: string }): Promise<SigningKeys> {
   const ephemeral = !cfg.MATCH_TOKEN_SIGNING_KEY;
   const matchPrivate = cfg.MATCH_TOKEN_SIGNING_KEY
     ? createPrivateKey(cfg.MATCH_TOKEN_SIGNING_KEY)

@@ -43,7 +43,10 @@ export function createDb(connectionString: string, opts: { max?: number } = {}):
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   mainPools.set(db, pool);
   let generic: pg.Pool | undefined;
-  genericPlanPools.set(db, () => (generic ??= createPool(connectionString, GENERIC_PLAN_POOL_SIZE, '-c plan_cache_mode=force_generic_plan')));
+  genericPlanPools.set(
+    db,
+    () => (generic ??= createPool(connectionString, GENERIC_PLAN_POOL_SIZE, '-c plan_cache_mode=force_generic_plan')),
+  );
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
     const pool = generic;
@@ -84,7 +87,18 @@ export async function queryPrepared<R>(db: Db, name: string, text: string, value
 }
 
 /** Network errors and Postgres' "cannot serve now" classes (08 connection, 53 resources, 57P admin shutdown / cannot connect). */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 /** True when an error means the database cannot be reached, not that the query was wrong. */
 export function isDatabaseUnavailable(err: unknown): boolean {

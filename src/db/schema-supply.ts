@@ -5,7 +5,19 @@ import type { ReconciliationSummary } from '../reconciliation/matching';
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */
 
 /** docs/CONTRACT.md#decision-events: the experience guide's kinds, then the outcome events SLA and reputation read. */
-export const DECISION_EVENT_TYPES = ['pick', 'nope', 'remix', 'confirm', 'view', 'click', 'purchase', 'return', 'complaint', 'fulfilled', 'late_delivery'] as const;
+export const DECISION_EVENT_TYPES = [
+  'pick',
+  'nope',
+  'remix',
+  'confirm',
+  'view',
+  'click',
+  'purchase',
+  'return',
+  'complaint',
+  'fulfilled',
+  'late_delivery',
+] as const;
 export type DecisionEventType = (typeof DECISION_EVENT_TYPES)[number];
 
 export interface DecisionEventsTable {

@@ -152,7 +152,17 @@ export interface CommerceAgentsTable {
   deactivated_at: NullableTimestamp;
 }
 
-export interface Database extends CatalogTables, MatchingTables, MandatesTables, DispatchTables, RecommendTables, ProofTables, RuntimeTables, CheckoutTables, SupplyTables {
+export interface Database
+  extends
+    CatalogTables,
+    MatchingTables,
+    MandatesTables,
+    DispatchTables,
+    RecommendTables,
+    ProofTables,
+    RuntimeTables,
+    CheckoutTables,
+    SupplyTables {
   developers: DevelopersTable;
   developer_sessions: DeveloperSessionsTable;
   api_keys: ApiKeysTable;

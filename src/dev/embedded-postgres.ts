@@ -32,7 +32,12 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
-export async function startEmbeddedPostgres(opts: { dir: string; port: number; database: string; persistent?: boolean }): Promise<EmbeddedDb> {
+export async function startEmbeddedPostgres(opts: {
+  dir: string;
+  port: number;
+  database: string;
+  persistent?: boolean;
+}): Promise<EmbeddedDb> {
   await mkdir(path.dirname(opts.dir), { recursive: true });
   // As root the server runs as the `postgres` user, which must be able to reach the data directory.
   if (process.getuid?.() === 0) await chmod(path.dirname(opts.dir), 0o755);

@@ -28,7 +28,12 @@ export async function createScratchDatabase(opts: { adminUrl?: string; tmpDir: s
   let adminUrl = opts.adminUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!(await reachable(adminUrl))) {
-    const embedded = await startEmbeddedPostgres({ dir: path.join(opts.tmpDir, 'pg'), port: await freePort(), database: 'postgres', persistent: false });
+    const embedded = await startEmbeddedPostgres({
+      dir: path.join(opts.tmpDir, 'pg'),
+      port: await freePort(),
+      database: 'postgres',
+      persistent: false,
+    });
     stopEmbedded = embedded.stop;
     adminUrl = embedded.url;
   }

@@ -19,8 +19,7 @@ export interface DevSecrets {
 export async function loadOrCreateDevSecrets(dataDir: string): Promise<DevSecrets> {
   const file = path.join(dataDir, 'dev-secrets.json');
   if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as DevSecrets;
-  const pem = (k: { privateKey: import('node:crypto').KeyObject }) =>
-    k.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const pem = (k: { privateKey: import('node:crypto').KeyObject }) => k.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const secrets: DevSecrets = {
     SUPPLY_KEY: `supply_${randomBytes(24).toString('base64url')}`,
     INVITE_CODES: `dev-invite-${randomBytes(4).toString('hex')}`,

@@ -74,12 +74,21 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
   const d = await db
     .selectFrom('deliveries as d')
     .innerJoin('merchants as m', 'm.merchant_id', 'd.merchant_id')
-    .select(['d.delivery_id', 'd.merchant_id', 'd.state', 'd.endpoint', 'd.payload', 'm.status as merchant_status', 'm.webhook_secret_sealed'])
+    .select([
+      'd.delivery_id',
+      'd.merchant_id',
+      'd.state',
+      'd.endpoint',
+      'd.payload',
+      'm.status as merchant_status',
+      'm.webhook_secret_sealed',
+    ])
     .where('d.delivery_id', '=', input.deliveryId)
     .executeTakeFirst();
   if (!d) return { state: 'dlq', outcome: 'skipped', statusCode: null, error: 'delivery not found', nextDelayMs: null };
   // A delivery is sent until it is delivered, never after (a re-run activity or replay finds it done).
-  if (d.state === 'delivered' || d.state === 'dlq') return { state: d.state, outcome: 'skipped', statusCode: null, error: null, nextDelayMs: null };
+  if (d.state === 'delivered' || d.state === 'dlq')
+    return { state: d.state, outcome: 'skipped', statusCode: null, error: null, nextDelayMs: null };
   // Parked unsent: what stands in the way is not the merchant's answer.
   const parkUnsent = async (reason: string): Promise<AttemptResult> => {
     await deadLetter(db, input.deliveryId, reason);
@@ -97,7 +106,13 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
   }
   await db
     .updateTable('deliveries')
-    .set({ state: 'inflight', attempts: sql`greatest(attempts, ${input.attempt})`, last_attempt_at: sql`now()`, next_attempt_at: null, updated_at: sql`now()` })
+    .set({
+      state: 'inflight',
+      attempts: sql`greatest(attempts, ${input.attempt})`,
+      last_attempt_at: sql`now()`,
+      next_attempt_at: null,
+      updated_at: sql`now()`,
+    })
     .where('delivery_id', '=', input.deliveryId)
     .execute();
   const attemptedAt = new Date();
@@ -137,10 +152,13 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
       .execute();
     return { ...base, state: 'delivered', nextDelayMs: null };
   }
-  const nextDelayMs = sent.outcome === 'failed' ? attemptDelayMs(input.schedule, input.scheduleIndex + 1, () => input.random, sent.retryAfterS) : null;
+  const nextDelayMs =
+    sent.outcome === 'failed' ? attemptDelayMs(input.schedule, input.scheduleIndex + 1, () => input.random, sent.retryAfterS) : null;
   if (nextDelayMs === null) {
     const reason =
-      sent.outcome === 'failed' ? `retry schedule exhausted after ${input.scheduleIndex + 1} attempt(s) in this run; last: ${sent.error}` : (sent.error ?? sent.outcome);
+      sent.outcome === 'failed'
+        ? `retry schedule exhausted after ${input.scheduleIndex + 1} attempt(s) in this run; last: ${sent.error}`
+        : (sent.error ?? sent.outcome);
     await deadLetter(db, input.deliveryId, reason);
     return { ...base, state: 'dlq', nextDelayMs: null };
   }

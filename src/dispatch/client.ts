@@ -57,7 +57,12 @@ export async function startSurge(temporal: Pick<TemporalHandle, 'client' | 'task
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await db.updateTable('intents').set({ surge_started_at: sql`now()` }).where('intent_id', '=', intentId).where('surge_started_at', 'is', null).execute();
+  await db
+    .updateTable('intents')
+    .set({ surge_started_at: sql`now()` })
+    .where('intent_id', '=', intentId)
+    .where('surge_started_at', 'is', null)
+    .execute();
 }
 
 /**
@@ -132,7 +137,16 @@ export async function startDeliveryRun(client: Client, taskQueue: string, d: Pla
       requestEagerStart: true,
       workflowId: d.workflow_id,
       taskQueue,
-      args: [{ deliveryId: d.delivery_id, intentId: d.intent_id, merchantId: d.merchant_id, firstAttempt: d.first_attempt, replay: d.replay, policy }],
+      args: [
+        {
+          deliveryId: d.delivery_id,
+          intentId: d.intent_id,
+          merchantId: d.merchant_id,
+          firstAttempt: d.first_attempt,
+          replay: d.replay,
+          policy,
+        },
+      ],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [
         { key: SA.IntentId, value: d.intent_id },
@@ -145,7 +159,8 @@ export async function startDeliveryRun(client: Client, taskQueue: string, d: Pla
     });
     return { delivery_id: d.delivery_id, workflow_id: d.workflow_id, run_id: handle.firstExecutionRunId };
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { delivery_id: d.delivery_id, workflow_id: d.workflow_id, run_id: null };
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      return { delivery_id: d.delivery_id, workflow_id: d.workflow_id, run_id: null };
     throw err;
   }
 }
@@ -163,13 +178,22 @@ export interface ReplayOutcome extends ReplayResult {
  * for it to report the runs it started. Replaying one delivery twice at once is one replay: its
  * workflow id names the delivery and its next replay number.
  */
-export async function replayDeadLetters(temporal: TemporalHandle | null, db: Db, opts: { deliveryId?: string; waitMs: number }): Promise<ReplayOutcome> {
+export async function replayDeadLetters(
+  temporal: TemporalHandle | null,
+  db: Db,
+  opts: { deliveryId?: string; waitMs: number },
+): Promise<ReplayOutcome> {
   if (!temporal) throw temporalUnavailable('Dead-letter replay');
   let workflowId = workflowIds.dlqReplay(newId('all'));
   if (opts.deliveryId) {
     const d = await getDelivery(db, opts.deliveryId);
     if (d.state !== 'dlq') {
-      throw new AppError(409, 'delivery_not_in_dlq', `Delivery ${d.delivery_id} is ${d.state}; only dead-lettered deliveries are replayed.`, { state: d.state });
+      throw new AppError(
+        409,
+        'delivery_not_in_dlq',
+        `Delivery ${d.delivery_id} is ${d.state}; only dead-lettered deliveries are replayed.`,
+        { state: d.state },
+      );
     }
     workflowId = workflowIds.dlqReplay(`${d.delivery_id}-${d.replays + 1}`);
   }
@@ -192,6 +216,19 @@ export async function replayDeadLetters(temporal: TemporalHandle | null, db: Db,
   const result = waited.done ? waited.value : undefined;
   const remaining = await countDeadLetters(db);
   return result
-    ? { ...result, status: 'scheduled', replay_workflow_id: workflowId, remaining, summary: replaySummary(result.scheduled, remaining, opts.deliveryId) }
-    : { scheduled: 0, replays: [], status: 'scheduling', replay_workflow_id: workflowId, remaining, summary: replaySummary(null, remaining, opts.deliveryId) };
+    ? {
+        ...result,
+        status: 'scheduled',
+        replay_workflow_id: workflowId,
+        remaining,
+        summary: replaySummary(result.scheduled, remaining, opts.deliveryId),
+      }
+    : {
+        scheduled: 0,
+        replays: [],
+        status: 'scheduling',
+        replay_workflow_id: workflowId,
+        remaining,
+        summary: replaySummary(null, remaining, opts.deliveryId),
+      };
 }

@@ -74,12 +74,20 @@ export async function planSurgePage(
       updated_at: now,
     };
   });
-  await db.insertInto('deliveries').values(rows).onConflict((oc) => oc.columns(['intent_id', 'merchant_id']).doNothing()).execute();
+  await db
+    .insertInto('deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['intent_id', 'merchant_id']).doNothing())
+    .execute();
   const stored = await db
     .selectFrom('deliveries')
     .select(['delivery_id', 'merchant_id', 'intent_id'])
     .where('intent_id', '=', intent.intent_id)
-    .where('merchant_id', 'in', merchants.map((m) => m.merchant_id))
+    .where(
+      'merchant_id',
+      'in',
+      merchants.map((m) => m.merchant_id),
+    )
     .where('state', '=', 'pending')
     .where('attempts', '=', 0)
     .where('replays', '=', 0)
@@ -152,7 +160,10 @@ export async function listDispatchQueue(db: Db, f: QueueFilter, caller: Caller =
     .$if(f.merchant_id !== undefined, (q) => q.where('merchant_id', '=', f.merchant_id!))
     .$if(f.intent_id !== undefined, (q) => q.where('intent_id', '=', f.intent_id!));
   const [counts, rows] = await Promise.all([
-    scoped.select(['state', sql<number>`count(*)::int`.as('n')]).groupBy('state').execute(),
+    scoped
+      .select(['state', sql<number>`count(*)::int`.as('n')])
+      .groupBy('state')
+      .execute(),
     scoped
       .selectAll('deliveries')
       .$if(f.state !== undefined, (q) => q.where('state', '=', f.state!))
@@ -166,13 +177,20 @@ export async function listDispatchQueue(db: Db, f: QueueFilter, caller: Caller =
         .selectFrom('delivery_attempts')
         .selectAll()
         .distinctOn('delivery_id')
-        .where('delivery_id', 'in', rows.map((r) => r.delivery_id))
+        .where(
+          'delivery_id',
+          'in',
+          rows.map((r) => r.delivery_id),
+        )
         .orderBy('delivery_id')
         .orderBy('attempt', 'desc')
         .execute()
     : [];
   const lastById = new Map(last.map((a) => [a.delivery_id, a]));
-  const summary = Object.fromEntries(DELIVERY_STATES.map((s) => [s, counts.find((c) => c.state === s)?.n ?? 0])) as Record<DeliveryState, number>;
+  const summary = Object.fromEntries(DELIVERY_STATES.map((s) => [s, counts.find((c) => c.state === s)?.n ?? 0])) as Record<
+    DeliveryState,
+    number
+  >;
   return { summary, deliveries: rows.map((r) => deliveryView(r, lastById.get(r.delivery_id) ?? null)) };
 }
 
@@ -215,6 +233,10 @@ export function deliveryView(d: DeliveryRow, lastAttempt: AttemptRow | null) {
 
 /** Deliveries in the dead-letter queue now. */
 export async function countDeadLetters(db: Db): Promise<number> {
-  const row = await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'dlq').executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'dlq')
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

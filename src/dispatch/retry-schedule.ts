@@ -9,7 +9,12 @@ export const JITTER = 0.2;
 /** A merchant's Retry-After is honoured up to this long. */
 export const MAX_RETRY_AFTER_S = 24 * 3600;
 
-export function attemptDelayMs(scheduleS: readonly number[], attemptIndex: number, random: () => number, retryAfterS?: number | null): number | null {
+export function attemptDelayMs(
+  scheduleS: readonly number[],
+  attemptIndex: number,
+  random: () => number,
+  retryAfterS?: number | null,
+): number | null {
   const base = scheduleS[attemptIndex];
   if (base === undefined) return null;
   const jittered = base * (1 + JITTER * (2 * random() - 1));

@@ -1,5 +1,11 @@
 import type { ProductRow } from '../db/schema-catalog';
-import { REMIX_DIMENSIONS, type CreatorEvidenceT, type ExperienceCardT, type ExperiencePreviewT, type FitStatementT } from '../schemas/experience';
+import {
+  REMIX_DIMENSIONS,
+  type CreatorEvidenceT,
+  type ExperienceCardT,
+  type ExperiencePreviewT,
+  type FitStatementT,
+} from '../schemas/experience';
 import { fromMinorUnits } from '../money';
 import { contentId } from './content-id';
 import { budgetFit, evidenceFit, regionFit, wordFit, type BudgetFacts, type Fit } from './fit';
@@ -63,7 +69,13 @@ export function buildExperienceCard(input: CardInput): ExperienceCardT {
 
   const intentId = intent?.intent_id ?? null;
   const proposalId = offer?.proposal_id ?? null;
-  const event = (event_type: string, payload: Record<string, unknown> = {}) => ({ event_type, intent_id: intentId, proposal_id: proposalId, product_id: product.product_id, payload });
+  const event = (event_type: string, payload: Record<string, unknown> = {}) => ({
+    event_type,
+    intent_id: intentId,
+    proposal_id: proposalId,
+    product_id: product.product_id,
+    payload,
+  });
   return {
     experience_id: contentId('exp', { intent_id: intentId, proposal_id: proposalId, product_id: product.product_id }),
     intent_id: intentId,
@@ -101,7 +113,10 @@ export function buildExperienceCard(input: CardInput): ExperienceCardT {
       };
     }),
     cta: proposalId
-      ? { primary: { label: ctx.confirmation_goal ? `Confirm: ${ctx.confirmation_goal}` : 'Confirm this offer', event: event('confirm') }, secondary: { label: 'Not for me', event: event('nope') } }
+      ? {
+          primary: { label: ctx.confirmation_goal ? `Confirm: ${ctx.confirmation_goal}` : 'Confirm this offer', event: event('confirm') },
+          secondary: { label: 'Not for me', event: event('nope') },
+        }
       : { primary: { label: 'Pick this', event: event('pick') }, secondary: { label: 'Not for me', event: event('nope') } },
     merchant_supplied: offer?.merchant_card && Object.keys(offer.merchant_card).length ? offer.merchant_card : null,
   };

@@ -17,18 +17,26 @@ export type DecisionEventRow = Selectable<DecisionEventsTable>;
 /** Events that only make sense about an offer: SLA reads fulfilled/late_delivery per proposal. */
 const NEEDS_PROPOSAL: readonly DecisionEventType[] = ['confirm', 'fulfilled', 'late_delivery'];
 
-const invalid = (field: string, message: string) => new AppError(400, 'invalid_payload', `Invalid ${field}: ${message}`, { fields: [field] });
+const invalid = (field: string, message: string) =>
+  new AppError(400, 'invalid_payload', `Invalid ${field}: ${message}`, { fields: [field] });
 
 function eventType(v: unknown): DecisionEventType {
   if (typeof v === 'string' && (DECISION_EVENT_TYPES as readonly string[]).includes(v)) return v as DecisionEventType;
   const given = v === undefined || v === null || v === '' ? 'no event_type' : `event_type ${JSON.stringify(v)}`;
-  throw new AppError(400, 'unsupported_decision_event', `Unsupported decision event: ${given}. Use one of ${DECISION_EVENT_TYPES.join(', ')}.`, { fields: ['event_type'] });
+  throw new AppError(
+    400,
+    'unsupported_decision_event',
+    `Unsupported decision event: ${given}. Use one of ${DECISION_EVENT_TYPES.join(', ')}.`,
+    { fields: ['event_type'] },
+  );
 }
 
 function agentOf(input: DecisionEventInput, payload: Record<string, unknown>): string | null {
   const inPayload = payload.agent_id;
-  if (inPayload !== undefined && (typeof inPayload !== 'string' || !inPayload.trim() || inPayload.length > 200)) throw invalid('payload.agent_id', 'a non-empty text of at most 200 characters.');
-  if (input.agent_id && typeof inPayload === 'string' && inPayload !== input.agent_id) throw invalid('agent_id', 'agent_id and payload.agent_id name different agents.');
+  if (inPayload !== undefined && (typeof inPayload !== 'string' || !inPayload.trim() || inPayload.length > 200))
+    throw invalid('payload.agent_id', 'a non-empty text of at most 200 characters.');
+  if (input.agent_id && typeof inPayload === 'string' && inPayload !== input.agent_id)
+    throw invalid('agent_id', 'agent_id and payload.agent_id name different agents.');
   return input.agent_id ?? (inPayload as string | undefined) ?? null;
 }
 
@@ -44,7 +52,9 @@ export function decisionEventView(e: DecisionEventRow): DecisionEventT {
     merchant_id: e.merchant_id,
     agent_id: e.agent_id,
     payload,
-    ...(e.event_type === 'remix' && isBuiltPreview(payload.revised_experience_preview) ? { revised_experience_preview: payload.revised_experience_preview } : {}),
+    ...(e.event_type === 'remix' && isBuiltPreview(payload.revised_experience_preview)
+      ? { revised_experience_preview: payload.revised_experience_preview }
+      : {}),
     created_at: iso(e.created_at),
   };
 }
@@ -70,7 +80,11 @@ async function resolveReferences(db: Db, input: DecisionEventInput, caller: Call
           .executeTakeFirst()
       : null,
     input.match_token_id
-      ? db.selectFrom('match_tokens').select(['match_token_id', 'proposal_id', 'intent_id', 'developer_id']).where('match_token_id', '=', input.match_token_id).executeTakeFirst()
+      ? db
+          .selectFrom('match_tokens')
+          .select(['match_token_id', 'proposal_id', 'intent_id', 'developer_id'])
+          .where('match_token_id', '=', input.match_token_id)
+          .executeTakeFirst()
       : null,
     input.product_id ? getProduct(db, input.product_id) : null,
   ]);
@@ -79,14 +93,28 @@ async function resolveReferences(db: Db, input: DecisionEventInput, caller: Call
   const proposal: ProposalRow | null = proposalRow ? (({ intent_developer_id: _owner, ...p }) => p)(proposalRow) : null;
   if (input.product_id && !product) throw productNotFound(input.product_id);
   if (token && proposal && token.proposal_id !== proposal.proposal_id) {
-    throw new AppError(409, 'match_token_mismatch', `Match token ${token.match_token_id} names proposal ${token.proposal_id}, not ${proposal.proposal_id}.`);
+    throw new AppError(
+      409,
+      'match_token_mismatch',
+      `Match token ${token.match_token_id} names proposal ${token.proposal_id}, not ${proposal.proposal_id}.`,
+    );
   }
-  const offer = proposal ?? (token ? await db.selectFrom('proposals').selectAll().where('proposal_id', '=', token.proposal_id).executeTakeFirstOrThrow() : null);
+  const offer =
+    proposal ??
+    (token ? await db.selectFrom('proposals').selectAll().where('proposal_id', '=', token.proposal_id).executeTakeFirstOrThrow() : null);
   if (intent && offer && offer.intent_id !== intent.intent_id) {
-    throw new AppError(409, 'proposal_intent_mismatch', `Proposal ${offer.proposal_id} answers intent ${offer.intent_id}, not ${intent.intent_id}.`);
+    throw new AppError(
+      409,
+      'proposal_intent_mismatch',
+      `Proposal ${offer.proposal_id} answers intent ${offer.intent_id}, not ${intent.intent_id}.`,
+    );
   }
   if (input.product_id && offer && offer.product_id !== input.product_id) {
-    throw new AppError(409, 'product_mismatch', `Proposal ${offer.proposal_id} offers product ${offer.product_id}, not ${input.product_id}.`);
+    throw new AppError(
+      409,
+      'product_mismatch',
+      `Proposal ${offer.proposal_id} offers product ${offer.product_id}, not ${input.product_id}.`,
+    );
   }
   return { intent: intent ?? null, proposal: offer, token: token ?? null };
 }
@@ -101,7 +129,12 @@ async function confirmedToken(db: Db, refs: References): Promise<string> {
     .orderBy('issued_at', 'desc')
     .orderBy('match_token_id', 'desc')
     .executeTakeFirst();
-  if (!newest) throw new AppError(409, 'match_token_not_issued', `Proposal ${refs.proposal!.proposal_id} has no match token yet; accept it in a match session first (POST /v1/match/{id}/accept).`);
+  if (!newest)
+    throw new AppError(
+      409,
+      'match_token_not_issued',
+      `Proposal ${refs.proposal!.proposal_id} has no match token yet; accept it in a match session first (POST /v1/match/{id}/accept).`,
+    );
   return newest.match_token_id;
 }
 
@@ -109,17 +142,38 @@ async function confirmedToken(db: Db, refs: References): Promise<string> {
  * The preview a remix starts from: the latest remix of the same proposal (or, without one, of the
  * same catalog product by the same agent), else the proposal's own preview, else a fresh one.
  */
-async function remixBase(db: Db, productId: number, proposal: ProposalRow | null, agentId: string | null, intent: IntentRow | null, caller: Caller): Promise<{ base: ExperiencePreviewT; product: { product_id: number; title: string; brand: string | null } }> {
+async function remixBase(
+  db: Db,
+  productId: number,
+  proposal: ProposalRow | null,
+  agentId: string | null,
+  intent: IntentRow | null,
+  caller: Caller,
+): Promise<{ base: ExperiencePreviewT; product: { product_id: number; title: string; brand: string | null } }> {
   // Only the caller's developer's remixes: another developer's edits are theirs (docs/TENANCY.md).
   const owner = ownerOf(caller);
-  let q = db.selectFrom('decision_events').select('payload').where('event_type', '=', 'remix').where('developer_id', owner === null ? 'is' : '=', owner);
-  q = proposal ? q.where('proposal_id', '=', proposal.proposal_id) : q.where('proposal_id', 'is', null).where('product_id', '=', productId).where('agent_id', agentId === null ? 'is' : '=', agentId);
-  const [last, product] = await Promise.all([q.orderBy('created_at', 'desc').orderBy('feedback_id', 'desc').executeTakeFirst(), getProduct(db, productId)]);
+  let q = db
+    .selectFrom('decision_events')
+    .select('payload')
+    .where('event_type', '=', 'remix')
+    .where('developer_id', owner === null ? 'is' : '=', owner);
+  q = proposal
+    ? q.where('proposal_id', '=', proposal.proposal_id)
+    : q
+        .where('proposal_id', 'is', null)
+        .where('product_id', '=', productId)
+        .where('agent_id', agentId === null ? 'is' : '=', agentId);
+  const [last, product] = await Promise.all([
+    q.orderBy('created_at', 'desc').orderBy('feedback_id', 'desc').executeTakeFirst(),
+    getProduct(db, productId),
+  ]);
   if (!product) throw productNotFound(productId);
   const previous = (last?.payload as Record<string, unknown> | undefined)?.revised_experience_preview;
   if (isBuiltPreview(previous)) return { base: previous, product };
   if (proposal && isBuiltPreview(proposal.experience_preview)) return { base: proposal.experience_preview, product };
-  const context = readContext(intent?.experience_context ?? (proposal ? (await getOwnIntent(db, proposal.intent_id, caller)).experience_context : {}));
+  const context = readContext(
+    intent?.experience_context ?? (proposal ? (await getOwnIntent(db, proposal.intent_id, caller)).experience_context : {}),
+  );
   return { base: buildPreview(product, context), product };
 }
 
@@ -137,7 +191,8 @@ export async function recordDecisionEvent(
   const agentId = agentOf(input, payload);
   const refs = await resolveReferences(db, input, caller);
   const productId = refs.proposal?.product_id ?? input.product_id ?? null;
-  if (NEEDS_PROPOSAL.includes(type) && !refs.proposal) throw invalid('proposal_id', `a ${type} event needs proposal_id (or match_token_id).`);
+  if (NEEDS_PROPOSAL.includes(type) && !refs.proposal)
+    throw invalid('proposal_id', `a ${type} event needs proposal_id (or match_token_id).`);
 
   let matchTokenId = refs.token?.match_token_id ?? null;
   if (type === 'confirm') matchTokenId = await confirmedToken(db, refs);

@@ -53,4 +53,3 @@ export async function loadCreatorEvidence(db: Db, productIds: number[]): Promise
   }
   return out;
 }
-

@@ -30,11 +30,18 @@ interface Seeds {
   fromProduct: Map<string, { product_id: number; title: string }>;
 }
 
-type ResolvedRef = InspirationRefT & { resolved: boolean; seeds: { categories: string[]; brands: string[]; keywords: string[]; product_ids: number[] } };
+type ResolvedRef = InspirationRefT & {
+  resolved: boolean;
+  seeds: { categories: string[]; brands: string[]; keywords: string[]; product_ids: number[] };
+};
 
 const plural = (w: string) => [w, w.endsWith('s') ? w.slice(0, -1) : `${w}s`];
 
-async function resolveInspiration(db: Db, refs: InspirationRefT[], taste: EffectiveTaste): Promise<{ seeds: Seeds; resolved: ResolvedRef[] }> {
+async function resolveInspiration(
+  db: Db,
+  refs: InspirationRefT[],
+  taste: EffectiveTaste,
+): Promise<{ seeds: Seeds; resolved: ResolvedRef[] }> {
   const seeds: Seeds = {
     categories: new Set(taste.categories),
     brands: new Set(taste.brands),
@@ -54,7 +61,9 @@ async function resolveInspiration(db: Db, refs: InspirationRefT[], taste: Effect
             order by x.conversion_score desc, x.gmv_cents desc, x.task_id limit ${CREATOR_PRODUCTS}
           ) v
           where c.username = any(${usernames}::text[])
-          order by c.username, v.conversion_score desc, v.gmv_cents desc, v.task_id`.execute(db).then((r) => r.rows)
+          order by c.username, v.conversion_score desc, v.gmv_cents desc, v.task_id`
+          .execute(db)
+          .then((r) => r.rows)
       : [],
   ]);
   const resolved = refs.map((ref): ResolvedRef => {
@@ -78,7 +87,8 @@ async function resolveInspiration(db: Db, refs: InspirationRefT[], taste: Effect
       const name = ref.username.replace(/^@/, '');
       for (const v of creatorVideos.filter((v) => v.username === name)) {
         out.product_ids.push(v.product_id);
-        if (!seeds.creatorProducts.has(v.product_id)) seeds.creatorProducts.set(v.product_id, { username: v.username, orders: v.orders, views: Number(v.views) });
+        if (!seeds.creatorProducts.has(v.product_id))
+          seeds.creatorProducts.set(v.product_id, { username: v.username, orders: v.orders, views: Number(v.views) });
       }
       return { ...ref, resolved: out.product_ids.length > 0, seeds: out };
     }
@@ -146,22 +156,42 @@ function tasteFit(p: Candidate, seeds: Seeds, taste: EffectiveTaste, derived: De
     const d = derived.categories.find((c) => c.name === cat);
     fits.push(
       explicit.categories || !d
-        ? { basis: 'taste_category', statement: `It is in ${cat}, a category in your taste profile.`, data: { category: cat, source: 'explicit' } }
-        : { basis: 'taste_category', statement: `It is in ${cat}, where your decisions score +${d.score} over ${d.events} event(s).`, data: { category: cat, source: 'decision_events', score: d.score, events: d.events } },
+        ? {
+            basis: 'taste_category',
+            statement: `It is in ${cat}, a category in your taste profile.`,
+            data: { category: cat, source: 'explicit' },
+          }
+        : {
+            basis: 'taste_category',
+            statement: `It is in ${cat}, where your decisions score +${d.score} over ${d.events} event(s).`,
+            data: { category: cat, source: 'decision_events', score: d.score, events: d.events },
+          },
     );
   }
   if (p.brand && taste.brands.includes(p.brand)) {
     const d = derived.brands.find((b) => b.name === p.brand);
     fits.push(
       explicit.brands || !d
-        ? { basis: 'taste_brand', statement: `It is by ${p.brand}, a brand in your taste profile.`, data: { brand: p.brand, source: 'explicit' } }
-        : { basis: 'taste_brand', statement: `It is by ${p.brand}, where your decisions score +${d.score} over ${d.events} event(s).`, data: { brand: p.brand, source: 'decision_events', score: d.score, events: d.events } },
+        ? {
+            basis: 'taste_brand',
+            statement: `It is by ${p.brand}, a brand in your taste profile.`,
+            data: { brand: p.brand, source: 'explicit' },
+          }
+        : {
+            basis: 'taste_brand',
+            statement: `It is by ${p.brand}, where your decisions score +${d.score} over ${d.events} event(s).`,
+            data: { brand: p.brand, source: 'decision_events', score: d.score, events: d.events },
+          },
     );
   }
   for (const key of [p.category_l2, p.brand]) {
     const ref = key && !taste.categories.includes(key) && !taste.brands.includes(key) ? seeds.fromProduct.get(key) : undefined;
     if (ref && ref.product_id !== p.product_id) {
-      fits.push({ basis: 'inspiration', statement: `It shares ${key} with product ${ref.product_id} (${ref.title}) you referenced.`, data: { shared: key, product_id: ref.product_id } });
+      fits.push({
+        basis: 'inspiration',
+        statement: `It shares ${key} with product ${ref.product_id} (${ref.title}) you referenced.`,
+        data: { shared: key, product_id: ref.product_id },
+      });
     }
   }
   const creator = seeds.creatorProducts.get(p.product_id);
@@ -178,8 +208,17 @@ function tasteFit(p: Candidate, seeds: Seeds, taste: EffectiveTaste, derived: De
     const range = `${band.min === null ? 'any' : formatPrice(toMinorUnits(band.min, 'USD'), 'USD')}–${band.max === null ? 'any' : formatPrice(toMinorUnits(band.max, 'USD'), 'USD')}`;
     const whose = explicit.price_band ? 'your' : 'the';
     const tail = explicit.price_band ? 'price band' : 'band of the prices you liked';
-    const data = { price: fromMinorUnits(p.price_cents, 'USD'), band_min: band.min, band_max: band.max, source: explicit.price_band ? 'explicit' : 'decision_events' };
-    (within ? fits : caveats).push({ basis: 'price_band', statement: `At ${formatPrice(p.price_cents, 'USD')} it is ${within ? 'within' : 'outside'} ${whose} ${range} ${tail}.`, data });
+    const data = {
+      price: fromMinorUnits(p.price_cents, 'USD'),
+      band_min: band.min,
+      band_max: band.max,
+      source: explicit.price_band ? 'explicit' : 'decision_events',
+    };
+    (within ? fits : caveats).push({
+      basis: 'price_band',
+      statement: `At ${formatPrice(p.price_cents, 'USD')} it is ${within ? 'within' : 'outside'} ${whose} ${range} ${tail}.`,
+      data,
+    });
   }
   return { fits, caveats };
 }
@@ -200,11 +239,20 @@ export async function experienceFeed(db: Db, input: ExperienceFeedInput, caller:
     .sort((a, b) => b.s - a.s || a.p.product_id - b.p.product_id)
     .slice(0, input.limit)
     .map((x) => x.p);
-  const evidence = await loadCreatorEvidence(db, top.map((p) => p.product_id));
+  const evidence = await loadCreatorEvidence(
+    db,
+    top.map((p) => p.product_id),
+  );
   const keywords = [...seeds.keywords];
   const items = top.map((p) => {
     const { fits, caveats } = tasteFit(p, seeds, taste, derived, explicit);
-    return buildExperienceCard({ product: p, evidence: evidence.get(p.product_id) ?? [], keywords, extraFits: fits, extraCaveats: caveats });
+    return buildExperienceCard({
+      product: p,
+      evidence: evidence.get(p.product_id) ?? [],
+      keywords,
+      extraFits: fits,
+      extraCaveats: caveats,
+    });
   });
   const request = { agent_id: input.agent_id, taste_profile: explicit, inspiration_refs: input.inspiration_refs ?? [], limit: input.limit };
   return {

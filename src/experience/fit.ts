@@ -30,27 +30,58 @@ export function budgetFit(priceCents: number, currency: string, b: BudgetFacts, 
   // A budget in another currency cannot be compared without a rate the gateway does not have.
   if ((min === null && max === null) || (b.budget_currency ?? 'USD') !== currency) return;
   const major = (minor: number) => fromMinorUnits(minor, currency);
-  const data = { price: major(priceCents), budget_min: min === null ? null : major(min), budget_max: max === null ? null : major(max), currency };
+  const data = {
+    price: major(priceCents),
+    budget_min: min === null ? null : major(min),
+    budget_max: max === null ? null : major(max),
+    currency,
+  };
   if (max !== null && priceCents > max) {
-    out.caveats.push({ basis: 'budget', statement: `At ${money(priceCents, currency)} it is ${money(priceCents - max, currency)} over your ${money(max, currency)} budget.`, data: { ...data, over_by: major(priceCents - max) } });
+    out.caveats.push({
+      basis: 'budget',
+      statement: `At ${money(priceCents, currency)} it is ${money(priceCents - max, currency)} over your ${money(max, currency)} budget.`,
+      data: { ...data, over_by: major(priceCents - max) },
+    });
   } else if (min !== null && priceCents < min) {
-    out.caveats.push({ basis: 'budget', statement: `At ${money(priceCents, currency)} it is below the ${money(min, currency)} you set as your minimum.`, data: { ...data, under_min_by: major(min - priceCents) } });
+    out.caveats.push({
+      basis: 'budget',
+      statement: `At ${money(priceCents, currency)} it is below the ${money(min, currency)} you set as your minimum.`,
+      data: { ...data, under_min_by: major(min - priceCents) },
+    });
   } else if (max !== null) {
     const under = max - priceCents;
     const range = min !== null ? `${money(min, currency)}–${money(max, currency)} budget` : `${money(max, currency)} budget`;
-    const statement = under === 0 ? `At ${money(priceCents, currency)} it is exactly at your ${range}.` : `At ${money(priceCents, currency)} it is ${money(under, currency)} under your ${range}.`;
+    const statement =
+      under === 0
+        ? `At ${money(priceCents, currency)} it is exactly at your ${range}.`
+        : `At ${money(priceCents, currency)} it is ${money(under, currency)} under your ${range}.`;
     out.fits.push({ basis: 'budget', statement, data: { ...data, under_by: major(under) } });
   } else {
-    out.fits.push({ basis: 'budget', statement: `At ${money(priceCents, currency)} it is above the ${money(min!, currency)} minimum you set.`, data });
+    out.fits.push({
+      basis: 'budget',
+      statement: `At ${money(priceCents, currency)} it is above the ${money(min!, currency)} minimum you set.`,
+      data,
+    });
   }
 }
 
 export function regionFit(product: Pick<ProductRow, 'region_allow'>, region: string | null, out: Fit): void {
   if (!region) return;
   const allow = product.region_allow;
-  if (!allow.length) out.fits.push({ basis: 'region', statement: `It is sold in every region, including yours (${region}).`, data: { region, region_allow: [] } });
-  else if (allow.includes(region)) out.fits.push({ basis: 'region', statement: `It is sold in your region (${region}).`, data: { region, region_allow: allow } });
-  else out.caveats.push({ basis: 'region', statement: `It is not sold in your region (${region}); it is sold in ${allow.join(', ')}.`, data: { region, region_allow: allow } });
+  if (!allow.length)
+    out.fits.push({
+      basis: 'region',
+      statement: `It is sold in every region, including yours (${region}).`,
+      data: { region, region_allow: [] },
+    });
+  else if (allow.includes(region))
+    out.fits.push({ basis: 'region', statement: `It is sold in your region (${region}).`, data: { region, region_allow: allow } });
+  else
+    out.caveats.push({
+      basis: 'region',
+      statement: `It is not sold in your region (${region}); it is sold in ${allow.join(', ')}.`,
+      data: { region, region_allow: allow },
+    });
 }
 
 export function evidenceFit(evidence: CreatorEvidenceT[], out: Fit): void {
@@ -58,17 +89,30 @@ export function evidenceFit(evidence: CreatorEvidenceT[], out: Fit): void {
   if (!top) return;
   const orders = evidence.reduce((s, v) => s + v.orders, 0);
   const views = evidence.reduce((s, v) => s + v.views, 0);
-  const others = evidence.length > 1 ? ` The ${evidence.length} creator videos shown account for ${count(orders)} orders from ${count(views)} views.` : '';
+  const others =
+    evidence.length > 1
+      ? ` The ${evidence.length} creator videos shown account for ${count(orders)} orders from ${count(views)} views.`
+      : '';
   out.fits.push({
     basis: 'creator_evidence',
     statement: `@${top.username}'s video is credited with ${count(top.orders)} ${top.orders === 1 ? 'order' : 'orders'} from ${count(top.views)} views.${others}`,
-    data: { videos: evidence.length, orders, views, top: { username: top.username, task_id: top.task_id, orders: top.orders, views: top.views, conversion_score: top.conversion_score } },
+    data: {
+      videos: evidence.length,
+      orders,
+      views,
+      top: { username: top.username, task_id: top.task_id, orders: top.orders, views: top.views, conversion_score: top.conversion_score },
+    },
   });
 }
 
 /** The words a product is described by, with where each comes from. */
 function vocabulary(product: Pick<ProductRow, 'title' | 'tags' | 'category_l1' | 'category_l2'>) {
-  const words = (s: string | null) => (s ? normalizeQuery(s).split(/[^a-z0-9]+/).filter(Boolean) : []);
+  const words = (s: string | null) =>
+    s
+      ? normalizeQuery(s)
+          .split(/[^a-z0-9]+/)
+          .filter(Boolean)
+      : [];
   return {
     title: new Set(words(product.title)),
     tags: new Set(product.tags.map((t) => t.toLowerCase())),

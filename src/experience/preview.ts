@@ -30,7 +30,9 @@ export function readContext(raw: unknown): ExperienceContextFacts {
     scene: str(o.scene),
     self_context: str(o.self_context),
     desired_feeling: str(o.desired_feeling),
-    visual_constraints: Array.isArray(o.visual_constraints) ? o.visual_constraints.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : undefined,
+    visual_constraints: Array.isArray(o.visual_constraints)
+      ? o.visual_constraints.filter((v): v is string => typeof v === 'string' && v.trim() !== '')
+      : undefined,
     confirmation_goal: str(o.confirmation_goal),
   };
 }
@@ -56,7 +58,15 @@ function assemble(
   const body = {
     kind,
     asset,
-    scene_preview: { scene: d.scene, mood: d.mood, lighting: d.lighting, palette: d.palette, framing: d.framing, visual_constraints: constraints, prompt: prompt(product, d, constraints) },
+    scene_preview: {
+      scene: d.scene,
+      mood: d.mood,
+      lighting: d.lighting,
+      palette: d.palette,
+      framing: d.framing,
+      visual_constraints: constraints,
+      prompt: prompt(product, d, constraints),
+    },
     remixable_dimensions: REMIX_DIMENSIONS.map((dimension) => ({ dimension, current: d[dimension], options: options[dimension] })),
     revision,
     remixed,
@@ -80,36 +90,71 @@ export function buildPreview(
     palette: OPTIONS.palette[0]!,
     framing: OPTIONS.framing[0]!,
   };
-  const options = Object.fromEntries(REMIX_DIMENSIONS.map((k) => [k, [...new Set([d[k], ...OPTIONS[k]])]])) as Record<RemixDimension, string[]>;
+  const options = Object.fromEntries(REMIX_DIMENSIONS.map((k) => [k, [...new Set([d[k], ...OPTIONS[k]])]])) as Record<
+    RemixDimension,
+    string[]
+  >;
   const referenced = merchantPreview && Object.keys(merchantPreview).length > 0;
-  const asset = referenced ? merchantPreview : { type: 'image', source: 'catalog_image', url: product.main_image, product_id: product.product_id };
+  const asset = referenced
+    ? merchantPreview
+    : { type: 'image', source: 'catalog_image', url: product.main_image, product_id: product.product_id };
   return assemble(product, referenced ? 'referenced' : 'generated', asset, d, ctx.visual_constraints ?? [], 0, null, options);
 }
 
 /** True when a stored preview has the shape this module builds (older proposals store `{}`). */
 export function isBuiltPreview(p: unknown): p is ExperiencePreviewT {
-  return !!p && typeof p === 'object' && Array.isArray((p as ExperiencePreviewT).remixable_dimensions) && typeof (p as ExperiencePreviewT).scene_preview === 'object';
+  return (
+    !!p &&
+    typeof p === 'object' &&
+    Array.isArray((p as ExperiencePreviewT).remixable_dimensions) &&
+    typeof (p as ExperiencePreviewT).scene_preview === 'object'
+  );
 }
 
 /**
  * The preview with one dimension changed. The result is a new render request over the same base
  * image, so its kind is `generated` even when the base was a referenced merchant asset.
  */
-export function remixPreview(product: Pick<ProductRow, 'product_id' | 'title' | 'brand'>, base: ExperiencePreviewT, dimension: unknown, value: unknown): ExperiencePreviewT {
+export function remixPreview(
+  product: Pick<ProductRow, 'product_id' | 'title' | 'brand'>,
+  base: ExperiencePreviewT,
+  dimension: unknown,
+  value: unknown,
+): ExperiencePreviewT {
   const dims = base.remixable_dimensions.map((r) => r.dimension);
   if (typeof dimension !== 'string' || !(dims as string[]).includes(dimension)) {
-    throw new AppError(400, 'invalid_payload', `Invalid payload.dimension: remix needs one of the preview's remixable dimensions (${dims.join(', ')}).`, { fields: ['payload.dimension'] });
+    throw new AppError(
+      400,
+      'invalid_payload',
+      `Invalid payload.dimension: remix needs one of the preview's remixable dimensions (${dims.join(', ')}).`,
+      { fields: ['payload.dimension'] },
+    );
   }
   if (typeof value !== 'string' || !value.trim() || value.trim().length > REMIX_VALUE_MAX) {
-    throw new AppError(400, 'invalid_payload', `Invalid payload.value: remix needs the new ${dimension} as a non-empty text of at most ${REMIX_VALUE_MAX} characters.`, { fields: ['payload.value'] });
+    throw new AppError(
+      400,
+      'invalid_payload',
+      `Invalid payload.value: remix needs the new ${dimension} as a non-empty text of at most ${REMIX_VALUE_MAX} characters.`,
+      { fields: ['payload.value'] },
+    );
   }
   const to = value.trim();
   const d = Object.fromEntries(base.remixable_dimensions.map((r) => [r.dimension, r.current])) as Dimensions;
   const from = d[dimension as RemixDimension];
-  if (from === to) throw new AppError(400, 'invalid_payload', `Invalid payload.value: ${dimension} is already "${to}".`, { fields: ['payload.value'] });
+  if (from === to)
+    throw new AppError(400, 'invalid_payload', `Invalid payload.value: ${dimension} is already "${to}".`, { fields: ['payload.value'] });
   d[dimension as RemixDimension] = to;
   const options = Object.fromEntries(base.remixable_dimensions.map((r) => [r.dimension, r.options])) as Record<RemixDimension, string[]>;
   const baseUrl = typeof base.asset.url === 'string' ? base.asset.url : null;
   const asset = { type: 'image', source: 'remix', url: baseUrl, base_preview_id: base.preview_id };
-  return assemble(product, 'generated', asset, d, base.scene_preview.visual_constraints, base.revision + 1, { dimension, from, to }, options);
+  return assemble(
+    product,
+    'generated',
+    asset,
+    d,
+    base.scene_preview.visual_constraints,
+    base.revision + 1,
+    { dimension, from, to },
+    options,
+  );
 }

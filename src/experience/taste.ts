@@ -8,7 +8,14 @@ import type { Caller } from '../tenancy';
  * An agent's taste, read from its own decision events on catalog products. Only the events that say
  * whether the shopper wanted the thing count; views, clicks and remixes say it was looked at.
  */
-export const TASTE_WEIGHTS: Partial<Record<DecisionEventType, number>> = { pick: 1, confirm: 2, purchase: 3, nope: -1, return: -2, complaint: -2 };
+export const TASTE_WEIGHTS: Partial<Record<DecisionEventType, number>> = {
+  pick: 1,
+  confirm: 2,
+  purchase: 3,
+  nope: -1,
+  return: -2,
+  complaint: -2,
+};
 const TASTE_TYPES = Object.keys(TASTE_WEIGHTS) as DecisionEventType[];
 
 /** The newest events read; older taste fades out rather than being averaged in forever. */
@@ -41,7 +48,9 @@ function add(t: Tally, name: string | null, w: number) {
 }
 
 const ranked = (t: Tally) =>
-  [...t.entries()].map(([name, v]) => ({ name, score: v.score, events: v.events })).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
+  [...t.entries()]
+    .map(([name, v]) => ({ name, score: v.score, events: v.events }))
+    .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
 
 /**
  * The taste an agent's decisions tell, from the events the caller's developer recorded only: an
@@ -75,13 +84,20 @@ export async function deriveTaste(db: Db, agentId: string, caller: Caller): Prom
     categories: ranked(categories),
     brands: ranked(brands),
     price_band: band,
-    excluded_product_ids: [...latest.entries()].filter(([, w]) => w < 0).map(([id]) => id).sort((a, b) => a - b),
+    excluded_product_ids: [...latest.entries()]
+      .filter(([, w]) => w < 0)
+      .map(([id]) => id)
+      .sort((a, b) => a - b),
   };
 }
 
 /** Explicit values win member by member; what the caller left out comes from the events. */
 export function effectiveTaste(derived: DerivedTaste, explicit: TasteProfileInput): EffectiveTaste {
-  const positive = (list: DerivedTaste['categories']) => list.filter((c) => c.score > 0).slice(0, TOP_N).map((c) => c.name);
+  const positive = (list: DerivedTaste['categories']) =>
+    list
+      .filter((c) => c.score > 0)
+      .slice(0, TOP_N)
+      .map((c) => c.name);
   const avoided = (list: DerivedTaste['categories']) => list.filter((c) => c.score <= AVOID_AT).map((c) => c.name);
   const band = explicit.price_band ? { min: explicit.price_band.min ?? null, max: explicit.price_band.max ?? null } : derived.price_band;
   return {

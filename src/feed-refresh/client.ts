@@ -44,7 +44,10 @@ export async function scheduleFeedRefresh(temporal: TemporalHandle | null, feed:
   const { scheduleId } = await ensureSchedule(temporal.client, scheduleOptions(temporal.taskQueue, feed)).catch(() => {
     throw temporalUnavailable('Feed refresh');
   });
-  await temporal.client.schedule.getHandle(scheduleId).trigger('SKIP').catch(() => undefined);
+  await temporal.client.schedule
+    .getHandle(scheduleId)
+    .trigger('SKIP')
+    .catch(() => undefined);
   return scheduleId;
 }
 

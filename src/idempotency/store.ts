@@ -139,7 +139,9 @@ export function carriesSecret(body: unknown): boolean {
 export function withholdSecrets(body: unknown): unknown {
   if (Array.isArray(body)) return body.map(withholdSecrets);
   if (body && typeof body === 'object') {
-    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, SECRET_MEMBERS.has(k) && typeof v === 'string' ? null : withholdSecrets(v)]));
+    return Object.fromEntries(
+      Object.entries(body).map(([k, v]) => [k, SECRET_MEMBERS.has(k) && typeof v === 'string' ? null : withholdSecrets(v)]),
+    );
   }
   return body;
 }
@@ -153,10 +155,19 @@ const sealAad = (ownerId: string, key: string) => `idempotency:${ownerId}:${key}
  */
 export async function completeIdempotencyKey(db: Db, ownerId: string, key: string, status: number, body: unknown, sealKey?: Buffer) {
   const secret = carriesSecret(body);
-  const stored = !secret ? (body ?? null) : sealKey ? { sealed: encryptSecret(sealKey, JSON.stringify(body), sealAad(ownerId, key)) } : withholdSecrets(body);
+  const stored = !secret
+    ? (body ?? null)
+    : sealKey
+      ? { sealed: encryptSecret(sealKey, JSON.stringify(body), sealAad(ownerId, key)) }
+      : withholdSecrets(body);
   await db
     .updateTable('idempotency_keys')
-    .set({ state: 'completed', response_status: status, response_body: JSON.stringify(stored), response_sealed: secret && Boolean(sealKey) })
+    .set({
+      state: 'completed',
+      response_status: status,
+      response_body: JSON.stringify(stored),
+      response_sealed: secret && Boolean(sealKey),
+    })
     .where('owner_id', '=', ownerId)
     .where('idem_key', '=', key)
     .execute();

@@ -27,7 +27,11 @@ export interface MandateDeps {
 }
 
 export const signingUnavailable = () =>
-  new AppError(503, 'signing_unavailable', 'Intent mandate signing is not enabled for this integration (no mandate signing key is configured).');
+  new AppError(
+    503,
+    'signing_unavailable',
+    'Intent mandate signing is not enabled for this integration (no mandate signing key is configured).',
+  );
 
 /** The canonical text of a payload: RFC 8785 (sorted keys, ES number form, no whitespace). */
 export function canonicalPayload(payload: IntentMandatePayload): string {
@@ -81,7 +85,9 @@ export async function signIntentMandate(
   const bytes = Buffer.from(canonical, 'utf8');
   // RSA keys sign with PKCS#1 v1.5 padding by default: exactly what `openssl dgst -sha256 -verify` checks.
   const signature = rsaSign('sha256', bytes, key.privateKey).toString('base64url');
-  const jws = await new CompactSign(bytes).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'intent-mandate+jws' }).sign(key.privateKey);
+  const jws = await new CompactSign(bytes)
+    .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'intent-mandate+jws' })
+    .sign(key.privateKey);
 
   await deps.db
     .insertInto('intent_mandates')

@@ -5,15 +5,35 @@
  */
 
 const STOPWORDS = new Set(
-  'a an and are as at be best buy for from good great i in is it me my need of on or please some something that the this to under over below above less more than with want looking find get new between around about dollars dollar usd bucks ship shipped shipping deliver delivered delivery'.split(' '),
+  'a an and are as at be best buy for from good great i in is it me my need of on or please some something that the this to under over below above less more than with want looking find get new between around about dollars dollar usd bucks ship shipped shipping deliver delivered delivery'.split(
+    ' ',
+  ),
 );
 
 const REGION_NAMES: Record<string, string> = {
-  us: 'US', usa: 'US', 'united states': 'US', america: 'US',
-  canada: 'CA', ca: 'CA',
-  uk: 'GB', 'united kingdom': 'GB', britain: 'GB', england: 'GB', gb: 'GB',
-  germany: 'DE', france: 'FR', spain: 'ES', italy: 'IT', netherlands: 'NL',
-  japan: 'JP', australia: 'AU', mexico: 'MX', brazil: 'BR', india: 'IN', singapore: 'SG', korea: 'KR',
+  us: 'US',
+  usa: 'US',
+  'united states': 'US',
+  america: 'US',
+  canada: 'CA',
+  ca: 'CA',
+  uk: 'GB',
+  'united kingdom': 'GB',
+  britain: 'GB',
+  england: 'GB',
+  gb: 'GB',
+  germany: 'DE',
+  france: 'FR',
+  spain: 'ES',
+  italy: 'IT',
+  netherlands: 'NL',
+  japan: 'JP',
+  australia: 'AU',
+  mexico: 'MX',
+  brazil: 'BR',
+  india: 'IN',
+  singapore: 'SG',
+  korea: 'KR',
 };
 
 export function normalizeQuery(raw: string): string {
@@ -35,9 +55,15 @@ const money = String.raw`\$?\s?(\d+(?:[.,]\d{1,2})?)\s?(?:k\b)?\s?(?:dollars?|us
 const BUDGET_PATTERNS: Array<[RegExp, (a: number, b?: number) => Omit<ParsedBudget, 'phrase'>]> = [
   [new RegExp(String.raw`between\s+${money}\s+and\s+${money}`, 'i'), (a, b) => ({ min: Math.min(a, b!), max: Math.max(a, b!) })],
   [new RegExp(String.raw`${money}\s?(?:-|–|to)\s?${money}`, 'i'), (a, b) => ({ min: Math.min(a, b!), max: Math.max(a, b!) })],
-  [new RegExp(String.raw`(?:under|below|less than|no more than|max(?:imum)?|up to|at most|cheaper than|within)\s+${money}`, 'i'), (a) => ({ max: a })],
+  [
+    new RegExp(String.raw`(?:under|below|less than|no more than|max(?:imum)?|up to|at most|cheaper than|within)\s+${money}`, 'i'),
+    (a) => ({ max: a }),
+  ],
   [new RegExp(String.raw`(?:over|above|more than|at least|min(?:imum)?)\s+${money}`, 'i'), (a) => ({ min: a })],
-  [new RegExp(String.raw`(?:around|about|roughly|~)\s*${money}`, 'i'), (a) => ({ min: Math.round(a * 0.8 * 100) / 100, max: Math.round(a * 1.2 * 100) / 100 })],
+  [
+    new RegExp(String.raw`(?:around|about|roughly|~)\s*${money}`, 'i'),
+    (a) => ({ min: Math.round(a * 0.8 * 100) / 100, max: Math.round(a * 1.2 * 100) / 100 }),
+  ],
 ];
 
 const amount = (s: string) => Number(s.replace(',', '.'));
@@ -55,7 +81,10 @@ export function parseBudget(text: string): ParsedBudget | null {
     const m = re.exec(text);
     if (!m) continue;
     // A bare number without a currency sign or word is too ambiguous ("2 pack", "size 10") except after budget words.
-    const values = m.slice(1).filter((v) => v !== undefined).map(amount);
+    const values = m
+      .slice(1)
+      .filter((v) => v !== undefined)
+      .map(amount);
     if (values.some((v) => !Number.isFinite(v) || v <= 0)) continue;
     const built = build(values[0]!, values[1]);
     const range = { min: bounded(built.min), max: bounded(built.max) };

@@ -13,7 +13,6 @@ export type IntentRow = Selectable<IntentsTable>;
 
 export const intentNotFound = (id: string) => new AppError(404, 'intent_not_found', `No intent '${id}'.`);
 
-
 export function intentView(i: IntentRow) {
   const hasBudget = i.budget_min_cents !== null || i.budget_max_cents !== null;
   return {
@@ -22,7 +21,13 @@ export function intentView(i: IntentRow) {
     normalized_query: i.normalized_query,
     intent_tags: i.intent_tags,
     target_audience: i.target_audience,
-    budget_range: hasBudget ? { min: fromMinorUnitsOrNull(i.budget_min_cents, i.budget_currency ?? 'USD'), max: fromMinorUnitsOrNull(i.budget_max_cents, i.budget_currency ?? 'USD'), currency: i.budget_currency ?? 'USD' } : null,
+    budget_range: hasBudget
+      ? {
+          min: fromMinorUnitsOrNull(i.budget_min_cents, i.budget_currency ?? 'USD'),
+          max: fromMinorUnitsOrNull(i.budget_max_cents, i.budget_currency ?? 'USD'),
+          currency: i.budget_currency ?? 'USD',
+        }
+      : null,
     region: i.region,
     constraints: i.constraints,
     source_channel: i.source_channel,
@@ -47,7 +52,9 @@ export type IntentView = ReturnType<typeof intentView>;
 export function resolveIntent(input: IntentCreateInput) {
   const normalized = normalizeQuery(input.raw_query);
   const derived: string[] = [];
-  let budget = input.budget_range ? { min: input.budget_range.min, max: input.budget_range.max, currency: input.budget_range.currency } : undefined;
+  let budget = input.budget_range
+    ? { min: input.budget_range.min, max: input.budget_range.max, currency: input.budget_range.currency }
+    : undefined;
   const parsedBudget = parseBudget(input.raw_query);
   if (!budget && parsedBudget) {
     budget = { min: parsedBudget.min, max: parsedBudget.max, currency: 'USD' };
@@ -92,9 +99,17 @@ export interface NewIntentOptions {
 }
 
 /** The stored row of a new intent, JSON members as values. */
-export function newIntentRow(input: IntentCreateInput, caller: { developerId?: string }, now: Date, opts: NewIntentOptions = {}): IntentRow {
+export function newIntentRow(
+  input: IntentCreateInput,
+  caller: { developerId?: string },
+  now: Date,
+  opts: NewIntentOptions = {},
+): IntentRow {
   const { resolution } = opts;
-  const r = { ...resolveIntent(input), ...(resolution ? { resolution_source: resolution.source, resolution_summary: resolution.summary } : {}) };
+  const r = {
+    ...resolveIntent(input),
+    ...(resolution ? { resolution_source: resolution.source, resolution_summary: resolution.summary } : {}),
+  };
   return {
     intent_id: opts.intentId ?? newId('int'),
     raw_query: input.raw_query,
@@ -123,7 +138,12 @@ export function newIntentRow(input: IntentCreateInput, caller: { developerId?: s
   };
 }
 
-export async function createIntent(db: Db, input: IntentCreateInput, caller: { developerId?: string }, opts: NewIntentOptions = {}): Promise<IntentRow> {
+export async function createIntent(
+  db: Db,
+  input: IntentCreateInput,
+  caller: { developerId?: string },
+  opts: NewIntentOptions = {},
+): Promise<IntentRow> {
   const row = newIntentRow(input, caller, new Date(), opts);
   const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
   const inserted = await db
@@ -172,9 +192,10 @@ export async function merchantWasSent(db: Db, intentId: string, merchantId: stri
     .select('delivery_id as id')
     .where('intent_id', '=', intentId)
     .where('merchant_id', '=', merchantId)
-    .union(db.selectFrom('proposals').select('proposal_id as id').where('intent_id', '=', intentId).where('merchant_agent_id', '=', merchantId))
+    .union(
+      db.selectFrom('proposals').select('proposal_id as id').where('intent_id', '=', intentId).where('merchant_agent_id', '=', merchantId),
+    )
     .limit(1)
     .executeTakeFirst();
   return hit !== undefined;
 }
-

@@ -21,7 +21,6 @@ export const matchNotFound = (id: string) => new AppError(404, 'match_not_found'
 /** Proposals a match can rank: live quotes (drafts are not offers yet; accepted/settled are taken). */
 const RANKABLE_STATES = new Set(['quoted', 'pending_confirmation']);
 
-
 export function matchSessionView(s: Omit<MatchSessionRow, 'ranked_top'>) {
   return {
     match_session_id: s.match_session_id,
@@ -66,13 +65,25 @@ export async function createMatchSession(
   let candidates: RankableProposal[];
   if (input.proposal_ids) {
     const ids = [...new Set(input.proposal_ids)];
-    candidates = await db.selectFrom('proposals').select(RANKING_COLUMNS).where('proposal_id', 'in', ids).where('intent_id', '=', intent.intent_id).execute();
+    candidates = await db
+      .selectFrom('proposals')
+      .select(RANKING_COLUMNS)
+      .where('proposal_id', 'in', ids)
+      .where('intent_id', '=', intent.intent_id)
+      .execute();
     const missing = ids.filter((id) => !candidates.some((p) => p.proposal_id === id));
     if (missing.length) {
-      throw new AppError(404, 'proposal_not_found', `No proposal ${missing.join(', ')} for intent ${intent.intent_id}.`, { proposal_ids: missing });
+      throw new AppError(404, 'proposal_not_found', `No proposal ${missing.join(', ')} for intent ${intent.intent_id}.`, {
+        proposal_ids: missing,
+      });
     }
   } else {
-    candidates = await db.selectFrom('proposals').select(RANKING_COLUMNS).where('intent_id', '=', intent.intent_id).where('status', '=', 'active').execute();
+    candidates = await db
+      .selectFrom('proposals')
+      .select(RANKING_COLUMNS)
+      .where('intent_id', '=', intent.intent_id)
+      .where('status', '=', 'active')
+      .execute();
   }
   const now = new Date();
   const ranking = rankSession(intent, candidates, now);
@@ -87,7 +98,14 @@ export async function createMatchSession(
       source: 'match',
       matchSessionId: sessionId,
     });
-    return storeMatchSession(trx, { sessionId, intentId: intent.intent_id, ranking, now, ttlSeconds: opts.ttlSeconds, developerId: intent.developer_id ?? undefined });
+    return storeMatchSession(trx, {
+      sessionId,
+      intentId: intent.intent_id,
+      ranking,
+      now,
+      ttlSeconds: opts.ttlSeconds,
+      developerId: intent.developer_id ?? undefined,
+    });
   });
 }
 
@@ -136,9 +154,14 @@ export function rankSession(
     best_proposal_id: ranked[0]?.proposal_id ?? null,
     best_score: ranked[0]?.score ?? null,
     weights: RANKING_WEIGHTS,
-    budget: intent.budget_max_cents !== null || intent.budget_min_cents !== null
-      ? { min: fromMinorUnitsOrNull(intent.budget_min_cents, intent.budget_currency ?? 'USD'), max: fromMinorUnitsOrNull(intent.budget_max_cents, intent.budget_currency ?? 'USD'), currency: intent.budget_currency }
-      : null,
+    budget:
+      intent.budget_max_cents !== null || intent.budget_min_cents !== null
+        ? {
+            min: fromMinorUnitsOrNull(intent.budget_min_cents, intent.budget_currency ?? 'USD'),
+            max: fromMinorUnitsOrNull(intent.budget_max_cents, intent.budget_currency ?? 'USD'),
+            currency: intent.budget_currency,
+          }
+        : null,
     deadline: deadline ?? null,
     ordered_by: order.by,
     explanation:

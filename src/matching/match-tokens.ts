@@ -17,7 +17,6 @@ export type MatchTokenRow = Selectable<MatchTokensTable>;
 
 export const matchTokenNotFound = (id: string) => new AppError(404, 'match_token_not_found', `No match token '${id}'.`);
 
-
 /**
  * A token as `viewer` may see it: `trace_ids` (request, API key and developer ids of the accept) are
  * internal and shown to the token's owner only; anyone else (a token without an owner is readable by
@@ -52,14 +51,31 @@ export async function expireDueTokens(db: Db | Transaction<Database>, scope: { t
 }
 
 /** A token past its lifetime that nothing has paid against reads as `expired` (writes persist it). */
-const effectiveState = sql<MatchTokenRow['acceptance_state']>`case when acceptance_state in ('issued', 'accepted') and expires_at <= now() then 'expired' else acceptance_state end`;
+const effectiveState = sql<
+  MatchTokenRow['acceptance_state']
+>`case when acceptance_state in ('issued', 'accepted') and expires_at <= now() then 'expired' else acceptance_state end`;
 
 export function selectTokens(db: Db) {
   return db
     .selectFrom('match_tokens')
     .select([
-      'match_token_id', 'match_session_id', 'intent_id', 'proposal_id', 'amount_cents', 'currency', 'intent_snapshot', 'proposal_snapshot',
-      'ranking_snapshot', 'trace_ids', 'signed_token', 'issued_at', 'expires_at', 'accepted_at', 'updated_at', 'developer_id', effectiveState.as('acceptance_state'),
+      'match_token_id',
+      'match_session_id',
+      'intent_id',
+      'proposal_id',
+      'amount_cents',
+      'currency',
+      'intent_snapshot',
+      'proposal_snapshot',
+      'ranking_snapshot',
+      'trace_ids',
+      'signed_token',
+      'issued_at',
+      'expires_at',
+      'accepted_at',
+      'updated_at',
+      'developer_id',
+      effectiveState.as('acceptance_state'),
     ]);
 }
 
@@ -70,7 +86,6 @@ export async function getMatchToken(db: Db, id: string, caller: Caller): Promise
   return t;
 }
 
-
 export interface AcceptDeps {
   db: Db;
   signingKey: SigningKey;
@@ -79,7 +94,20 @@ export interface AcceptDeps {
 }
 
 /** The compact JWS a checkout confirm presents: who may pay what, for which proposal, until when. */
-async function signMatchToken(deps: AcceptDeps, t: { id: string; sessionId: string; intentId: string; proposalId: string; merchantId: string; amountCents: number; currency: string; issuedAt: Date; expiresAt: Date }) {
+async function signMatchToken(
+  deps: AcceptDeps,
+  t: {
+    id: string;
+    sessionId: string;
+    intentId: string;
+    proposalId: string;
+    merchantId: string;
+    amountCents: number;
+    currency: string;
+    issuedAt: Date;
+    expiresAt: Date;
+  },
+) {
   return new SignJWT({
     sid: t.sessionId,
     intent_id: t.intentId,
@@ -111,21 +139,39 @@ export async function acceptMatch(
   tokenId: string = newId('mt'),
 ): Promise<MatchTokenRow> {
   return deps.db.transaction().execute(async (trx) => {
-    const session = await trx.selectFrom('match_sessions').selectAll().where('match_session_id', '=', sessionId).forUpdate().executeTakeFirst();
+    const session = await trx
+      .selectFrom('match_sessions')
+      .selectAll()
+      .where('match_session_id', '=', sessionId)
+      .forUpdate()
+      .executeTakeFirst();
     // Another developer's session (or one without an owner) is not there for this caller.
     if (!session || !mayAct(caller, session.developer_id)) throw matchNotFound(sessionId);
     const now = new Date();
     if (session.status === 'expired' || session.expires_at <= now) {
-      await trx.updateTable('match_sessions').set({ status: 'expired', updated_at: now }).where('match_session_id', '=', sessionId).execute();
+      await trx
+        .updateTable('match_sessions')
+        .set({ status: 'expired', updated_at: now })
+        .where('match_session_id', '=', sessionId)
+        .execute();
       throw new AppError(409, 'match_session_expired', `Match session ${sessionId} expired at ${session.expires_at.toISOString()}.`);
     }
     await expireDueTokens(trx, { sessionId });
 
     if (body.match_token_id) {
-      const token = await trx.selectFrom('match_tokens').selectAll().where('match_token_id', '=', body.match_token_id).where('match_session_id', '=', sessionId).executeTakeFirst();
+      const token = await trx
+        .selectFrom('match_tokens')
+        .selectAll()
+        .where('match_token_id', '=', body.match_token_id)
+        .where('match_session_id', '=', sessionId)
+        .executeTakeFirst();
       if (!token) throw matchTokenNotFound(body.match_token_id);
       if (token.acceptance_state === 'expired' || token.acceptance_state === 'revoked') {
-        throw new AppError(409, 'match_token_expired', `Match token ${token.match_token_id} is ${token.acceptance_state}; accept the proposal again for a new one.`);
+        throw new AppError(
+          409,
+          'match_token_expired',
+          `Match token ${token.match_token_id} is ${token.acceptance_state}; accept the proposal again for a new one.`,
+        );
       }
       if (token.acceptance_state !== 'issued') return token;
       return trx
@@ -160,7 +206,11 @@ export async function acceptMatch(
       .executeTakeFirst();
     if (live) return live;
 
-    const current = await trx.selectFrom('proposals').select('proposal_state').where('proposal_id', '=', proposalId).executeTakeFirstOrThrow();
+    const current = await trx
+      .selectFrom('proposals')
+      .select('proposal_state')
+      .where('proposal_id', '=', proposalId)
+      .executeTakeFirstOrThrow();
     if (current.proposal_state === 'expired') throw new AppError(409, 'proposal_expired', `Proposal ${proposalId} has expired.`);
     const proposal = await transitionProposal(trx, proposalId, 'pending_confirmation', `match token for session ${sessionId}`);
     const intent = await getIntent(deps.db, session.intent_id, SYSTEM);
@@ -178,7 +228,11 @@ export async function acceptMatch(
       expiresAt,
     });
     if (session.status === 'open') {
-      await trx.updateTable('match_sessions').set({ status: 'accepted', updated_at: now }).where('match_session_id', '=', sessionId).execute();
+      await trx
+        .updateTable('match_sessions')
+        .set({ status: 'accepted', updated_at: now })
+        .where('match_session_id', '=', sessionId)
+        .execute();
     }
     return trx
       .insertInto('match_tokens')
@@ -192,8 +246,17 @@ export async function acceptMatch(
         currency: proposal.currency,
         intent_snapshot: JSON.stringify(intentView(intent)),
         proposal_snapshot: JSON.stringify(proposalView(proposal)),
-        ranking_snapshot: JSON.stringify({ ...entry, ranked_count: ranked.length, weights: (session.summary as { weights?: unknown }).weights ?? null }),
-        trace_ids: JSON.stringify({ request_id: trace.requestId, match_session_id: sessionId, api_key_id: trace.keyId ?? null, developer_id: session.developer_id }),
+        ranking_snapshot: JSON.stringify({
+          ...entry,
+          ranked_count: ranked.length,
+          weights: (session.summary as { weights?: unknown }).weights ?? null,
+        }),
+        trace_ids: JSON.stringify({
+          request_id: trace.requestId,
+          match_session_id: sessionId,
+          api_key_id: trace.keyId ?? null,
+          developer_id: session.developer_id,
+        }),
         developer_id: session.developer_id,
         signed_token: signed,
         issued_at: now,

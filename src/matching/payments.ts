@@ -40,14 +40,18 @@ export interface PaymentRequest {
 
 function assertRequestMatches(req: PaymentRequest, t: { proposalId: string; amountCents: number; currency: string }): void {
   if (req.proposal_id !== undefined && req.proposal_id !== t.proposalId) {
-    throw conflict('proposal_mismatch', `The match token names proposal ${t.proposalId}, not ${req.proposal_id}.`, { expected_proposal_id: t.proposalId });
+    throw conflict('proposal_mismatch', `The match token names proposal ${t.proposalId}, not ${req.proposal_id}.`, {
+      expected_proposal_id: t.proposalId,
+    });
   }
   if (req.expected_amount !== undefined && toMinorUnits(req.expected_amount, t.currency) !== t.amountCents) {
     const amount = fromMinorUnits(t.amountCents, t.currency);
     throw conflict('amount_mismatch', `expected_amount ${req.expected_amount} does not match the proposal price ${amount}.`, { amount });
   }
   if (req.currency !== undefined && req.currency.toUpperCase() !== t.currency) {
-    throw conflict('currency_mismatch', `currency ${req.currency} does not match the proposal currency ${t.currency}.`, { currency: t.currency });
+    throw conflict('currency_mismatch', `currency ${req.currency} does not match the proposal currency ${t.currency}.`, {
+      currency: t.currency,
+    });
   }
 }
 
@@ -78,21 +82,36 @@ export async function authorizePayment(
       return { authorization: existing, token };
     }
     if (token.acceptance_state === 'expired') {
-      throw conflict('match_token_expired', `Match token ${tokenId} expired at ${token.expires_at.toISOString()}.`, { acceptance_state: token.acceptance_state });
+      throw conflict('match_token_expired', `Match token ${tokenId} expired at ${token.expires_at.toISOString()}.`, {
+        acceptance_state: token.acceptance_state,
+      });
     }
     if (token.acceptance_state !== 'accepted') {
-      throw conflict('acceptance_state_invalid', `Match token ${tokenId} is ${token.acceptance_state}; payment needs an accepted token.`, { acceptance_state: token.acceptance_state });
+      throw conflict('acceptance_state_invalid', `Match token ${tokenId} is ${token.acceptance_state}; payment needs an accepted token.`, {
+        acceptance_state: token.acceptance_state,
+      });
     }
 
-    const proposal = await trx.selectFrom('proposals').selectAll().where('proposal_id', '=', token.proposal_id).forUpdate().executeTakeFirstOrThrow();
+    const proposal = await trx
+      .selectFrom('proposals')
+      .selectAll()
+      .where('proposal_id', '=', token.proposal_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (proposal.proposal_state === 'expired' || (proposal.valid_until && proposal.valid_until <= new Date())) {
       throw conflict('proposal_expired', `Proposal ${proposal.proposal_id} has expired.`, { proposal_state: 'expired' });
     }
     if (proposal.proposal_state !== 'pending_confirmation') {
-      throw conflict('proposal_state_invalid', `Proposal ${proposal.proposal_id} is ${proposal.proposal_state}; payment needs pending_confirmation.`, { proposal_state: proposal.proposal_state });
+      throw conflict(
+        'proposal_state_invalid',
+        `Proposal ${proposal.proposal_id} is ${proposal.proposal_state}; payment needs pending_confirmation.`,
+        { proposal_state: proposal.proposal_state },
+      );
     }
     if (proposal.price_cents !== token.amount_cents || proposal.currency !== token.currency) {
-      throw conflict('amount_mismatch', 'The proposal price no longer matches the match token.', { amount: fromMinorUnits(proposal.price_cents, proposal.currency) });
+      throw conflict('amount_mismatch', 'The proposal price no longer matches the match token.', {
+        amount: fromMinorUnits(proposal.price_cents, proposal.currency),
+      });
     }
     assertRequestMatches(req, { proposalId: proposal.proposal_id, amountCents: proposal.price_cents, currency: proposal.currency });
 
@@ -133,17 +152,37 @@ export async function voidAuthorization(
   authorizationId: string,
   reason: string,
 ): Promise<{ voided: boolean; tokenId: string; acceptanceState: MatchTokenRow['acceptance_state']; tokenExpiresAt: Date }> {
-  const a = await trx.selectFrom('payment_authorizations').selectAll().where('authorization_id', '=', authorizationId).forUpdate().executeTakeFirstOrThrow();
-  const token = await trx.selectFrom('match_tokens').selectAll().where('match_token_id', '=', a.match_token_id).forUpdate().executeTakeFirstOrThrow();
-  if (a.status === 'voided') return { voided: false, tokenId: token.match_token_id, acceptanceState: token.acceptance_state, tokenExpiresAt: token.expires_at };
+  const a = await trx
+    .selectFrom('payment_authorizations')
+    .selectAll()
+    .where('authorization_id', '=', authorizationId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  const token = await trx
+    .selectFrom('match_tokens')
+    .selectAll()
+    .where('match_token_id', '=', a.match_token_id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  if (a.status === 'voided')
+    return { voided: false, tokenId: token.match_token_id, acceptanceState: token.acceptance_state, tokenExpiresAt: token.expires_at };
   const now = new Date();
-  await trx.updateTable('payment_authorizations').set({ status: 'voided', voided_at: now, void_reason: reason }).where('authorization_id', '=', authorizationId).execute();
+  await trx
+    .updateTable('payment_authorizations')
+    .set({ status: 'voided', voided_at: now, void_reason: reason })
+    .where('authorization_id', '=', authorizationId)
+    .execute();
   let state = token.acceptance_state;
   if (state === 'payment_authorized') {
     state = token.expires_at > now ? 'accepted' : 'expired';
-    await trx.updateTable('match_tokens').set({ acceptance_state: state, updated_at: now }).where('match_token_id', '=', token.match_token_id).execute();
+    await trx
+      .updateTable('match_tokens')
+      .set({ acceptance_state: state, updated_at: now })
+      .where('match_token_id', '=', token.match_token_id)
+      .execute();
     const p = await trx.selectFrom('proposals').select('proposal_state').where('proposal_id', '=', a.proposal_id).executeTakeFirst();
-    if (p?.proposal_state === 'accepted') await transitionProposal(trx, a.proposal_id, 'pending_confirmation', `payment authorization ${authorizationId} voided: ${reason}`);
+    if (p?.proposal_state === 'accepted')
+      await transitionProposal(trx, a.proposal_id, 'pending_confirmation', `payment authorization ${authorizationId} voided: ${reason}`);
   }
   return { voided: true, tokenId: token.match_token_id, acceptanceState: state, tokenExpiresAt: token.expires_at };
 }

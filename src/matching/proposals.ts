@@ -22,7 +22,6 @@ export type ProposalRow = Selectable<ProposalsTable>;
 
 export const proposalNotFound = (id: string) => new AppError(404, 'proposal_not_found', `No proposal '${id}'.`);
 
-
 export function proposalView(p: ProposalRow) {
   return {
     proposal_id: p.proposal_id,
@@ -63,7 +62,12 @@ export function inventoryFromStock(qty: number): ProposalRow['inventory_status']
 
 /** The product as the shopper was shown it, frozen into the proposal. */
 export function productSnapshot(product: ProductRow, now: Date) {
-  return { ...productView(product), catalog_price: fromMinorUnits(product.price_cents, product.currency), catalog_currency: product.currency, captured_at: now.toISOString() };
+  return {
+    ...productView(product),
+    catalog_price: fromMinorUnits(product.price_cents, product.currency),
+    catalog_currency: product.currency,
+    captured_at: now.toISOString(),
+  };
 }
 
 /**
@@ -86,7 +90,8 @@ export async function submitProposal(
   ]);
   if (caller.kind === 'api' && !(await mayPropose(db, intent, merchant))) throw intentNotFoundFor(input.intent_id);
   if (!product) throw productNotFound(input.product_id);
-  if (merchant.status !== 'active') throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
+  if (merchant.status !== 'active')
+    throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
   if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
     throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
   }
@@ -152,7 +157,10 @@ export async function submitProposal(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await trx.insertInto('proposal_transitions').values({ proposal_id: p.proposal_id, from_state: 'none', to_state: p.proposal_state, reason: 'submitted', at: now }).execute();
+    await trx
+      .insertInto('proposal_transitions')
+      .values({ proposal_id: p.proposal_id, from_state: 'none', to_state: p.proposal_state, reason: 'submitted', at: now })
+      .execute();
     return p;
   });
 }
@@ -169,7 +177,11 @@ const intentNotFoundFor = (id: string) => new AppError(404, 'intent_not_found', 
 export async function mayPropose(db: Db, intent: IntentRow, merchant: MerchantRow): Promise<boolean> {
   if (subscribesTo(merchant, intent)) return true;
   if (intent.developer_id !== null && merchant.registered_by_key_id) {
-    const key = await db.selectFrom('api_keys').select('developer_id').where('key_id', '=', merchant.registered_by_key_id).executeTakeFirst();
+    const key = await db
+      .selectFrom('api_keys')
+      .select('developer_id')
+      .where('key_id', '=', merchant.registered_by_key_id)
+      .executeTakeFirst();
     if (key?.developer_id === intent.developer_id) return true;
   }
   return merchantWasSent(db, intent.intent_id, merchant.merchant_id);
@@ -179,7 +191,10 @@ export async function mayPropose(db: Db, intent: IntentRow, merchant: MerchantRo
  * Expiry is applied where proposals are read and by a periodic sweep; both use this one statement,
  * which records a transition for each proposal it expires.
  */
-export async function expireDueProposals(db: Db | Transaction<Database>, scope: { intentId?: string; proposalIds?: string[] } = {}): Promise<number> {
+export async function expireDueProposals(
+  db: Db | Transaction<Database>,
+  scope: { intentId?: string; proposalIds?: string[] } = {},
+): Promise<number> {
   const intentFilter = scope.intentId ? sql`and intent_id = ${scope.intentId}` : sql``;
   const idFilter = scope.proposalIds ? sql`and proposal_id = any(${scope.proposalIds})` : sql``;
   const { rows } = await sql<{ proposal_id: string }>`
@@ -232,7 +247,12 @@ export async function listProposals(db: Db, intentId: string, includeExpired: bo
 }
 
 /** Moves a proposal along the lifecycle (409 when the move is not allowed) and records it. */
-export async function transitionProposal(trx: Transaction<Database>, proposalId: string, to: ProposalState, reason: string): Promise<ProposalRow> {
+export async function transitionProposal(
+  trx: Transaction<Database>,
+  proposalId: string,
+  to: ProposalState,
+  reason: string,
+): Promise<ProposalRow> {
   const p = await trx.selectFrom('proposals').selectAll().where('proposal_id', '=', proposalId).forUpdate().executeTakeFirst();
   if (!p) throw proposalNotFound(proposalId);
   if (p.proposal_state === to) return p;
@@ -244,6 +264,9 @@ export async function transitionProposal(trx: Transaction<Database>, proposalId:
     .where('proposal_id', '=', proposalId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await trx.insertInto('proposal_transitions').values({ proposal_id: proposalId, from_state: p.proposal_state, to_state: to, reason, at: now }).execute();
+  await trx
+    .insertInto('proposal_transitions')
+    .values({ proposal_id: proposalId, from_state: p.proposal_state, to_state: to, reason, at: now })
+    .execute();
   return updated;
 }

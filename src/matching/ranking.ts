@@ -56,11 +56,16 @@ function priceFit(p: RankableProposal, ctx: RankingContext, cheapestCents: numbe
   const price = p.price_cents;
   if (ctx.budgetMaxCents !== null && (ctx.budgetCurrency ?? 'USD') === p.currency) {
     const max = ctx.budgetMaxCents;
-    if (price > max) return { value: round(Math.max(0, 1 - ((price - max) / max) * 2)), reason: `${m(price)} is over the budget of ${m(max)}` };
-    if (ctx.budgetMinCents !== null && price < ctx.budgetMinCents) return { value: 0.6, reason: `${m(price)} is under the stated minimum of ${m(ctx.budgetMinCents)}` };
+    if (price > max)
+      return { value: round(Math.max(0, 1 - ((price - max) / max) * 2)), reason: `${m(price)} is over the budget of ${m(max)}` };
+    if (ctx.budgetMinCents !== null && price < ctx.budgetMinCents)
+      return { value: 0.6, reason: `${m(price)} is under the stated minimum of ${m(ctx.budgetMinCents)}` };
     return { value: round(1 - 0.3 * (price / max)), reason: `${m(price)} is within the budget of ${m(max)}` };
   }
-  return { value: round(cheapestCents / price), reason: `no budget in ${p.currency}: compared with the cheapest offer (${m(cheapestCents)})` };
+  return {
+    value: round(cheapestCents / price),
+    reason: `no budget in ${p.currency}: compared with the cheapest offer (${m(cheapestCents)})`,
+  };
 }
 
 function shipping(p: RankableProposal, ctx: RankingContext): Part {
@@ -84,7 +89,11 @@ function evidence(p: RankableProposal): Part {
 function commission(p: RankableProposal): Part {
   const c = p.commission_plan;
   if (c.rate !== undefined) return { value: round(Math.min(c.rate / 0.2, 1)), reason: `commission rate ${c.rate}` };
-  if (c.flat !== undefined) return { value: round(Math.min(c.flat / Math.max(fromMinorUnits(p.price_cents, p.currency), 1) / 0.2, 1)), reason: `flat commission ${c.flat}` };
+  if (c.flat !== undefined)
+    return {
+      value: round(Math.min(c.flat / Math.max(fromMinorUnits(p.price_cents, p.currency), 1) / 0.2, 1)),
+      reason: `flat commission ${c.flat}`,
+    };
   return { value: 0, reason: 'no commission plan' };
 }
 
@@ -97,7 +106,10 @@ export function rankProposals(proposals: RankableProposal[], ctx: RankingContext
   const scored = proposals.map((p) => {
     const parts: Record<Component, Part> = {
       price_fit: priceFit(p, ctx, cheapest),
-      trust: { value: Number((p.trust_score as { score?: number }).score ?? 0.5), reason: `trust score (risk ${(p.trust_score as { risk?: string }).risk ?? 'unknown'})` },
+      trust: {
+        value: Number((p.trust_score as { score?: number }).score ?? 0.5),
+        reason: `trust score (risk ${(p.trust_score as { risk?: string }).risk ?? 'unknown'})`,
+      },
       inventory: { value: INVENTORY_VALUES[p.inventory_status] ?? 0.5, reason: p.inventory_status },
       shipping: shipping(p, ctx),
       evidence: evidence(p),
@@ -106,7 +118,12 @@ export function rankProposals(proposals: RankableProposal[], ctx: RankingContext
     const breakdown = Object.fromEntries(
       (Object.keys(RANKING_WEIGHTS) as Component[]).map((k) => [
         k,
-        { value: parts[k].value, weight: RANKING_WEIGHTS[k], contribution: round(parts[k].value * RANKING_WEIGHTS[k]), reason: parts[k].reason },
+        {
+          value: parts[k].value,
+          weight: RANKING_WEIGHTS[k],
+          contribution: round(parts[k].value * RANKING_WEIGHTS[k]),
+          reason: parts[k].reason,
+        },
       ]),
     ) as RankedProposal['breakdown'];
     const score = round(Object.values(breakdown).reduce((sum, b) => sum + b.contribution, 0));

@@ -72,12 +72,27 @@ function sessionQuery(db: Db, id: string, withTop: boolean) {
   return db
     .selectFrom('match_sessions as s')
     .select([
-      's.match_session_id', 's.intent_id', 's.best_proposal_id', 's.summary', 's.expires_at', 's.developer_id', 's.created_at', 's.updated_at',
+      's.match_session_id',
+      's.intent_id',
+      's.best_proposal_id',
+      's.summary',
+      's.expires_at',
+      's.developer_id',
+      's.created_at',
+      's.updated_at',
       // ranked_top is null when the whole ranking is the top (newMatchSessionRow).
-      sql<MatchSessionRow['ranked_proposals'] | null>`${withTop ? sql`coalesce(s.ranked_top, s.ranked_proposals)` : sql`null`}`.as('ranked_top'),
-      sql<MatchSessionRow['status']>`case when s.status in ('open', 'accepted') and s.expires_at <= now() then 'expired' else s.status end`.as('status'),
+      sql<MatchSessionRow['ranked_proposals'] | null>`${withTop ? sql`coalesce(s.ranked_top, s.ranked_proposals)` : sql`null`}`.as(
+        'ranked_top',
+      ),
+      sql<
+        MatchSessionRow['status']
+      >`case when s.status in ('open', 'accepted') and s.expires_at <= now() then 'expired' else s.status end`.as('status'),
       // Correlated on the outer alias, which the standalone token query cannot name in its types.
-      jsonArrayFrom(selectTokens(db).where(sql<boolean>`match_tokens.match_session_id = s.match_session_id`).orderBy('issued_at')).as('tokens'),
+      jsonArrayFrom(
+        selectTokens(db)
+          .where(sql<boolean>`match_tokens.match_session_id = s.match_session_id`)
+          .orderBy('issued_at'),
+      ).as('tokens'),
     ])
     .where('s.match_session_id', '=', id);
 }
@@ -106,7 +121,13 @@ async function readLiveSession(db: Db, id: string): Promise<SessionQueryRow> {
  * and the session's tokens, cut to `top`. One statement once this process holds the top; the
  * first render also reads the top's cards.
  */
-export async function renderMatchSession(db: Db, id: string, top: number, caller: Caller, cache?: FrozenTopCache): Promise<RenderedSession> {
+export async function renderMatchSession(
+  db: Db,
+  id: string,
+  top: number,
+  caller: Caller,
+  cache?: FrozenTopCache,
+): Promise<RenderedSession> {
   const known = cache?.get(id);
   const row = known ? await readLiveSession(db, id) : await sessionQuery(db, id, true).executeTakeFirst();
   // Another developer's session is not there for this caller (one without an owner is public by id).
@@ -116,7 +137,14 @@ export async function renderMatchSession(db: Db, id: string, top: number, caller
   if (!frozen) {
     // Read with the top, ranked_top is coalesced to the whole ranking in SQL, so it is never null here.
     const rankedTop = ranked_top ?? [];
-    frozen = new FrozenTop(rankedTop, await getSessionCards(db, id, rankedTop.map((p) => p.product_id)));
+    frozen = new FrozenTop(
+      rankedTop,
+      await getSessionCards(
+        db,
+        id,
+        rankedTop.map((p) => p.product_id),
+      ),
+    );
     cache?.set(id, frozen);
   }
   const { ranked, cards } = frozen.cut(top);
@@ -138,7 +166,12 @@ export async function renderMatchSession(db: Db, id: string, top: number, caller
 /** The body of GET /v1/match/{id} (also the MCP tool get_match_session): the rendered session in its public views. */
 export async function renderMatchSessionBody(db: Db, id: string, top: number, caller: Caller, cache?: FrozenTopCache) {
   const { session, top: ranked, tokens, cards } = await renderMatchSession(db, id, top, caller, cache);
-  return { match_session: matchSessionView(session), ranked_proposals: ranked, match_tokens: tokens.map((t) => matchTokenView(t, caller)), items: cards };
+  return {
+    match_session: matchSessionView(session),
+    ranked_proposals: ranked,
+    match_tokens: tokens.map((t) => matchTokenView(t, caller)),
+    items: cards,
+  };
 }
 
 /**

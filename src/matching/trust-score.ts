@@ -37,7 +37,9 @@ export function computeTrustScore(i: TrustInputs) {
   const evidenceStrength = i.evidence.slice(0, 5).reduce((sum, e) => sum + (e.score ?? 0.6), 0) / 5;
   const ratio = i.sameCurrency && i.catalogPriceCents > 0 ? i.priceCents / i.catalogPriceCents : 1;
   const price = i.sameCurrency ? priceSanity(ratio) : { value: 0.5, reason: 'currency differs from the catalog: not compared' };
-  const score = round(TRUST_WEIGHTS.merchant * merchant + TRUST_WEIGHTS.evidence * evidenceStrength + TRUST_WEIGHTS.price_sanity * price.value);
+  const score = round(
+    TRUST_WEIGHTS.merchant * merchant + TRUST_WEIGHTS.evidence * evidenceStrength + TRUST_WEIGHTS.price_sanity * price.value,
+  );
   return {
     score,
     risk: score >= 0.7 ? 'low' : score >= 0.45 ? 'medium' : 'high',
@@ -50,7 +52,12 @@ export function computeTrustScore(i: TrustInputs) {
         health_probes: i.healthProbes.total,
       },
       evidence: { value: round(evidenceStrength), count: i.evidence.length },
-      price_sanity: { value: price.value, ratio_to_catalog: round(ratio), catalog_price: fromMinorUnits(i.catalogPriceCents, i.catalogCurrency), reason: price.reason },
+      price_sanity: {
+        value: price.value,
+        ratio_to_catalog: round(ratio),
+        catalog_price: fromMinorUnits(i.catalogPriceCents, i.catalogCurrency),
+        reason: price.reason,
+      },
     },
   };
 }

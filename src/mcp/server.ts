@@ -96,34 +96,71 @@ export type McpToolName = keyof typeof MCP_TOOL_SCOPES;
 // Input fields. Each is described for the model that fills it; ids are the gateway's own.
 
 const id = (what: string) => z.string().trim().min(1).max(100).meta({ description: what });
-const detail = z
-  .enum(['summary', 'full'])
-  .default('summary')
-  .meta({ description: 'summary (default): ids, titles, prices, why and the next step. full: also the complete REST documents under `full` (large).' });
+const detail = z.enum(['summary', 'full']).default('summary').meta({
+  description:
+    'summary (default): ids, titles, prices, why and the next step. full: also the complete REST documents under `full` (large).',
+});
 const shopperWords = (what: string) => z.string().trim().min(1).max(500).meta({ description: what });
-const currency = z.string().regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD').meta({ description: 'ISO 4217 currency code, e.g. USD.' });
-const budgetMax = z.number().positive().max(10_000_000).optional().meta({ description: 'Most the user will pay, in major units (e.g. 120). Read from the words when absent ("under $120").' });
-const budgetMin = z.number().min(0).max(10_000_000).optional().meta({ description: 'Least the user wants to pay, in major units. Rarely needed.' });
-const region = z.string().regex(/^[A-Za-z]{2}$/).optional().meta({ description: 'Ship-to country, ISO 3166-1 alpha-2 (US, GB, CA). Read from the words when absent.' });
-const tags = z.array(z.string().trim().min(1).max(64)).max(50).optional().meta({ description: 'Topic tags merchants subscribe to (e.g. running, shoes). Read from the words when absent.' });
+const currency = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
+  .meta({ description: 'ISO 4217 currency code, e.g. USD.' });
+const budgetMax = z
+  .number()
+  .positive()
+  .max(10_000_000)
+  .optional()
+  .meta({ description: 'Most the user will pay, in major units (e.g. 120). Read from the words when absent ("under $120").' });
+const budgetMin = z
+  .number()
+  .min(0)
+  .max(10_000_000)
+  .optional()
+  .meta({ description: 'Least the user wants to pay, in major units. Rarely needed.' });
+const region = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/)
+  .optional()
+  .meta({ description: 'Ship-to country, ISO 3166-1 alpha-2 (US, GB, CA). Read from the words when absent.' });
+const tags = z
+  .array(z.string().trim().min(1).max(64))
+  .max(50)
+  .optional()
+  .meta({ description: 'Topic tags merchants subscribe to (e.g. running, shoes). Read from the words when absent.' });
 
 const RecommendInput = z.object({
-  intent: shopperWords('What the user wants, in their words, e.g. "trail running shoes under $120". Budget, region and audience are read from it.'),
+  intent: shopperWords(
+    'What the user wants, in their words, e.g. "trail running shoes under $120". Budget, region and audience are read from it.',
+  ),
   limit: z.number().int().min(1).max(10).default(3).meta({ description: 'How many products to recommend, 1..10 (default 3).' }),
   region,
-  channel: z.string().trim().min(1).max(64).optional().meta({ description: 'Where the recommendation is shown (e.g. chat); recorded with the clicks.' }),
+  channel: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: 'Where the recommendation is shown (e.g. chat); recorded with the clicks.' }),
   detail,
 });
 
 const CreateIntentInput = z.object({
-  raw_query: z.string().trim().min(1).max(2000).meta({ description: 'What the user wants, in their words. Merchants subscribed to its tags are asked for proposals.' }),
+  raw_query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .meta({ description: 'What the user wants, in their words. Merchants subscribed to its tags are asked for proposals.' }),
   intent_tags: tags,
   budget_max: budgetMax,
   budget_min: budgetMin,
   budget_currency: currency.optional(),
   region,
   target_audience: z.string().trim().min(1).max(200).optional().meta({ description: 'Who it is for, e.g. "my 8-year-old".' }),
-  deadline: z.iso.datetime({ offset: true }).optional().meta({ description: 'Latest acceptable delivery time (ISO 8601); offers that cannot arrive in time rank last.' }),
+  deadline: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'Latest acceptable delivery time (ISO 8601); offers that cannot arrive in time rank last.' }),
   detail,
 });
 
@@ -135,13 +172,24 @@ const ListProposalsInput = z.object({
 
 const CreateMatchInput = z.object({
   intent_id: id('The intent whose proposals to rank.'),
-  proposal_ids: z.array(z.string().trim().min(1).max(100)).min(1).max(500).optional().meta({ description: 'Rank only these proposals of the intent; absent: every active one.' }),
+  proposal_ids: z
+    .array(z.string().trim().min(1).max(100))
+    .min(1)
+    .max(500)
+    .optional()
+    .meta({ description: 'Rank only these proposals of the intent; absent: every active one.' }),
   detail,
 });
 
 const GetMatchInput = z.object({
   match_session_id: id('The match session (from recommend or create_match).'),
-  limit: z.number().int().min(1).max(RENDER_LIMIT_MAX).default(5).meta({ description: `How many ranked proposals to show, 1..${RENDER_LIMIT_MAX} (default 5).` }),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(RENDER_LIMIT_MAX)
+    .default(5)
+    .meta({ description: `How many ranked proposals to show, 1..${RENDER_LIMIT_MAX} (default 5).` }),
   detail,
 });
 
@@ -154,8 +202,11 @@ const AcceptInput = z.object({
 
 const PlanInput = z.object({
   match_token_id: id('The accepted match token (from accept_match or run_commerce_runtime).'),
-  buyer_agent_id: z.string().trim().min(1).max(200).meta({ description: 'Your agent\'s id: who buys on the user\'s behalf.' }),
-  amount: z.number().positive().max(10_000_000).optional().meta({ description: 'The total you expect to pay (price plus shipping), in major units; refused when the plan differs. Absent: the proposal price plus its shipping.' }),
+  buyer_agent_id: z.string().trim().min(1).max(200).meta({ description: "Your agent's id: who buys on the user's behalf." }),
+  amount: z.number().positive().max(10_000_000).optional().meta({
+    description:
+      'The total you expect to pay (price plus shipping), in major units; refused when the plan differs. Absent: the proposal price plus its shipping.',
+  }),
   currency: currency.optional(),
   ship_to_name: z.string().trim().min(1).max(200).optional().meta({ description: 'Shipping address: recipient name.' }),
   ship_to_line1: z.string().trim().min(1).max(300).optional().meta({ description: 'Shipping address: street and number.' }),
@@ -163,34 +214,65 @@ const PlanInput = z.object({
   ship_to_city: z.string().trim().min(1).max(200).optional().meta({ description: 'Shipping address: city.' }),
   ship_to_region: z.string().trim().min(1).max(200).optional().meta({ description: 'Shipping address: state or province.' }),
   ship_to_postal_code: z.string().trim().min(1).max(40).optional().meta({ description: 'Shipping address: postal code.' }),
-  ship_to_country: z.string().regex(/^[A-Za-z]{2}$/).optional().meta({ description: 'Shipping address: country, ISO 3166-1 alpha-2.' }),
+  ship_to_country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/)
+    .optional()
+    .meta({ description: 'Shipping address: country, ISO 3166-1 alpha-2.' }),
   detail,
 });
 
 const ConfirmInput = z.object({
   checkout_id: id('The planned checkout (from plan_checkout).'),
-  consent_granted: z.boolean().meta({ description: 'Must be true, and only after the user explicitly said yes to this product and total. Never set it on your own.' }),
-  consent_statement: z.string().trim().min(1).max(2000).meta({ description: 'What the user agreed to, in words, e.g. "Yes, buy the Ember Trail for $93.89". Required.' }),
-  amount: z.number().positive().max(10_000_000).meta({ description: 'The plan total the user agreed to (plan_checkout\'s total), in major units; must equal the plan.' }),
-  currency: currency.meta({ description: 'The plan currency (plan_checkout\'s currency).' }),
+  consent_granted: z.boolean().meta({
+    description: 'Must be true, and only after the user explicitly said yes to this product and total. Never set it on your own.',
+  }),
+  consent_statement: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .meta({ description: 'What the user agreed to, in words, e.g. "Yes, buy the Ember Trail for $93.89". Required.' }),
+  amount: z
+    .number()
+    .positive()
+    .max(10_000_000)
+    .meta({ description: "The plan total the user agreed to (plan_checkout's total), in major units; must equal the plan." }),
+  currency: currency.meta({ description: "The plan currency (plan_checkout's currency)." }),
   detail,
 });
 
 const GetCheckoutInput = z.object({ checkout_id: id('The checkout to read.'), detail });
 
 const RuntimeInput = z.object({
-  intent: shopperWords('What the user wants, in their words, e.g. "trail running shoes under $120". Merchants subscribed to its tags are asked, the catalog fills in.'),
+  intent: shopperWords(
+    'What the user wants, in their words, e.g. "trail running shoes under $120". Merchants subscribed to its tags are asked, the catalog fills in.',
+  ),
   intent_tags: tags,
   budget_max: budgetMax,
   region,
-  max_merchant_queries: z.number().int().min(1).max(20).optional().meta({ description: 'How many merchant agents the loop may ask, 1..20 (default 5).' }),
-  entry_agent_id: z.string().trim().min(1).max(200).optional().meta({ description: 'Your agent\'s id, recorded on the run (default api-caller).' }),
+  max_merchant_queries: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .meta({ description: 'How many merchant agents the loop may ask, 1..20 (default 5).' }),
+  entry_agent_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Your agent's id, recorded on the run (default api-caller)." }),
   wait_s: z
     .number()
     .min(0)
     .max(MAX_WAIT_S)
     .optional()
-    .meta({ description: `How long to wait for the loop, in seconds (default ${DEFAULT_WAIT_S}, at most ${MAX_WAIT_S}); past it the answer is the runtime id to poll with get_runtime.` }),
+    .meta({
+      description: `How long to wait for the loop, in seconds (default ${DEFAULT_WAIT_S}, at most ${MAX_WAIT_S}); past it the answer is the runtime id to poll with get_runtime.`,
+    }),
   detail,
 });
 
@@ -258,7 +340,14 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
   const renderSession = async (sessionId: string, limit: number, d: Detail) => {
     const r = await renderMatchSession(deps.db, sessionId, limit, me, deps.frozenTops);
     const body = d === 'full' ? await renderMatchSessionBody(deps.db, sessionId, limit, me, deps.frozenTops) : null;
-    return sessionSummary(r.session, r.top, r.tokens.map((t) => matchTokenView(t, me)), r.cards, d, body);
+    return sessionSummary(
+      r.session,
+      r.top,
+      r.tokens.map((t) => matchTokenView(t, me)),
+      r.cards,
+      d,
+      body,
+    );
   };
 
   server.registerTool(
@@ -271,7 +360,8 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       outputSchema: RecommendOut,
       annotations: { readOnlyHint: false, openWorldHint: false },
     },
-    ({ detail: d, ...input }) => run('recommend', async () => recommendSummary(await recommend(recommendDeps(deps), input, { developerId }), d)),
+    ({ detail: d, ...input }) =>
+      run('recommend', async () => recommendSummary(await recommend(recommendDeps(deps), input, { developerId }), d)),
   );
 
   server.registerTool(
@@ -287,7 +377,9 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       run('create_intent', async () => {
         const body = restShaped(IntentCreateBody, {
           ...rest,
-          ...(budget_max !== undefined || budget_min !== undefined ? { budget_range: { max: budget_max, min: budget_min, currency: budget_currency?.toUpperCase() ?? 'USD' } } : {}),
+          ...(budget_max !== undefined || budget_min !== undefined
+            ? { budget_range: { max: budget_max, min: budget_min, currency: budget_currency?.toUpperCase() ?? 'USD' } }
+            : {}),
           ...(deadline ? { time_window: { deadline } } : {}),
           source_channel: 'mcp',
         });
@@ -299,7 +391,8 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     'list_proposals',
     {
       title: 'List the proposals of an intent',
-      description: 'The merchant proposals answering an intent, oldest first (as GET /v1/intents/{id}/proposals). Then create_match to rank them. Scope: proposals.',
+      description:
+        'The merchant proposals answering an intent, oldest first (as GET /v1/intents/{id}/proposals). Then create_match to rank them. Scope: proposals.',
       inputSchema: ListProposalsInput,
       outputSchema: ProposalsOut,
       annotations: { readOnlyHint: true },
@@ -317,18 +410,22 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     {
       title: 'Rank the proposals of an intent',
       description:
-        'Rank an intent\'s live proposals (as POST /v1/match): price fit, trust, stock, delivery, evidence, commission, each with its reason. Returns the ranked picks (best first) and match_session_id for accept_match. Scope: match.',
+        "Rank an intent's live proposals (as POST /v1/match): price fit, trust, stock, delivery, evidence, commission, each with its reason. Returns the ranked picks (best first) and match_session_id for accept_match. Scope: match.",
       inputSchema: CreateMatchInput,
       outputSchema: SessionOut,
     },
     ({ intent_id, proposal_ids, detail: d }) =>
       run('create_match', async () => {
-        const session = await createMatchSession(deps.db, { intent_id, proposal_ids }, {
-          ttlSeconds: deps.config.MATCH_SESSION_TTL_S,
-          caller: me,
-          publicBaseUrl: deps.config.publicBaseUrl,
-          cardFacts: deps.cardFacts,
-        });
+        const session = await createMatchSession(
+          deps.db,
+          { intent_id, proposal_ids },
+          {
+            ttlSeconds: deps.config.MATCH_SESSION_TTL_S,
+            caller: me,
+            publicBaseUrl: deps.config.publicBaseUrl,
+            cardFacts: deps.cardFacts,
+          },
+        );
         if (d === 'full') {
           const r = await renderMatchSession(deps.db, session.match_session_id, RENDER_LIMIT_MAX, me, deps.frozenTops);
           return sessionSummary(session, r.top, [], r.cards, d, { match_session: matchSessionView(session) });
@@ -341,7 +438,8 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     'get_match_session',
     {
       title: 'Read a match session',
-      description: 'A match session (as GET /v1/match/{id}): its ranked picks (best first, with buy_url), status and match tokens. Scope: match.',
+      description:
+        'A match session (as GET /v1/match/{id}): its ranked picks (best first, with buy_url), status and match tokens. Scope: match.',
       inputSchema: GetMatchInput,
       outputSchema: SessionOut,
       annotations: { readOnlyHint: true },
@@ -361,7 +459,12 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     ({ match_session_id, detail: d, ...body }) =>
       run('accept_match', async () => {
         const token = await acceptMatch(
-          { db: deps.db, signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl, ttlSeconds: deps.config.MATCH_TOKEN_TTL_S },
+          {
+            db: deps.db,
+            signingKey: deps.signingKeys.matchToken,
+            issuer: deps.config.publicBaseUrl,
+            ttlSeconds: deps.config.MATCH_TOKEN_TTL_S,
+          },
           match_session_id,
           body,
           { requestId: caller.requestId, keyId: principal.keyId },
@@ -389,17 +492,29 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           const proposal = await getProposal(deps.db, token.proposal_id, me);
           total = fromMinorUnits(proposal.price_cents + shippingMinor(proposal.shipping_commitment, proposal.currency), proposal.currency);
         }
-        const shipping = Object.fromEntries(Object.entries(address).filter(([, v]) => v !== undefined).map(([k, v]) => [k.replace(/^ship_to_/, ''), v]));
-        const view = await settledCheckout(deps.db, await createCheckout(deps.temporal, deps.db, {
-          buyer_agent_id,
-          intent_id: token.intent_id,
-          proposal_id: token.proposal_id,
-          match_token_id,
-          amount: total,
-          currency: (cur ?? token.currency).toUpperCase(),
-          ...(Object.keys(shipping).length ? { shipping_address: shipping } : {}),
-          metadata: { via: 'mcp' },
-        }, me));
+        const shipping = Object.fromEntries(
+          Object.entries(address)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k.replace(/^ship_to_/, ''), v]),
+        );
+        const view = await settledCheckout(
+          deps.db,
+          await createCheckout(
+            deps.temporal,
+            deps.db,
+            {
+              buyer_agent_id,
+              intent_id: token.intent_id,
+              proposal_id: token.proposal_id,
+              match_token_id,
+              amount: total,
+              currency: (cur ?? token.currency).toUpperCase(),
+              ...(Object.keys(shipping).length ? { shipping_address: shipping } : {}),
+              metadata: { via: 'mcp' },
+            },
+            me,
+          ),
+        );
         return checkoutSummary(view, d);
       }),
   );
@@ -407,9 +522,9 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
   server.registerTool(
     'confirm_checkout',
     {
-      title: 'Confirm a checkout with the user\'s explicit consent',
+      title: "Confirm a checkout with the user's explicit consent",
       description:
-        'Buy: confirm a planned checkout (as POST /v1/agentic-checkout/{id}/confirm). REQUIRES the user\'s explicit consent: call it only after the user said yes to this product and total, with consent_granted true and consent_statement saying what they agreed to; amount and currency must equal the plan. The gateway then authorizes payment and hands the order to the merchant (status confirmed, order_id), or hands the user to the merchant page (status handed_off, continue_url). Confirming again returns the same result. Scope: checkout.',
+        "Buy: confirm a planned checkout (as POST /v1/agentic-checkout/{id}/confirm). REQUIRES the user's explicit consent: call it only after the user said yes to this product and total, with consent_granted true and consent_statement saying what they agreed to; amount and currency must equal the plan. The gateway then authorizes payment and hands the order to the merchant (status confirmed, order_id), or hands the user to the merchant page (status handed_off, continue_url). Confirming again returns the same result. Scope: checkout.",
       inputSchema: ConfirmInput,
       outputSchema: CheckoutOut,
       annotations: { destructiveHint: true, idempotentHint: true },
@@ -419,18 +534,21 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
         const c = await getCheckoutAs(deps.db, checkout_id, me);
         // The signed token is the checkout's own, read here rather than copied through the model.
         const token = await getMatchToken(deps.db, c.match_token_id, me);
-        const view = await settledCheckout(deps.db, await confirmCheckout(
-          { db: deps.db, temporal: deps.temporal, keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl } },
-          checkout_id,
-          {
-            consent: { granted: consent_granted, statement: consent_statement, granted_at: new Date().toISOString() },
-            match_token: token.signed_token,
-            proposal_id: c.proposal_id,
-            amount,
-            currency: cur,
-          },
-          me,
-        ));
+        const view = await settledCheckout(
+          deps.db,
+          await confirmCheckout(
+            { db: deps.db, temporal: deps.temporal, keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl } },
+            checkout_id,
+            {
+              consent: { granted: consent_granted, statement: consent_statement, granted_at: new Date().toISOString() },
+              match_token: token.signed_token,
+              proposal_id: c.proposal_id,
+              amount,
+              currency: cur,
+            },
+            me,
+          ),
+        );
         return checkoutSummary(view, d);
       }),
   );
@@ -439,12 +557,14 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     'get_checkout',
     {
       title: 'Read a checkout',
-      description: 'A checkout (as GET /v1/agentic-checkout/{id}): status, total, the merchant order id or continue_url, or why it failed. Scope: checkout.',
+      description:
+        'A checkout (as GET /v1/agentic-checkout/{id}): status, total, the merchant order id or continue_url, or why it failed. Scope: checkout.',
       inputSchema: GetCheckoutInput,
       outputSchema: CheckoutOut,
       annotations: { readOnlyHint: true },
     },
-    ({ checkout_id, detail: d }) => run('get_checkout', async () => checkoutSummary(checkoutView(await getCheckoutAs(deps.db, checkout_id, me)), d)),
+    ({ checkout_id, detail: d }) =>
+      run('get_checkout', async () => checkoutSummary(checkoutView(await getCheckoutAs(deps.db, checkout_id, me)), d)),
   );
 
   server.registerTool(
@@ -459,7 +579,13 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     ({ intent, intent_tags, budget_max, region: reg, max_merchant_queries, entry_agent_id, wait_s, detail: d }) =>
       run('run_commerce_runtime', async () => {
         const body = restShaped(RuntimeCreateBody, {
-          intent: { raw_query: intent, ...(intent_tags ? { intent_tags } : {}), ...(budget_max !== undefined ? { budget_range: { max: budget_max } } : {}), ...(reg ? { region: reg } : {}), source_channel: 'mcp' },
+          intent: {
+            raw_query: intent,
+            ...(intent_tags ? { intent_tags } : {}),
+            ...(budget_max !== undefined ? { budget_range: { max: budget_max } } : {}),
+            ...(reg ? { region: reg } : {}),
+            source_channel: 'mcp',
+          },
           ...(max_merchant_queries ? { commerce_budget: { max_merchant_queries } } : {}),
           ...(entry_agent_id ? { runtime_session: { entry_agent_id } } : {}),
         });
@@ -473,7 +599,8 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     'get_runtime',
     {
       title: 'Read a commerce runtime',
-      description: 'A commerce runtime (as GET /v1/commerce-runtime/{id}): its stage, steps, chosen proposal and match token. Scope: runtime.',
+      description:
+        'A commerce runtime (as GET /v1/commerce-runtime/{id}): its stage, steps, chosen proposal and match token. Scope: runtime.',
       inputSchema: GetRuntimeInput,
       outputSchema: RuntimeOut,
       annotations: { readOnlyHint: true },
@@ -485,7 +612,8 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     'buy_flow',
     {
       title: 'Find and buy a product for the user',
-      description: 'Walks the model through the journey: recommend → choose → accept_match → plan_checkout → ask the user → confirm_checkout → get_checkout.',
+      description:
+        'Walks the model through the journey: recommend → choose → accept_match → plan_checkout → ask the user → confirm_checkout → get_checkout.',
       argsSchema: {
         request: z.string().max(500).optional().describe('What the user wants, in their words, e.g. "trail running shoes under $120".'),
         buyer_agent_id: z.string().max(200).optional().describe('Your agent id for plan_checkout (default: mcp-shopper).'),
@@ -493,7 +621,12 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     },
     ({ request, buyer_agent_id }) => ({
       description: 'Find and buy a product with the gateway tools.',
-      messages: [{ role: 'user', content: { type: 'text', text: buyFlowText(request ?? 'the product the user describes', buyer_agent_id ?? 'mcp-shopper') } }],
+      messages: [
+        {
+          role: 'user',
+          content: { type: 'text', text: buyFlowText(request ?? 'the product the user describes', buyer_agent_id ?? 'mcp-shopper') },
+        },
+      ],
     }),
   );
 
@@ -515,5 +648,3 @@ export function buyFlowText(request: string, buyerAgentId: string): string {
     'Every answer has a next_step: follow it when unsure.',
   ].join('\n');
 }
-
-

@@ -41,7 +41,13 @@ export const Pick = z.object({
 });
 type PickT = z.infer<typeof Pick>;
 
-const TokenBrief = z.object({ match_token_id: z.string(), proposal_id: z.string(), acceptance_state: z.string(), amount: z.number(), currency: z.string() });
+const TokenBrief = z.object({
+  match_token_id: z.string(),
+  proposal_id: z.string(),
+  acceptance_state: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+});
 
 export const RecommendOut = z.object({
   intent_id: z.string(),
@@ -88,7 +94,7 @@ export const SessionOut = z.object({
   intent_id: z.string(),
   status: z.string(),
   best_proposal_id: orNull(z.string()),
-  ordered_by: z.string().meta({ description: 'score (match ranking) or recommendation (the recommendation\'s order).' }),
+  ordered_by: z.string().meta({ description: "score (match ranking) or recommendation (the recommendation's order)." }),
   ranked: z.array(Pick),
   match_tokens: z.array(TokenBrief),
   next_step: nextStep,
@@ -111,11 +117,14 @@ export const TokenOut = z.object({
 export const CheckoutOut = z.object({
   checkout_id: z.string(),
   status: z.string().meta({ description: 'awaiting_confirmation, confirmed, handed_off, expired or failed.' }),
-  checkout_mode: orNull(z.string()).meta({ description: 'agent_handoff (the merchant agent takes the order) or merchant_redirect (the user finishes on the merchant page at continue_url).' }),
+  checkout_mode: orNull(z.string()).meta({
+    description:
+      'agent_handoff (the merchant agent takes the order) or merchant_redirect (the user finishes on the merchant page at continue_url).',
+  }),
   proposal_id: z.string(),
   merchant_id: z.string(),
   line_items: z.array(z.object({ title: z.string(), quantity: z.number().int(), amount: z.number() })),
-  total: z.number().meta({ description: 'Plan total in major units: what confirm_checkout\'s amount must equal.' }),
+  total: z.number().meta({ description: "Plan total in major units: what confirm_checkout's amount must equal." }),
   currency: z.string(),
   expires_at: z.string(),
   order_id: orNull(z.string()).meta({ description: "The merchant's order id once handed off." }),
@@ -133,7 +142,9 @@ export const RuntimeOut = z.object({
   audit_status: orNull(z.string()),
   intent_id: orNull(z.string()),
   match_session_id: orNull(z.string()),
-  proposal: z.object({ proposal_id: z.string(), merchant_id: z.string(), product_id: z.number().int(), title: z.string(), ...money }).nullable(),
+  proposal: z
+    .object({ proposal_id: z.string(), merchant_id: z.string(), product_id: z.number().int(), title: z.string(), ...money })
+    .nullable(),
   match_token: TokenBrief.nullable(),
   steps: z.array(z.object({ index: z.number().int(), kind: z.string(), agent_id: z.string(), status: z.string() })),
   next_step: nextStep,
@@ -213,7 +224,8 @@ export function intentSummary(i: IntentView, detail: Detail) {
       intent_tags: i.intent_tags,
       budget: i.budget_range,
       region: i.region,
-      next_step: 'Merchants subscribed to its tags are asked for proposals now. Call list_proposals with intent_id in a few seconds, then create_match to rank them.',
+      next_step:
+        'Merchants subscribed to its tags are asked for proposals now. Call list_proposals with intent_id in a few seconds, then create_match to rank them.',
     },
     detail,
     { intent: i },
@@ -271,7 +283,13 @@ export function sessionSummary(
       best_proposal_id: s.best_proposal_id,
       ordered_by: typeof s.summary.ordered_by === 'string' ? s.summary.ordered_by : 'score',
       ranked: ranked.map((r) => pickOf(r, byProduct.get(r.product_id))),
-      match_tokens: tokens.map((t) => ({ match_token_id: t.match_token_id, proposal_id: t.proposal_id, acceptance_state: t.acceptance_state, amount: t.amount, currency: t.currency })),
+      match_tokens: tokens.map((t) => ({
+        match_token_id: t.match_token_id,
+        proposal_id: t.proposal_id,
+        acceptance_state: t.acceptance_state,
+        amount: t.amount,
+        currency: t.currency,
+      })),
       next_step: best
         ? `To buy the best (${best.offer_title}, ${best.price} ${best.currency}), call accept_match with match_session_id (or name another proposal_id), then plan_checkout.`
         : 'Nothing was ranked: wait for proposals (list_proposals) and call create_match again.',
@@ -281,7 +299,20 @@ export function sessionSummary(
   );
 }
 
-export function tokenSummary(t: { match_token_id: string; match_session_id: string; intent_id: string; proposal_id: string; acceptance_state: string; amount: number; currency: string; expires_at: string }, detail: Detail, body: unknown) {
+export function tokenSummary(
+  t: {
+    match_token_id: string;
+    match_session_id: string;
+    intent_id: string;
+    proposal_id: string;
+    acceptance_state: string;
+    amount: number;
+    currency: string;
+    expires_at: string;
+  },
+  detail: Detail,
+  body: unknown,
+) {
   return withFull(
     {
       match_token_id: t.match_token_id,
@@ -304,7 +335,11 @@ type CheckoutExtras = { checkout_mode?: string; continue_url?: string | null };
 
 export function checkoutSummary(c: CheckoutView, detail: Detail) {
   const extras = c as CheckoutView & CheckoutExtras;
-  const receipt = (c.receipt ?? null) as { receipt_id?: string; merchant_response?: { order_id?: string | null }; continue_url?: string } | null;
+  const receipt = (c.receipt ?? null) as {
+    receipt_id?: string;
+    merchant_response?: { order_id?: string | null };
+    continue_url?: string;
+  } | null;
   const failure = (c.failure ?? null) as { code?: string; message?: string } | null;
   const continueUrl = extras.continue_url ?? receipt?.continue_url ?? null;
   const total = c.plan.amount ?? c.amount;
@@ -312,7 +347,8 @@ export function checkoutSummary(c: CheckoutView, detail: Detail) {
     awaiting_confirmation: `Show the user the plan (${c.plan.line_items.map((l) => l.title).join(', ')}, total ${total} ${c.currency}) and ask for explicit consent. Only after the user says yes, call confirm_checkout with checkout_id, consent_granted true, consent_statement (what the user agreed to), amount ${total} and currency ${c.currency}, before ${c.expires_at}.`,
     confirmed: `Done: the merchant has the order${receipt?.merchant_response?.order_id ? ` ${receipt.merchant_response.order_id}` : ''}. Tell the user.`,
     handed_off: `Give the user continue_url verbatim: they finish the purchase on the merchant's page.`,
-    expired: 'The plan expired before it was confirmed: call plan_checkout again with the match token (accept_match again if the token expired too).',
+    expired:
+      'The plan expired before it was confirmed: call plan_checkout again with the match token (accept_match again if the token expired too).',
     failed: `The checkout failed${failure?.code ? ` (${failure.code})` : ''}: ${failure?.message ?? 'see full'}. Tell the user; accept_match and plan_checkout again to retry.`,
   };
   return withFull(
@@ -322,7 +358,11 @@ export function checkoutSummary(c: CheckoutView, detail: Detail) {
       checkout_mode: extras.checkout_mode ?? null,
       proposal_id: c.proposal_id,
       merchant_id: c.merchant_id,
-      line_items: c.plan.line_items.map((l) => ({ title: l.title, quantity: l.quantity, amount: fromMinorUnits(l.amount_minor, c.currency) })),
+      line_items: c.plan.line_items.map((l) => ({
+        title: l.title,
+        quantity: l.quantity,
+        amount: fromMinorUnits(l.amount_minor, c.currency),
+      })),
       total,
       currency: c.currency,
       expires_at: c.expires_at,
@@ -359,9 +399,24 @@ export function runtimeSummary(rt: RuntimeView, detail: Detail) {
       intent_id: rt.intent?.intent_id ?? null,
       match_session_id: rt.match_session?.match_session_id ?? null,
       proposal: rt.proposal
-        ? { proposal_id: rt.proposal.proposal_id, merchant_id: rt.proposal.merchant_agent_id, product_id: rt.proposal.product_id, title: rt.proposal.offer_title, price: rt.proposal.price, currency: rt.proposal.currency }
+        ? {
+            proposal_id: rt.proposal.proposal_id,
+            merchant_id: rt.proposal.merchant_agent_id,
+            product_id: rt.proposal.product_id,
+            title: rt.proposal.offer_title,
+            price: rt.proposal.price,
+            currency: rt.proposal.currency,
+          }
         : null,
-      match_token: token ? { match_token_id: token.match_token_id, proposal_id: token.proposal_id, acceptance_state: token.acceptance_state, amount: token.amount, currency: token.currency } : null,
+      match_token: token
+        ? {
+            match_token_id: token.match_token_id,
+            proposal_id: token.proposal_id,
+            acceptance_state: token.acceptance_state,
+            amount: token.amount,
+            currency: token.currency,
+          }
+        : null,
       steps: rt.agent_steps.map((st) => ({ index: st.index, kind: st.kind, agent_id: st.agent_id, status: st.status })),
       next_step: next,
     },

@@ -28,30 +28,42 @@ const routeStats = new Map<string, RouteStats>();
 type Sample = { value: number; labels: Record<string, string | number>; metricName?: string };
 /** A series family rendered from `values()` at scrape time (prom-client's registry formats it). */
 function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => Sample[]) {
-  const metric = { name, help, type, aggregator: 'sum' as const, get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }) };
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum' as const,
+    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
+  };
   apiRegistry.registerMetric(metric as unknown as client.Metric);
 }
 
 scrapedMetric('gateway_http_requests_total', 'HTTP requests answered, by method, route template and status code.', 'counter', () => {
   const out: Sample[] = [];
-  for (const s of routeStats.values()) for (const [status, n] of s.byStatus) out.push({ value: n, labels: { method: s.method, route: s.route, status } });
+  for (const s of routeStats.values())
+    for (const [status, n] of s.byStatus) out.push({ value: n, labels: { method: s.method, route: s.route, status } });
   return out;
 });
-scrapedMetric('gateway_http_request_duration_seconds', 'Time from the first middleware to the response being ready, by method and route template.', 'histogram', () => {
-  const out: Sample[] = [];
-  const name = 'gateway_http_request_duration_seconds';
-  for (const s of routeStats.values()) {
-    let cumulative = 0;
-    DURATION_BUCKETS.forEach((le, i) => {
-      cumulative += s.buckets[i]!;
-      out.push({ metricName: `${name}_bucket`, value: cumulative, labels: { le, method: s.method, route: s.route } });
-    });
-    out.push({ metricName: `${name}_bucket`, value: s.count, labels: { le: '+Inf', method: s.method, route: s.route } });
-    out.push({ metricName: `${name}_sum`, value: s.sum, labels: { method: s.method, route: s.route } });
-    out.push({ metricName: `${name}_count`, value: s.count, labels: { method: s.method, route: s.route } });
-  }
-  return out;
-});
+scrapedMetric(
+  'gateway_http_request_duration_seconds',
+  'Time from the first middleware to the response being ready, by method and route template.',
+  'histogram',
+  () => {
+    const out: Sample[] = [];
+    const name = 'gateway_http_request_duration_seconds';
+    for (const s of routeStats.values()) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((le, i) => {
+        cumulative += s.buckets[i]!;
+        out.push({ metricName: `${name}_bucket`, value: cumulative, labels: { le, method: s.method, route: s.route } });
+      });
+      out.push({ metricName: `${name}_bucket`, value: s.count, labels: { le: '+Inf', method: s.method, route: s.route } });
+      out.push({ metricName: `${name}_sum`, value: s.sum, labels: { method: s.method, route: s.route } });
+      out.push({ metricName: `${name}_count`, value: s.count, labels: { method: s.method, route: s.route } });
+    }
+    return out;
+  },
+);
 const httpErrors = new client.Counter({
   name: 'gateway_http_errors_total',
   help: 'Error answers (status >= 400) by route template, status and error code (the `error` field of the body).',
@@ -115,16 +127,28 @@ const MIDDLEWARE_ROUTES = new Set(['/mcp', '/a2a', '/metrics']);
  * Records one answered request. `route` is the router's template (`/v1/match/:sessionId`), so
  * ids never become label values; requests no route matched count as `unmatched`.
  */
-export function recordRequest(method: string, matchedRoute: unknown, path: string, status: number, seconds: number, errorCode: unknown): void {
+export function recordRequest(
+  method: string,
+  matchedRoute: unknown,
+  path: string,
+  status: number,
+  seconds: number,
+  errorCode: unknown,
+): void {
   const route = typeof matchedRoute === 'string' ? matchedRoute : MIDDLEWARE_ROUTES.has(path) ? path : 'unmatched';
   const key = `${method} ${route}`;
   let stats = routeStats.get(key);
-  if (!stats) routeStats.set(key, (stats = { method, route, byStatus: new Map(), buckets: new Float64Array(DURATION_BUCKETS.length + 1), sum: 0, count: 0 }));
+  if (!stats)
+    routeStats.set(
+      key,
+      (stats = { method, route, byStatus: new Map(), buckets: new Float64Array(DURATION_BUCKETS.length + 1), sum: 0, count: 0 }),
+    );
   stats.byStatus.set(status, (stats.byStatus.get(status) ?? 0) + 1);
   let i = 0;
   while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
   stats.buckets[i] = stats.buckets[i]! + 1;
   stats.sum += seconds;
   stats.count++;
-  if (status >= 400) httpErrors.inc({ route, status: String(status), code: typeof errorCode === 'string' ? errorCode.slice(0, 64) : 'none' });
+  if (status >= 400)
+    httpErrors.inc({ route, status: String(status), code: typeof errorCode === 'string' ? errorCode.slice(0, 64) : 'none' });
 }

@@ -127,13 +127,24 @@ export async function startWorkerMetricsServer(opts: {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
-    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, 'application/json', JSON.stringify({ error: 'method_not_allowed', message: 'GET only.' }));
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return reply(405, 'application/json', JSON.stringify({ error: 'method_not_allowed', message: 'GET only.' }));
     if (path === '/healthz') {
       const state = opts.workerState();
-      return reply(state === 'RUNNING' ? 200 : 503, 'application/json', JSON.stringify({ status: state === 'RUNNING' ? 'ok' : 'unavailable', worker: state }));
+      return reply(
+        state === 'RUNNING' ? 200 : 503,
+        'application/json',
+        JSON.stringify({ status: state === 'RUNNING' ? 'ok' : 'unavailable', worker: state }),
+      );
     }
-    if (path !== '/metrics') return reply(404, 'application/json', JSON.stringify({ error: 'not_found', message: 'GET /metrics or /healthz.' }));
-    if (!scrapeAllowed(req.headers.authorization, opts.token)) return reply(401, 'application/json', JSON.stringify({ error: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' }));
+    if (path !== '/metrics')
+      return reply(404, 'application/json', JSON.stringify({ error: 'not_found', message: 'GET /metrics or /healthz.' }));
+    if (!scrapeAllowed(req.headers.authorization, opts.token))
+      return reply(
+        401,
+        'application/json',
+        JSON.stringify({ error: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' }),
+      );
     void (async () => {
       const own = await workerRegistry.metrics();
       let sdk = '';

@@ -76,7 +76,9 @@ function requestOnce(url: URL, opts: OutboundOptions, signal: AbortSignal): Prom
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, url: url.toString(), headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, url: url.toString(), headers: res.headers, body: Buffer.concat(chunks) }),
+        );
         res.on('error', reject);
       },
     );
@@ -112,7 +114,12 @@ async function follow(rawUrl: string, opts: OutboundOptions, signal: AbortSignal
   let current = rawUrl;
   for (let hop = 0; ; hop++) {
     const url = await assertSafeEndpoint(current, opts.policy);
-    const res = await outboundSpan(`${opts.method ?? 'GET'} ${url.host}`, url.toString(), () => requestOnce(url, opts, signal), (r) => r.status);
+    const res = await outboundSpan(
+      `${opts.method ?? 'GET'} ${url.host}`,
+      url.toString(),
+      () => requestOnce(url, opts, signal),
+      (r) => r.status,
+    );
     const location = res.headers.location;
     // With no redirects allowed the 3xx itself is the answer (a health probe counts it as a bad status).
     if (res.status < 300 || res.status >= 400 || !location || opts.maxRedirects === 0) return res;

@@ -24,7 +24,9 @@ export async function automationPlan(db: Db, subreddits: string[], now: Date): P
     crawling: false,
     recursive: false,
     schedule: { frequency: 'daily', cron: '0 4 * * *', timezone: 'UTC' },
-    sources: [{ source: 'reddit', communities, communities_from: subreddits.length ? 'request' : 'default', listing: 'top', ...REDDIT_LIMITS }],
+    sources: [
+      { source: 'reddit', communities, communities_from: subreddits.length ? 'request' : 'default', listing: 'top', ...REDDIT_LIMITS },
+    ],
     max_records_per_run: communities.length * REDDIT_LIMITS.max_posts_per_community * (1 + REDDIT_LIMITS.max_comments_per_post),
     import_command: `npm run import-community -- community-evidence-${day}.jsonl --batch reddit-${day}`,
     record_format: 'docs/PROOF.md#jsonl-record-format',
@@ -33,7 +35,12 @@ export async function automationPlan(db: Db, subreddits: string[], now: Date): P
 }
 
 async function lastImport(db: Db): Promise<AutomationPlanT['last_import']> {
-  const latest = await db.selectFrom('community_evidence').select(['import_batch', 'imported_at']).orderBy('imported_at', 'desc').limit(1).executeTakeFirst();
+  const latest = await db
+    .selectFrom('community_evidence')
+    .select(['import_batch', 'imported_at'])
+    .orderBy('imported_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (!latest) return null;
   const { records } = await db
     .selectFrom('community_evidence')

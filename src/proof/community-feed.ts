@@ -19,8 +19,22 @@ const EVIDENCE_PER_GROUP = 10;
 const GROUP_KEY = sql<string>`coalesce('product:' || e.product_id, 'topic:' || lower(e.product_name))`;
 
 const EVIDENCE_COLUMNS = [
-  'e.evidence_id', 'e.source', 'e.community', 'e.thread_url', 'e.post_id', 'e.author_hash', 'e.title', 'e.excerpt', 'e.product_id',
-  'e.product_name', 'e.claims', 'e.upvotes', 'e.comment_count', 'e.posted_at', 'e.imported_at', 'e.import_batch',
+  'e.evidence_id',
+  'e.source',
+  'e.community',
+  'e.thread_url',
+  'e.post_id',
+  'e.author_hash',
+  'e.title',
+  'e.excerpt',
+  'e.product_id',
+  'e.product_name',
+  'e.claims',
+  'e.upvotes',
+  'e.comment_count',
+  'e.posted_at',
+  'e.imported_at',
+  'e.import_batch',
 ] as const;
 
 export async function communityProofFeed(
@@ -33,8 +47,17 @@ export async function communityProofFeed(
   const subreddits = f.subreddits ?? [];
   const filter = (query: RawBuilder<unknown> | null) => evidenceFilter(query, products, subreddits);
   const { rows: groups, match, query } = await searchWithFallback(keywords, (q) => topGroups(db, filter(q), f.limit));
-  const evidence = groups.length ? await groupEvidence(db, filter(query), groups.map((g) => g.group_key)) : [];
-  const catalog = await getProducts(db, evidence.flatMap((e) => (e.product_id === null ? [] : [e.product_id])));
+  const evidence = groups.length
+    ? await groupEvidence(
+        db,
+        filter(query),
+        groups.map((g) => g.group_key),
+      )
+    : [];
+  const catalog = await getProducts(
+    db,
+    evidence.flatMap((e) => (e.product_id === null ? [] : [e.product_id])),
+  );
 
   const items = groups.map((g): CommunityProofGroupT => {
     const rows = evidence.filter((e) => e.group_key === g.group_key);
@@ -65,7 +88,8 @@ function evidenceFilter(query: RawBuilder<unknown> | null, products: string[], s
   // naming the product's category.
   if (query) parts.push(sql`(e.search_tsv || coalesce(p.search_tsv, ''::tsvector)) @@ ${query}`);
   if (products.length) parts.push(containsAny(['e.product_name', 'p.title'], products));
-  if (subreddits.length) parts.push(sql`(e.source = 'reddit' and lower(e.community) = any(${subreddits.map((s) => s.toLowerCase())}::text[]))`);
+  if (subreddits.length)
+    parts.push(sql`(e.source = 'reddit' and lower(e.community) = any(${subreddits.map((s) => s.toLowerCase())}::text[]))`);
   return sql<boolean>`${sql.join(parts, sql` and `)}`;
 }
 
@@ -74,7 +98,11 @@ function topGroups(db: Db, filter: RawBuilder<boolean>, limit: number) {
   return db
     .selectFrom('community_evidence as e')
     .leftJoin('products as p', 'p.product_id', 'e.product_id')
-    .select([GROUP_KEY.as('group_key'), sql<number>`sum(${evidenceWeightSql(sql.ref('e.upvotes'))})`.as('weight'), (eb) => eb.fn.countAll<string>().as('records')])
+    .select([
+      GROUP_KEY.as('group_key'),
+      sql<number>`sum(${evidenceWeightSql(sql.ref('e.upvotes'))})`.as('weight'),
+      (eb) => eb.fn.countAll<string>().as('records'),
+    ])
     .where(filter)
     .groupBy(GROUP_KEY)
     .orderBy('weight', 'desc')

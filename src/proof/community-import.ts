@@ -39,13 +39,24 @@ export interface ImportReport {
 
 /** The columns an import may change; an existing record is rewritten only when one of them differs. */
 const CONTENT_COLUMNS = [
-  'community', 'thread_url', 'author_hash', 'title', 'excerpt', 'product_id', 'product_name', 'claims', 'upvotes', 'comment_count', 'posted_at',
+  'community',
+  'thread_url',
+  'author_hash',
+  'title',
+  'excerpt',
+  'product_id',
+  'product_name',
+  'claims',
+  'upvotes',
+  'comment_count',
+  'posted_at',
 ] as const satisfies readonly (keyof CommunityEvidenceTable)[];
 
 export async function importCommunityEvidence(db: Db, filePath: string, batch: string): Promise<ImportReport> {
   if (!BatchName.test(batch)) throw new Error(`batch name ${JSON.stringify(batch)}: use up to 100 letters, digits and . _ : @ -`);
   // Only JSON Lines: the feed reader would take any other name for CSV and misread its first line.
-  if (!/\.(jsonl|ndjson)$/i.test(filePath)) throw new FeedFileError('community evidence files are JSON Lines: name the file .jsonl or .ndjson');
+  if (!/\.(jsonl|ndjson)$/i.test(filePath))
+    throw new FeedFileError('community evidence files are JSON Lines: name the file .jsonl or .ndjson');
   const report: ImportReport = { batch, imported: 0, updated: 0, unchanged: 0, linked: 0, skipped: [] };
   await db.transaction().execute(async (trx) => {
     // `%` is what the trigram index serves; its threshold is this setting, for this transaction only.
@@ -55,7 +66,8 @@ export async function importCommunityEvidence(db: Db, filePath: string, batch: s
     let records = 0;
     let pending: CommunityRecordT[] = [];
     for await (const raw of readFeed(filePath)) {
-      if (++records > MAX_RECORDS_PER_FILE) throw new FeedFileError(`more than ${MAX_RECORDS_PER_FILE} records (line ${raw.line}): split the file; imports are bounded`);
+      if (++records > MAX_RECORDS_PER_FILE)
+        throw new FeedFileError(`more than ${MAX_RECORDS_PER_FILE} records (line ${raw.line}): split the file; imports are bounded`);
       if ('error' in raw) {
         report.skipped.push({ line: raw.line, reason: raw.error });
         continue;
@@ -105,7 +117,13 @@ function productLinker(trx: Kysely<Database>) {
   };
 }
 
-async function write(trx: Kysely<Database>, records: CommunityRecordT[], batch: string, links: Map<string, number | null>, report: ImportReport): Promise<void> {
+async function write(
+  trx: Kysely<Database>,
+  records: CommunityRecordT[],
+  batch: string,
+  links: Map<string, number | null>,
+  report: ImportReport,
+): Promise<void> {
   const rows = records.map((r) => ({
     evidence_id: newId('cev'),
     source: r.source,

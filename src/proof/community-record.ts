@@ -46,7 +46,10 @@ export const CommunityRecord = z
     title: text(300),
     excerpt,
     product_name: text(200),
-    claims: z.array(z.object({ attribute, stance: z.enum(STANCES), text: text(280) })).min(1).max(20),
+    claims: z
+      .array(z.object({ attribute, stance: z.enum(STANCES), text: text(280) }))
+      .min(1)
+      .max(20),
     upvotes: z.number().int().min(-1_000_000).max(1_000_000_000),
     comment_count: z.number().int().min(0).max(10_000_000).default(0),
     posted_at: z.iso.datetime({ offset: true }),
@@ -54,8 +57,10 @@ export const CommunityRecord = z
   // Runs even when members failed above, so it checks only what parsed.
   .superRefine((r, ctx) => {
     if (r.source !== 'reddit') return;
-    if (typeof r.community === 'string' && !SubredditName.safeParse(r.community).success) ctx.addIssue({ code: 'custom', path: ['community'], message: 'not a subreddit name' });
-    if (URL.canParse(r.thread_url) && !REDDIT_HOST.test(new URL(r.thread_url).hostname)) ctx.addIssue({ code: 'custom', path: ['thread_url'], message: 'not a reddit.com URL' });
+    if (typeof r.community === 'string' && !SubredditName.safeParse(r.community).success)
+      ctx.addIssue({ code: 'custom', path: ['community'], message: 'not a subreddit name' });
+    if (URL.canParse(r.thread_url) && !REDDIT_HOST.test(new URL(r.thread_url).hostname))
+      ctx.addIssue({ code: 'custom', path: ['thread_url'], message: 'not a reddit.com URL' });
   })
   .transform(({ author, ...r }) => ({
     ...r,

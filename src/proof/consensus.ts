@@ -38,7 +38,15 @@ export function summarize(evidence: WeighedEvidence[]): Pick<CommunityProofGroup
     const weight = evidenceWeight(e.upvotes);
     for (const c of e.claims) {
       let t = tallies.get(c.attribute);
-      if (!t) tallies.set(c.attribute, (t = { positive: { claims: 0, weight: 0, ids: [] }, negative: { claims: 0, weight: 0, ids: [] }, neutral: { claims: 0, weight: 0, ids: [] } }));
+      if (!t)
+        tallies.set(
+          c.attribute,
+          (t = {
+            positive: { claims: 0, weight: 0, ids: [] },
+            negative: { claims: 0, weight: 0, ids: [] },
+            neutral: { claims: 0, weight: 0, ids: [] },
+          }),
+        );
       const side = t[c.stance];
       side.claims++;
       side.weight += weight;
@@ -67,7 +75,8 @@ export function summarize(evidence: WeighedEvidence[]): Pick<CommunityProofGroup
       agreement: p + n > 0 ? round3(Math.abs(p - n) / (p + n)) : null,
       leaning: p > n ? 'positive' : n > p ? 'negative' : p > 0 ? 'split' : 'neutral',
     });
-    if (t.positive.claims && t.negative.claims) contradictions.push({ attribute, positive_evidence_ids: t.positive.ids, negative_evidence_ids: t.negative.ids });
+    if (t.positive.claims && t.negative.claims)
+      contradictions.push({ attribute, positive_evidence_ids: t.positive.ids, negative_evidence_ids: t.negative.ids });
   }
   // Most discussed attributes first.
   const weightOf = (a: AttributeConsensusT) => a.positive.weight + a.negative.weight + a.neutral.weight;

@@ -69,7 +69,11 @@ export class CatalogSnapshotCache {
 async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
   // One after the other: the two aggregates over the whole catalog would otherwise take both cores
   // at once, and every request in flight would wait for them (a reload runs behind live traffic).
-  const categories = await db.selectFrom('categories').select(['category_id', 'level', 'name', 'parent_id']).orderBy('category_id').execute();
+  const categories = await db
+    .selectFrom('categories')
+    .select(['category_id', 'level', 'name', 'parent_id'])
+    .orderBy('category_id')
+    .execute();
   const priceQuartiles = await loadPriceQuartiles(db);
   const trending = await loadTrending(db);
   const merchant = await getMerchant(db, CATALOG_MERCHANT_ID);

@@ -80,7 +80,11 @@ const intentSource = (si: ShoppingIntent) => (si.region?.source === 'param' ? 'n
  */
 export async function recommend(deps: RecommendDeps, input: RecommendInput, caller: { developerId?: string }): Promise<RecommendResult> {
   const snapshot = await deps.snapshots.get(deps.db);
-  const si = understandShoppingIntent(input.intent, { region: input.region ?? null, categories: snapshot.categories, priceQuartiles: snapshot.priceQuartiles });
+  const si = understandShoppingIntent(input.intent, {
+    region: input.region ?? null,
+    categories: snapshot.categories,
+    priceQuartiles: snapshot.priceQuartiles,
+  });
   const found = await retrieve(deps.db, si, input.limit, snapshot);
   const sessionId = newId('ms');
   const cards = await buildProductCards(
@@ -95,11 +99,20 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     {
       raw_query: input.intent,
       intent_tags: si.keywords.length ? si.keywords : undefined,
-      budget_range: si.budget ? { min: centsOrUndefined(si.budget.minCents), max: centsOrUndefined(si.budget.maxCents), currency: 'USD' } : undefined,
+      budget_range: si.budget
+        ? { min: centsOrUndefined(si.budget.minCents), max: centsOrUndefined(si.budget.maxCents), currency: 'USD' }
+        : undefined,
       region: si.region?.code,
       target_audience: si.audience?.label,
       source_channel: input.channel ?? 'recommend',
-      metadata: { recommend: { match_tier: found.tier, resolved_categories: resolvedCategories, intent_hits: found.intentHits, trending_fill: found.trendingFill } },
+      metadata: {
+        recommend: {
+          match_tier: found.tier,
+          resolved_categories: resolvedCategories,
+          intent_hits: found.intentHits,
+          trending_fill: found.trendingFill,
+        },
+      },
     },
     caller,
     now,
@@ -117,11 +130,24 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     transitionReason: 'catalog offer for GET /v1/recommend',
     cards,
     cardSource: 'recommend',
-    session: newMatchSessionRow({ sessionId, intentId: intent.intent_id, ranking, now, ttlSeconds: deps.matchSessionTtlS, developerId: caller.developerId }),
+    session: newMatchSessionRow({
+      sessionId,
+      intentId: intent.intent_id,
+      ranking,
+      now,
+      ttlSeconds: deps.matchSessionTtlS,
+      developerId: caller.developerId,
+    }),
   });
 
   const note: RecommendNote =
-    found.trendingFill === 0 ? (cards.length ? null : 'no_results') : found.intentHits === 0 ? 'trending_suggested' : 'intent_plus_trending';
+    found.trendingFill === 0
+      ? cards.length
+        ? null
+        : 'no_results'
+      : found.intentHits === 0
+        ? 'trending_suggested'
+        : 'intent_plus_trending';
   return {
     intent: input.intent,
     intent_id: intent.intent_id,
@@ -217,6 +243,11 @@ function resolutionSummary(si: ShoppingIntent, found: Retrieval): string {
   if (si.categories.length) parts.push(`categories ${si.categories.map((c) => c.path).join('; ')}`);
   if (si.budget) parts.push(`budget from "${si.budget.phrase}"`);
   if (si.audience) parts.push(`audience ${si.audience.label} from "${si.audience.phrase}"`);
-  if (si.region) parts.push(si.region.source === 'param' ? `region ${si.region.code} from the region parameter` : `region ${si.region.code} from "${si.region.phrase}"`);
+  if (si.region)
+    parts.push(
+      si.region.source === 'param'
+        ? `region ${si.region.code} from the region parameter`
+        : `region ${si.region.code} from "${si.region.phrase}"`,
+    );
   return `Read ${parts.join('; ')}. Retrieval tier ${found.tier}: ${found.intentHits} intent hit(s), ${found.trendingFill} trending fill.`;
 }

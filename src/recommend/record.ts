@@ -25,7 +25,13 @@ export interface Recommendation {
  */
 export async function recordRecommendations(db: Db, rs: Recommendation[]): Promise<void> {
   const transitions = rs.flatMap((r) =>
-    r.proposals.map((p) => ({ proposal_id: p.proposal_id, from_state: 'none', to_state: p.proposal_state, reason: r.transitionReason, at: p.created_at })),
+    r.proposals.map((p) => ({
+      proposal_id: p.proposal_id,
+      from_state: 'none',
+      to_state: p.proposal_state,
+      reason: r.transitionReason,
+      at: p.created_at,
+    })),
   );
   const cards = rs.flatMap((r) =>
     r.cards.map((c) => ({
@@ -48,7 +54,9 @@ export async function recordRecommendations(db: Db, rs: Recommendation[]): Promi
         from jsonb_to_recordset(${JSON.stringify(transitions)}::jsonb) as x(proposal_id text, from_state text, to_state text, reason text, at timestamptz)
       ),
       c as (insert into rec_cards select * from jsonb_populate_recordset(null::rec_cards, ${JSON.stringify(cards)}::jsonb) on conflict (rec_id) do nothing)
-    insert into match_sessions select * from jsonb_populate_recordset(null::match_sessions, ${JSON.stringify(rs.map((r) => r.session))}::jsonb)`.execute(db);
+    insert into match_sessions select * from jsonb_populate_recordset(null::match_sessions, ${JSON.stringify(rs.map((r) => r.session))}::jsonb)`.execute(
+    db,
+  );
 }
 
 interface Pending {
@@ -95,7 +103,10 @@ export class RecommendationRecorder {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      await recordRecommendations(this.db, batch.map((b) => b.r));
+      await recordRecommendations(
+        this.db,
+        batch.map((b) => b.r),
+      );
       for (const b of batch) b.resolve();
     } catch (err) {
       // Without a database every write would fail the same way: answer them all now.

@@ -30,7 +30,36 @@ export interface Retrieval {
 
 /** Product columns a hit carries (everything but the search document). */
 const PRODUCT_COLUMNS = sql.raw(
-  ['product_id', 'title', 'description', 'brand', 'price_cents', 'original_price_cents', 'currency', 'discount_label', 'main_image', 'gallery', 'category_l1', 'category_l2', 'category_id', 'region_allow', 'risk_level', 'tags', 'inventory_qty', 'link', 'gmv_cents', 'orders', 'views', 'source', 'external_id', 'created_at', 'merchant_id', 'variants', 'availability', 'feed_attributes']
+  [
+    'product_id',
+    'title',
+    'description',
+    'brand',
+    'price_cents',
+    'original_price_cents',
+    'currency',
+    'discount_label',
+    'main_image',
+    'gallery',
+    'category_l1',
+    'category_l2',
+    'category_id',
+    'region_allow',
+    'risk_level',
+    'tags',
+    'inventory_qty',
+    'link',
+    'gmv_cents',
+    'orders',
+    'views',
+    'source',
+    'external_id',
+    'created_at',
+    'merchant_id',
+    'variants',
+    'availability',
+    'feed_attributes',
+  ]
     .map((c) => `p.${c}`)
     .join(', '),
 );
@@ -104,7 +133,11 @@ interface TierProbe {
 }
 
 const allKeywords = (si: ShoppingIntent) => sql`plainto_tsquery('english', ${si.keywords.join(' ')})`;
-const anyKeyword = (si: ShoppingIntent) => sql.join(si.keywords.map((k) => sql`plainto_tsquery('english', ${k})`), sql` || `);
+const anyKeyword = (si: ShoppingIntent) =>
+  sql.join(
+    si.keywords.map((k) => sql`plainto_tsquery('english', ${k})`),
+    sql` || `,
+  );
 const inCategory = (ids: number[]) => sql<boolean>`p.category_id = any(${ids}::int[])`;
 const notInCategory = (ids: number[]) => sql<boolean>`not coalesce(p.category_id = any(${ids}::int[]), false)`;
 const popularity = sql`(p.inventory_qty > 0) desc, p.gmv_cents desc, p.product_id`;
@@ -124,19 +157,50 @@ function tierCondition(t: (typeof MATCH_TIERS)[number], si: ShoppingIntent, grou
     case 'raw_substring':
       // Whole words in order, so "cat" does not find "vacation".
       if (si.phrase.length < 3) return null;
-      return { tier: t, branches: [{ where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}` }], genericPlan: true };
+      return {
+        tier: t,
+        branches: [{ where: sql`p.title ~* ${`\\m${escapeRegex(si.phrase)}\\M`}`, order: sql`${byCategory}${popularity}` }],
+        genericPlan: true,
+      };
     case 'strict':
       if (!hasKeywords || !categoryIds.length) return null;
-      return { tier: t, branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
+      return {
+        tier: t,
+        branches: [
+          {
+            where: sql`p.search_tsv @@ ${allKeywords(si)} and ${inCategory(categoryIds)}`,
+            order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}`,
+          },
+        ],
+        genericPlan: true,
+      };
     case 'narrow':
       if (!hasKeywords) return null;
-      return { tier: t, branches: [{ where: sql`p.search_tsv @@ ${allKeywords(si)}`, order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}` }], genericPlan: true };
+      return {
+        tier: t,
+        branches: [
+          {
+            where: sql`p.search_tsv @@ ${allKeywords(si)}`,
+            order: sql`${byCategory}ts_rank(p.search_tsv, ${allKeywords(si)}) desc, ${popularity}`,
+          },
+        ],
+        genericPlan: true,
+      };
     case 'fuzzy': {
       if (si.phrase.length < 4) return null;
       // Typos: trigram word similarity of the whole phrase against titles (pg_trgm's <% uses the index),
       // kept to the named categories when there are some.
       const scope = categoryIds.length ? sql` and ${inCategory(categoryIds)}` : sql``;
-      return { tier: t, branches: [{ where: sql`${si.phrase} <% p.title${scope}`, order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}` }], genericPlan: true };
+      return {
+        tier: t,
+        branches: [
+          {
+            where: sql`${si.phrase} <% p.title${scope}`,
+            order: sql`${byCategory}word_similarity(${si.phrase}, p.title) desc, ${popularity}`,
+          },
+        ],
+        genericPlan: true,
+      };
     }
     case 'broadened': {
       if (!hasKeywords && !categoryIds.length) return null;
@@ -196,11 +260,22 @@ async function runTiers(db: Db, tiers: TierProbe[], filter: RawBuilder<boolean>,
   const ctes = tiers.map((t, i) => {
     const earlier = tiers.slice(0, i).map((_, j) => sql`select product_id from ${cte(j)}`);
     const notEarlier = earlier.length ? sql` and p.product_id <> all(array(${sql.join(earlier, sql` union all `)}))` : sql``;
-    const branches = t.branches.map((b) => sql`select p.product_id from products p where ${b.where} and ${filter}${notEarlier} order by ${b.order} limit ${limit}`);
-    const ranked = branches.length === 1 ? branches[0]! : sql`select product_id from (${sql.join(branches.map((b) => sql`(${b})`), sql` union all `)}) branches limit ${limit}`;
+    const branches = t.branches.map(
+      (b) => sql`select p.product_id from products p where ${b.where} and ${filter}${notEarlier} order by ${b.order} limit ${limit}`,
+    );
+    const ranked =
+      branches.length === 1
+        ? branches[0]!
+        : sql`select product_id from (${sql.join(
+            branches.map((b) => sql`(${b})`),
+            sql` union all `,
+          )}) branches limit ${limit}`;
     return sql`${cte(i)} as materialized (select product_id, ${sql.lit(MATCH_TIERS.indexOf(t.tier))} as tier from (${ranked}) ranked)`;
   });
-  const inTurn = sql.join(tiers.map((_, i) => sql`select product_id, tier from ${cte(i)}`), sql` union all `);
+  const inTurn = sql.join(
+    tiers.map((_, i) => sql`select product_id, tier from ${cte(i)}`),
+    sql` union all `,
+  );
   const query = sql<ProductRow & { tier: number }>`
     with ${sql.join(ctes, sql`, `)}
     select ${PRODUCT_COLUMNS}, hit.tier

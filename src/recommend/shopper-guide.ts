@@ -36,15 +36,21 @@ export function shopperGuide(si: ShoppingIntent, found: Retrieval, cards: Produc
     const top = cards[0];
     if (top) {
       const price = top.product.price_usd != null ? ` at ${formatPrice(Math.round(top.product.price_usd * 100), 'USD')}` : '';
-      lines.push(`Top pick: ${top.product.title}${price}; ${top.selection_story.headline.charAt(0).toLowerCase()}${top.selection_story.headline.slice(1)}.`);
+      lines.push(
+        `Top pick: ${top.product.title}${price}; ${top.selection_story.headline.charAt(0).toLowerCase()}${top.selection_story.headline.slice(1)}.`,
+      );
     }
   }
-  lines.push('Each card\'s buy link records the recommendation for attribution; pass it on unchanged.');
+  lines.push("Each card's buy link records the recommendation for attribution; pass it on unchanged.");
   return lines.join(' ');
 }
 
 function describeAsk(si: ShoppingIntent): string {
-  const what = si.keywords.length ? `"${si.keywords.join(' ')}"` : si.categories.length ? si.categories.map((c) => c.name).join(' or ') : `"${si.query}"`;
+  const what = si.keywords.length
+    ? `"${si.keywords.join(' ')}"`
+    : si.categories.length
+      ? si.categories.map((c) => c.name).join(' or ')
+      : `"${si.query}"`;
   return si.audience ? `${what} for ${si.audience.label}` : what;
 }
 

@@ -51,7 +51,20 @@ export interface ShoppingIntent {
 export const SHOPPER_SYNONYMS: Record<string, string[]> = {
   // Beauty & Personal Care
   'Beauty & Personal Care': ['toiletries', 'self care'],
-  Skincare: ['skin care', 'serum', 'moisturizer', 'moisturiser', 'lotion', 'sunscreen', 'spf', 'cleanser', 'face wash', 'toner', 'retinol', 'face cream'],
+  Skincare: [
+    'skin care',
+    'serum',
+    'moisturizer',
+    'moisturiser',
+    'lotion',
+    'sunscreen',
+    'spf',
+    'cleanser',
+    'face wash',
+    'toner',
+    'retinol',
+    'face cream',
+  ],
   Makeup: ['make up', 'cosmetics', 'lipstick', 'lip gloss', 'mascara', 'eyeshadow', 'eyeliner', 'blush', 'bronzer', 'concealer'],
   'Hair Care': ['haircare', 'shampoo', 'conditioner', 'hair oil', 'hair products'],
   Fragrance: ['perfume', 'cologne', 'scent', 'parfum', 'body spray', 'eau de toilette'],
@@ -100,7 +113,17 @@ export const SHOPPER_SYNONYMS: Record<string, string[]> = {
   // Home & Kitchen
   'Home & Kitchen': ['house', 'housewares'],
   Cookware: ['pot', 'pan', 'skillet', 'frying pan', 'wok'],
-  'Small Kitchen Appliances': ['appliance', 'kitchen appliances', 'blender', 'toaster', 'coffee maker', 'coffee machine', 'kettle', 'instant pot', 'microwave'],
+  'Small Kitchen Appliances': [
+    'appliance',
+    'kitchen appliances',
+    'blender',
+    'toaster',
+    'coffee maker',
+    'coffee machine',
+    'kettle',
+    'instant pot',
+    'microwave',
+  ],
   Bedding: ['bed', 'sheets', 'duvet', 'comforter', 'pillow', 'blanket'],
   'Home Decor': ['decor', 'decoration', 'lamp', 'candle', 'mirror', 'vase', 'wall art'],
   'Storage & Organization': ['organizer', 'organiser', 'storage bins', 'shelf'],
@@ -156,9 +179,10 @@ export const SHOPPER_SYNONYMS: Record<string, string[]> = {
  * kit"): the full noun still does.
  */
 const GENERIC_HEADS = new Set(
-  ('set kit pack bar case combo system mix blend machine strip cloth towel light tree cover oil spray powder water clock board pad mat box post stand mount sauce cream mask remover ' +
-    'iron zip flat holder maker paste gun strap tile run animal tablet plate seat carrier multipack grinder starter adapter cushion scanner concentrate')
-    .split(' '),
+  (
+    'set kit pack bar case combo system mix blend machine strip cloth towel light tree cover oil spray powder water clock board pad mat box post stand mount sauce cream mask remover ' +
+    'iron zip flat holder maker paste gun strap tile run animal tablet plate seat carrier multipack grinder starter adapter cushion scanner concentrate'
+  ).split(' '),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -184,7 +208,12 @@ const GENDERS: Record<Gender, { label: string; excludedL1: string[] }> = {
 
 const STAGES: Record<Stage, { label: string; age: string | null; hints: string[]; refine: Record<string, string> }> = {
   // An L1 named for a small child narrows to the child-sized L2 ("shoes for my son").
-  baby: { label: 'babies', age: '0-2', hints: ['Baby & Kids'], refine: { Footwear: "Kids' Shoes", "Women's Clothing": 'Baby Clothing', "Men's Clothing": 'Baby Clothing' } },
+  baby: {
+    label: 'babies',
+    age: '0-2',
+    hints: ['Baby & Kids'],
+    refine: { Footwear: "Kids' Shoes", "Women's Clothing": 'Baby Clothing', "Men's Clothing": 'Baby Clothing' },
+  },
   kids: { label: 'kids', age: '3-12', hints: ['Toys & Games'], refine: { Footwear: "Kids' Shoes" } },
   // Teens and adults wear and use everything: no guess at categories.
   teen: { label: 'teens', age: '13-19', hints: [], refine: {} },
@@ -206,9 +235,53 @@ const INTERESTS: Record<string, string[]> = {
 
 /** Phrases naming who it is for. "her" only counts as "for her": alone it is mostly a possessive. */
 const AUDIENCE_TRIGGERS: Array<[Trigger, string[]]> = [
-  [{ gender: 'male', stage: 'adult' }, ['dad', 'daddy', 'father', 'husband', 'hubby', 'boyfriend', 'grandpa', 'grandfather', 'granddad', 'grandad', 'uncle', 'fiance', 'father in law', 'brother in law', 'son in law', 'adult son', 'grown son', 'grown up son']],
+  [
+    { gender: 'male', stage: 'adult' },
+    [
+      'dad',
+      'daddy',
+      'father',
+      'husband',
+      'hubby',
+      'boyfriend',
+      'grandpa',
+      'grandfather',
+      'granddad',
+      'grandad',
+      'uncle',
+      'fiance',
+      'father in law',
+      'brother in law',
+      'son in law',
+      'adult son',
+      'grown son',
+      'grown up son',
+    ],
+  ],
   [{ gender: 'male' }, ['him', 'men', 'man', 'guy', 'gentleman', 'male', 'brother', 'bro', 'nephew']],
-  [{ gender: 'female', stage: 'adult' }, ['mom', 'mommy', 'mum', 'mother', 'wife', 'girlfriend', 'grandma', 'grandmother', 'granny', 'aunt', 'auntie', 'fiancee', 'mother in law', 'sister in law', 'daughter in law', 'adult daughter', 'grown daughter', 'grown up daughter']],
+  [
+    { gender: 'female', stage: 'adult' },
+    [
+      'mom',
+      'mommy',
+      'mum',
+      'mother',
+      'wife',
+      'girlfriend',
+      'grandma',
+      'grandmother',
+      'granny',
+      'aunt',
+      'auntie',
+      'fiancee',
+      'mother in law',
+      'sister in law',
+      'daughter in law',
+      'adult daughter',
+      'grown daughter',
+      'grown up daughter',
+    ],
+  ],
   [{ gender: 'female' }, ['for her', 'women', 'woman', 'lady', 'female', 'sister', 'sis', 'niece']],
   [{ gender: 'male', stage: 'kids' }, ['son', 'boy', 'grandson', 'little boy']],
   [{ gender: 'female', stage: 'kids' }, ['daughter', 'girl', 'granddaughter', 'little girl']],
@@ -237,7 +310,10 @@ const AUDIENCE_TRIGGERS: Array<[Trigger, string[]]> = [
   [{ interest: 'new parents' }, ['new parent', 'expecting parent', 'parent to be', 'baby shower']],
   [{ interest: 'new parents', gender: 'female' }, ['new mom', 'new mum', 'mom to be']],
   [{ interest: 'new parents', gender: 'male' }, ['new dad', 'dad to be']],
-  [{ interest: 'fitness fans' }, ['gym goer', 'gym rat', 'gym lover', 'athlete', 'bodybuilder', 'fitness lover', 'fitness fan', 'fitness enthusiast']],
+  [
+    { interest: 'fitness fans' },
+    ['gym goer', 'gym rat', 'gym lover', 'athlete', 'bodybuilder', 'fitness lover', 'fitness fan', 'fitness enthusiast'],
+  ],
 ];
 
 /** Words that introduce an audience ("for my dad"): reported with the audience phrase. */
@@ -265,26 +341,44 @@ export const ALL_CATEGORIES = 0;
 export type PriceQuartiles = ReadonlyMap<number, { p25: number; p75: number }>;
 
 const STOP_WORDS = new Set(
-  ('a an and are as at be best buy for from good great i in is it me my need of on or please some something that the this to under over below above less more than with want looking find get new between around about dollars dollar usd bucks ship ships shipped shipping deliver delivers delivered delivery ' +
-    'you your our his her its their them they he she we us who whom which what where when how was has have had can could would should will just really very also any all so but if not no do does did getting give giving into one whose whats im ive')
-    .split(' '),
+  (
+    'a an and are as at be best buy for from good great i in is it me my need of on or please some something that the this to under over below above less more than with want looking find get new between around about dollars dollar usd bucks ship ships shipped shipping deliver delivers delivered delivery ' +
+    'you your our his her its their them they he she we us who whom which what where when how was has have had can could would should will just really very also any all so but if not no do does did getting give giving into one whose whats im ive'
+  ).split(' '),
 );
 
 /** Words that carry no product meaning but are not grammatical stop words. */
 const FILLER_WORDS = new Set(
-  ('gift gifts present presents idea ideas recommend recommendation recommendations suggest suggestion suggestions birthday christmas xmas holiday holidays anniversary valentine valentines graduation ' +
+  (
+    'gift gifts present presents idea ideas recommend recommendation recommendations suggest suggestion suggestions birthday christmas xmas holiday holidays anniversary valentine valentines graduation ' +
     'stocking stuffer stuffers love loves loved like likes enjoy enjoys enjoying obsessed lover lovers fan fans enthusiast enthusiasts someone somebody anyone person people stuff thing things item items product products ' +
-    'perfect cool nice awesome unique special popular trending viral rated quality option options shop shopping purchase order cute fun help')
-    .split(' '),
+    'perfect cool nice awesome unique special popular trending viral rated quality option options shop shopping purchase order cute fun help'
+  ).split(' '),
 );
 /**
  * Everyday words one plausible slip away from a vocabulary word ("black" ~ "block", "sides" ~
  * "slides"), found by running an English word list through the typo matcher: never corrected.
  */
-const NOT_TYPOS = new Set('black battle charter choir desert drank drunk letter message panty saddle share shift side sort space spot sweat track trick tuner witch sewing'.split(' '));
+const NOT_TYPOS = new Set(
+  'black battle charter choir desert drank drunk letter message panty saddle share shift side sort space spot sweat track trick tuner witch sewing'.split(
+    ' ',
+  ),
+);
 
 /** Filler spanning words, matched before categories so "top rated" does not name Tops & Blouses, nor "working from home" Home & Kitchen. */
-const FILLER_PHRASES = ['top rated', 'top notch', 'top brand', 'top pick', 'top selling', 'top gift', 'top 3', 'top 5', 'top 10', 'work from home', 'working from home'];
+const FILLER_PHRASES = [
+  'top rated',
+  'top notch',
+  'top brand',
+  'top pick',
+  'top selling',
+  'top gift',
+  'top 3',
+  'top 5',
+  'top 10',
+  'work from home',
+  'working from home',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Words
@@ -302,7 +396,14 @@ interface Part {
   end: number;
 }
 
-const IRREGULAR: Record<string, string> = { men: 'man', women: 'woman', children: 'child', grandchildren: 'grandchild', mice: 'mouse', sunnies: 'sunnies' };
+const IRREGULAR: Record<string, string> = {
+  men: 'man',
+  women: 'woman',
+  children: 'child',
+  grandchildren: 'grandchild',
+  mice: 'mouse',
+  sunnies: 'sunnies',
+};
 
 function singular(word: string): string {
   return IRREGULAR[word] ?? IRREGULAR[stripPlural(word)] ?? stripPlural(word);
@@ -439,7 +540,6 @@ function taxonomyDef(c: CategoryRef, byId: Map<number, CategoryRef>): L2Def | un
   return TAXONOMY.find((l1) => l1.name === parent?.name)?.children.find((l2) => l2.name === c.name);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Reading the words
 
@@ -501,7 +601,8 @@ const keyOf = (reading: Reading, span: Span) =>
     .join(' ');
 
 /** The words of a span as the shopper wrote them (normalized). */
-const spanText = (normalized: string, reading: Reading, span: Span) => normalized.slice(reading.parts[span.from]!.start, reading.parts[span.to]!.end);
+const spanText = (normalized: string, reading: Reading, span: Span) =>
+  normalized.slice(reading.parts[span.from]!.start, reading.parts[span.to]!.end);
 
 const longestPhrase = (table: Map<string, unknown>) => Math.max(...[...table.keys()].map((k) => k.split(' ').length));
 
@@ -522,7 +623,16 @@ const FILLER_PHRASE_TABLE = keyed([[true, FILLER_PHRASES]]);
 function correctTypos(reading: Reading, normalized: string, vocab: Vocabulary): void {
   reading.parts.forEach((p, i) => {
     const text = normalized.slice(p.start, p.end);
-    if (reading.blocked[i] || text.length < 5 || !/^\p{L}+$/u.test(text) || vocab.known.has(p.key) || NOT_TYPOS.has(p.key) || STOP_WORDS.has(text) || FILLER_WORDS.has(text)) return;
+    if (
+      reading.blocked[i] ||
+      text.length < 5 ||
+      !/^\p{L}+$/u.test(text) ||
+      vocab.known.has(p.key) ||
+      NOT_TYPOS.has(p.key) ||
+      STOP_WORDS.has(text) ||
+      FILLER_WORDS.has(text)
+    )
+      return;
     const target = likeliestTarget([...new Set([p.key, text])], vocab.typoTargets);
     if (!target) return;
     p.key = target;
@@ -598,7 +708,8 @@ function findAges(reading: Reading): AudienceMention[] {
   for (let i = 0; i < parts.length; i++) {
     if (!/^\d{1,3}$/.test(parts[i]!.key)) continue;
     const unit = parts[i + 1]?.key;
-    const old = unit === 'yo' ? i + 1 : parts[i + 2]?.key === 'old' && ['year', 'yr', 'yrs', 'month', 'week'].includes(unit ?? '') ? i + 2 : -1;
+    const old =
+      unit === 'yo' ? i + 1 : parts[i + 2]?.key === 'old' && ['year', 'yr', 'yrs', 'month', 'week'].includes(unit ?? '') ? i + 2 : -1;
     if (old < 0) continue;
     const person = parts[old + 1] ? AUDIENCE_PHRASES.get(parts[old + 1]!.key) : undefined;
     const stage = stageOfAge(Number(parts[i]!.key), unit === 'month' || unit === 'week');
@@ -621,7 +732,10 @@ function stageOfAge(n: number, infantUnit: boolean): Stage {
 function findMentions(reading: Reading, vocab: Vocabulary): { audiences: AudienceMention[]; categories: CategoryMention[] } {
   const ages = findAges(reading).filter((a, i, all) => isFree(reading, a, all.slice(0, i)));
   const found = findPhrases(reading, vocab.meanings, vocab.longest, ages);
-  const audiences = [...ages, ...found.flatMap(({ value, ...span }) => (value.trigger ? [{ ...span, trigger: value.trigger, statedAge: false }] : []))];
+  const audiences = [
+    ...ages,
+    ...found.flatMap(({ value, ...span }) => (value.trigger ? [{ ...span, trigger: value.trigger, statedAge: false }] : [])),
+  ];
   // "for her son": "her" is a possessive there, and the person after it is the audience.
   const possessive = (m: AudienceMention) => keyOf(reading, m) === 'for her' && audiences.some((o) => o.from === m.to + 1);
   return {
@@ -679,7 +793,13 @@ function audiencePhrase(m: Span, normalized: string, reading: Reading): string {
 // ---------------------------------------------------------------------------------------------
 // Categories
 
-function resolveCategories(mentions: CategoryMention[], audience: AudienceReading, normalized: string, reading: Reading, vocab: Vocabulary): ResolvedCategory[] {
+function resolveCategories(
+  mentions: CategoryMention[],
+  audience: AudienceReading,
+  normalized: string,
+  reading: Reading,
+  vocab: Vocabulary,
+): ResolvedCategory[] {
   const found: ResolvedCategory[] = [];
   for (const m of readNounPhrases(mentions, reading, vocab)) {
     const via = reading.corrected.slice(m.from, m.to + 1).some(Boolean) ? 'typo' : undefined;
@@ -738,7 +858,15 @@ function l1Name(c: CategoryRef, vocab: Vocabulary): string {
 
 function resolved(c: CategoryRef, via: ResolvedCategory['via'], term: string, vocab: Vocabulary): ResolvedCategory {
   const parent = c.parent_id === null ? undefined : vocab.byId.get(c.parent_id);
-  return { category_id: c.category_id, level: c.level, name: c.name, parent_id: c.parent_id, path: parent ? `${parent.name} > ${c.name}` : c.name, via, term };
+  return {
+    category_id: c.category_id,
+    level: c.level,
+    name: c.name,
+    parent_id: c.parent_id,
+    path: parent ? `${parent.name} > ${c.name}` : c.name,
+    via,
+    term,
+  };
 }
 
 function hintCategories(audience: AudienceReading, vocab: Vocabulary): ResolvedCategory[] {
@@ -755,7 +883,12 @@ type BudgetWord = { kind: 'cheap' | 'premium'; phrase: string };
  * Takes the parts no product or person can be named by: the budget and region phrases, budget words
  * and filler phrases. Returns the first budget word.
  */
-function blockNonProductPhrases(normalized: string, reading: Reading, textBudget: ParsedBudget | null, textRegion: { phrase: string } | null): BudgetWord | undefined {
+function blockNonProductPhrases(
+  normalized: string,
+  reading: Reading,
+  textBudget: ParsedBudget | null,
+  textRegion: { phrase: string } | null,
+): BudgetWord | undefined {
   if (textBudget) blockPhrase(normalized, textBudget.phrase, reading);
   if (textRegion) blockPhrase(normalized, normalizeQuery(textRegion.phrase), reading);
   const budgetWords = findPhrases(reading, BUDGET_WORD_TABLE, longestPhrase(BUDGET_WORD_TABLE));
@@ -770,13 +903,22 @@ function budgetFromText(parsed: ParsedBudget): NonNullable<ShoppingIntent['budge
   return { minCents: cents(parsed.min), maxCents: cents(parsed.max), phrase: parsed.phrase, source: 'text' };
 }
 
-function budgetFromWord(word: BudgetWord, categories: ResolvedCategory[], quartiles: PriceQuartiles | undefined): NonNullable<ShoppingIntent['budget']> {
+function budgetFromWord(
+  word: BudgetWord,
+  categories: ResolvedCategory[],
+  quartiles: PriceQuartiles | undefined,
+): NonNullable<ShoppingIntent['budget']> {
   const { quartile, fallbackCents } = BUDGET_CUT[word.kind];
   const cuts = categories.flatMap((c) => quartiles?.get(c.category_id)?.[quartile] ?? []);
   const overall = quartiles?.get(ALL_CATEGORIES)?.[quartile];
   // Several categories: the cut that excludes least.
   const cents = cuts.length ? (word.kind === 'cheap' ? Math.max(...cuts) : Math.min(...cuts)) : (overall ?? fallbackCents);
-  return { minCents: word.kind === 'premium' ? cents : null, maxCents: word.kind === 'cheap' ? cents : null, phrase: word.phrase, source: 'word' };
+  return {
+    minCents: word.kind === 'premium' ? cents : null,
+    maxCents: word.kind === 'cheap' ? cents : null,
+    phrase: word.phrase,
+    source: 'word',
+  };
 }
 
 function readRegion(param: string | null | undefined, text: { code: string; phrase: string } | null): ShoppingIntent['region'] {

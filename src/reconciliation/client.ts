@@ -18,8 +18,7 @@ export const MAX_WAIT_S = 60;
 export const DISCREPANCIES_SHOWN = 20;
 
 export type ReconciliationStartResult =
-  | { status: 'finished'; run: ReconciliationRunView }
-  | { status: 'running'; runId: string; noWorker?: boolean };
+  { status: 'finished'; run: ReconciliationRunView } | { status: 'running'; runId: string; noWorker?: boolean };
 
 /**
  * Starts the `reconciliation` workflow and waits for it up to `waitMs`. The workflow id is the run's
@@ -34,8 +33,15 @@ export async function runReconciliation(
   const { db, temporal } = deps;
   const days = req.days ?? RECONCILIATION_DAYS.default;
   const source = req.source ?? DEFAULT_ORDER_SOURCE;
-  if (req.as_of !== undefined && !(Date.parse(req.as_of) <= Date.now())) throw new AppError(400, 'invalid_as_of', 'as_of must be an ISO 8601 date-time, not in the future.', { fields: ['as_of'] });
-  if (!SourceName.test(source) || !(await isKnownOrderSource(db, source))) throw new AppError(400, 'invalid_source', `No order source ${source}: nothing was imported under it and no source of that name is registered.`, { fields: ['source'] });
+  if (req.as_of !== undefined && !(Date.parse(req.as_of) <= Date.now()))
+    throw new AppError(400, 'invalid_as_of', 'as_of must be an ISO 8601 date-time, not in the future.', { fields: ['as_of'] });
+  if (!SourceName.test(source) || !(await isKnownOrderSource(db, source)))
+    throw new AppError(
+      400,
+      'invalid_source',
+      `No order source ${source}: nothing was imported under it and no source of that name is registered.`,
+      { fields: ['source'] },
+    );
   if (!temporal) throw temporalUnavailable('Reconciliation');
   const asOf = req.as_of === undefined ? undefined : new Date(req.as_of).toISOString();
   const runId = newReconciliationRunId();

@@ -18,7 +18,12 @@ import type { ReconciliationWindow } from '../supply/window';
  * A checkout and its match token are one purchase: the claim key of both is the token id.
  */
 
-export const DISCREPANCY_KINDS = ['unmatched_platform_order', 'unmatched_gateway_record', 'amount_mismatch', 'duplicate_order'] as const satisfies readonly DiscrepancyKind[];
+export const DISCREPANCY_KINDS = [
+  'unmatched_platform_order',
+  'unmatched_gateway_record',
+  'amount_mismatch',
+  'duplicate_order',
+] as const satisfies readonly DiscrepancyKind[];
 /** Discrepancy rows stored per kind and run; the counts in the summary are always exact. */
 export const STORED_DISCREPANCIES_PER_KIND = 5000;
 
@@ -240,8 +245,19 @@ export async function reconcileAffiliateOrders(
       duplicate_order: num(counts.duplicate_claim) + num(counts.listed_twice),
     };
     return {
-      orders: { rows: num(counts.rows), distinct: num(counts.distinct_orders), completed: num(counts.completed), refunded: num(counts.refunded), cancelled: num(counts.cancelled) },
-      outcomes: { matched: num(counts.matched), amount_mismatch: num(counts.amount_mismatch), unmatched_platform_order: num(counts.unmatched_platform_order), duplicate_claim: num(counts.duplicate_claim) },
+      orders: {
+        rows: num(counts.rows),
+        distinct: num(counts.distinct_orders),
+        completed: num(counts.completed),
+        refunded: num(counts.refunded),
+        cancelled: num(counts.cancelled),
+      },
+      outcomes: {
+        matched: num(counts.matched),
+        amount_mismatch: num(counts.amount_mismatch),
+        unmatched_platform_order: num(counts.unmatched_platform_order),
+        duplicate_claim: num(counts.duplicate_claim),
+      },
       matched_by: { checkout: num(counts.by_checkout), match_token: num(counts.by_token), rec_card: num(counts.by_rec) },
       gateway_records: { expected: gatewayExpected, claimed: gatewayClaimed, unclaimed: gatewayExpected - gatewayClaimed },
       discrepancies,

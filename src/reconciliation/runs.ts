@@ -53,7 +53,6 @@ export async function recordRunFinished(
     .execute();
 }
 
-
 /** The stored summary as the API shows it: money in major units. */
 function summaryView(s: ReconciliationSummary | Record<string, never>) {
   if (!('orders' in s)) return null;
@@ -62,15 +61,15 @@ function summaryView(s: ReconciliationSummary | Record<string, never>) {
     amounts: s.amounts.map((a) => {
       const major = (minor: number) => fromMinorUnits(minor, a.currency);
       return {
-      currency: a.currency,
-      platform_orders: major(a.platform_order_cents),
-      matched: major(a.matched_cents),
-      commission: major(a.commission_cents),
-      refunded_or_cancelled: major(a.refunded_or_cancelled_cents),
-      mismatch_expected: major(a.mismatch_expected_cents),
-      mismatch_actual: major(a.mismatch_actual_cents),
-      unmatched_platform_orders: major(a.unmatched_platform_cents),
-      unmatched_gateway_records: major(a.unmatched_gateway_cents),
+        currency: a.currency,
+        platform_orders: major(a.platform_order_cents),
+        matched: major(a.matched_cents),
+        commission: major(a.commission_cents),
+        refunded_or_cancelled: major(a.refunded_or_cancelled_cents),
+        mismatch_expected: major(a.mismatch_expected_cents),
+        mismatch_actual: major(a.mismatch_actual_cents),
+        unmatched_platform_orders: major(a.unmatched_platform_cents),
+        unmatched_gateway_records: major(a.unmatched_gateway_cents),
       };
     }),
   };
@@ -89,7 +88,14 @@ export async function loadReconciliationRun(db: Db, runId: string, perKind: numb
         .selectFrom(
           eb
             .selectFrom('reconciliation_discrepancies as d')
-            .select(['d.id', (x) => x.fn.agg<number>('row_number').over((o) => o.partitionBy('d.kind').orderBy('d.id')).as('n')])
+            .select([
+              'd.id',
+              (x) =>
+                x.fn
+                  .agg<number>('row_number')
+                  .over((o) => o.partitionBy('d.kind').orderBy('d.id'))
+                  .as('n'),
+            ])
             .where('d.run_id', '=', runId)
             .as('ranked'),
         )

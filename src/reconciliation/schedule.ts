@@ -13,13 +13,19 @@ import { DEFAULT_ORDER_SOURCE } from '../supply/affiliate-orders';
 
 export const RECONCILIATION_SCHEDULE_HOUR_UTC = 3;
 
-export const reconciliationScheduleId = (taskQueue: string) => (taskQueue === DEFAULT_TASK_QUEUE ? 'reconcile-daily' : `reconcile-daily-${taskQueue}`);
+export const reconciliationScheduleId = (taskQueue: string) =>
+  taskQueue === DEFAULT_TASK_QUEUE ? 'reconcile-daily' : `reconcile-daily-${taskQueue}`;
 
 function scheduleOptions(taskQueue: string): ScheduleOptions {
   const args: [ReconciliationInput] = [{ trigger: 'schedule', days: 1, source: DEFAULT_ORDER_SOURCE }];
   return {
     scheduleId: reconciliationScheduleId(taskQueue),
-    spec: { calendars: [{ hour: RECONCILIATION_SCHEDULE_HOUR_UTC, minute: 0, comment: 'daily, after the platform report of the previous day is imported' }], timezone: 'UTC' },
+    spec: {
+      calendars: [
+        { hour: RECONCILIATION_SCHEDULE_HOUR_UTC, minute: 0, comment: 'daily, after the platform report of the previous day is imported' },
+      ],
+      timezone: 'UTC',
+    },
     action: {
       type: 'startWorkflow',
       workflowType: 'reconciliation',

@@ -35,7 +35,11 @@ const common = {
   version: nonEmpty,
   provider: z.object({ organization: str.optional(), url: str.optional() }).nullish(),
   documentationUrl: str.nullish(),
-  capabilities: z.object({ streaming: z.boolean().nullish(), pushNotifications: z.boolean().nullish(), extensions: z.array(Extension).nullish() }),
+  capabilities: z.object({
+    streaming: z.boolean().nullish(),
+    pushNotifications: z.boolean().nullish(),
+    extensions: z.array(Extension).nullish(),
+  }),
   securitySchemes: z.record(str, z.record(str, z.unknown())).nullish(),
   defaultInputModes: z.array(str),
   defaultOutputModes: z.array(str),
@@ -75,7 +79,8 @@ function schemeType(scheme: Record<string, unknown>): { type: string; descriptio
     openIdConnectSecurityScheme: 'openIdConnect',
     mtlsSecurityScheme: 'mutualTLS',
   };
-  const describe = (o: unknown) => (typeof (o as { description?: unknown })?.description === 'string' && (o as { description: string }).description) || null;
+  const describe = (o: unknown) =>
+    (typeof (o as { description?: unknown })?.description === 'string' && (o as { description: string }).description) || null;
   if (typeof scheme.type === 'string') return { type: scheme.type, description: describe(scheme) };
   const inner = scheme.scheme as { $case?: string; value?: unknown } | undefined;
   if (inner?.$case && names[inner.$case]) return { type: names[inner.$case]!, description: describe(inner.value) };
@@ -115,7 +120,9 @@ export function parseAgentCard(raw: unknown, where = 'agent_card'): ParsedCard {
       ? card.supportedInterfaces.map((i) => ({ url: i.url, protocol_binding: i.protocolBinding, protocol_version: i.protocolVersion }))
       : [
           { url: card.url, protocol_binding: card.preferredTransport ?? 'JSONRPC', protocol_version: card.protocolVersion },
-          ...(card.additionalInterfaces ?? []).filter((i) => i.url !== card.url).map((i) => ({ url: i.url, protocol_binding: i.transport, protocol_version: null })),
+          ...(card.additionalInterfaces ?? [])
+            .filter((i) => i.url !== card.url)
+            .map((i) => ({ url: i.url, protocol_binding: i.transport, protocol_version: null })),
         ];
   const extensions = (card.capabilities.extensions ?? []).map((e) => ({
     uri: e.uri,
@@ -125,7 +132,9 @@ export function parseAgentCard(raw: unknown, where = 'agent_card'): ParsedCard {
   }));
   const ap2Roles = extensions
     .filter((e) => isAp2Extension(e.uri))
-    .flatMap((e) => (Array.isArray(e.params?.roles) ? (e.params.roles as unknown[]).filter((r): r is string => typeof r === 'string') : []));
+    .flatMap((e) =>
+      Array.isArray(e.params?.roles) ? (e.params.roles as unknown[]).filter((r): r is string => typeof r === 'string') : [],
+    );
   const securitySchemes = Object.entries(card.securitySchemes ?? {}).map(([name, s]) => ({ name, ...schemeType(s) }));
 
   const profile: A2AProfile = {

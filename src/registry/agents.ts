@@ -18,7 +18,6 @@ import { iso } from '../time';
 export const agentNotFound = (id: string) => new AppError(404, 'agent_not_found', `No commerce agent '${id}' is registered.`);
 const AGENTS: RegistrantKind<CommerceAgentRow> = { table: 'commerce_agents', idColumn: 'agent_id', notFound: agentNotFound };
 
-
 export function agentView(a: CommerceAgentRow) {
   return {
     agent_id: a.agent_id,
@@ -173,7 +172,12 @@ export async function fetchAgentCard(url: string, opts: { timeoutMs: number; all
   }
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
 
 export interface ImportCardInput {
   agent_card?: Record<string, unknown>;
@@ -194,9 +198,13 @@ export async function importAgentCard(
   const hasInline = input.agent_card !== undefined;
   const hasUrl = input.agent_card_url !== undefined;
   if (hasInline === hasUrl) {
-    throw new AppError(400, hasInline ? 'invalid_payload' : 'missing_fields', 'Send exactly one of agent_card or agent_card_url.', { fields: ['agent_card', 'agent_card_url'] });
+    throw new AppError(400, hasInline ? 'invalid_payload' : 'missing_fields', 'Send exactly one of agent_card or agent_card_url.', {
+      fields: ['agent_card', 'agent_card_url'],
+    });
   }
-  const raw = hasInline ? input.agent_card : await fetchAgentCard(input.agent_card_url!, { timeoutMs: deps.cardFetchTimeoutMs, allowPrivate: deps.allowPrivateEndpoints });
+  const raw = hasInline
+    ? input.agent_card
+    : await fetchAgentCard(input.agent_card_url!, { timeoutMs: deps.cardFetchTimeoutMs, allowPrivate: deps.allowPrivateEndpoints });
   const card = parseAgentCard(raw);
   const agentType = input.agent_type ?? card.suggestedKind ?? 'service_core';
   const host = new URL(card.endpoint).hostname;

@@ -68,9 +68,7 @@ export interface EndpointPolicy {
 }
 
 export function endpointPolicy(allowPrivate: boolean): EndpointPolicy {
-  return allowPrivate
-    ? { schemes: ['https:', 'http:'], addressAllowed: null }
-    : { schemes: ['https:'], addressAllowed: isPublicAddress };
+  return allowPrivate ? { schemes: ['https:', 'http:'], addressAllowed: null } : { schemes: ['https:'], addressAllowed: isPublicAddress };
 }
 
 export function parseEndpointUrl(raw: string, policy: EndpointPolicy): URL {
@@ -80,7 +78,8 @@ export function parseEndpointUrl(raw: string, policy: EndpointPolicy): URL {
   } catch {
     throw new UnsafeEndpointError('not an absolute URL');
   }
-  if (!policy.schemes.includes(url.protocol)) throw new UnsafeEndpointError(`scheme ${url.protocol.replace(':', '')} is not allowed; use https`);
+  if (!policy.schemes.includes(url.protocol))
+    throw new UnsafeEndpointError(`scheme ${url.protocol.replace(':', '')} is not allowed; use https`);
   if (url.username || url.password) throw new UnsafeEndpointError('credentials in the URL are not allowed');
   return url;
 }
@@ -124,7 +123,10 @@ export function guardedLookup(policy: EndpointPolicy) {
       const allowed = policy.addressAllowed;
       const blocked = allowed ? list.find((a) => !allowed(a.address)) : undefined;
       if (blocked) {
-        return callback(Object.assign(new UnsafeEndpointError(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'EUNSAFE' }), []);
+        return callback(
+          Object.assign(new UnsafeEndpointError(`${hostname} resolves to a non-public address (${blocked.address})`), { code: 'EUNSAFE' }),
+          [],
+        );
       }
       if (options.all) return callback(null, list);
       callback(null, list[0]!.address, list[0]!.family);

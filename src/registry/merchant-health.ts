@@ -24,14 +24,33 @@ async function probe(endpoint: string, timeoutMs: number, allowPrivate: boolean)
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const res = await boundedRequest(endpoint, { timeoutMs, maxBytes: 0, headersOnly: true, maxRedirects: 0, policy: endpointPolicy(allowPrivate), headers: { accept: 'application/json' } });
+    const res = await boundedRequest(endpoint, {
+      timeoutMs,
+      maxBytes: 0,
+      headersOnly: true,
+      maxRedirects: 0,
+      policy: endpointPolicy(allowPrivate),
+      headers: { accept: 'application/json' },
+    });
     if (isAlive(res.status)) return { healthy: true, latency_ms: elapsed(), http_status: res.status };
-    return { healthy: false, reason: 'bad_status', message: `The agent endpoint answered HTTP ${res.status}.`, latency_ms: elapsed(), http_status: res.status };
+    return {
+      healthy: false,
+      reason: 'bad_status',
+      message: `The agent endpoint answered HTTP ${res.status}.`,
+      latency_ms: elapsed(),
+      http_status: res.status,
+    };
   } catch (err) {
     if (!(err instanceof OutboundError)) throw err;
     const reason: HealthReason =
       err.reason === 'timeout' ? 'timeout' : err.reason === 'unsafe_endpoint' ? 'unsafe_endpoint' : 'unreachable';
-    return { healthy: false, reason, message: `The agent endpoint is ${reason.replace('_', ' ')}: ${err.message}.`, latency_ms: reason === 'timeout' ? null : elapsed(), http_status: null };
+    return {
+      healthy: false,
+      reason,
+      message: `The agent endpoint is ${reason.replace('_', ' ')}: ${err.message}.`,
+      latency_ms: reason === 'timeout' ? null : elapsed(),
+      http_status: null,
+    };
   }
 }
 
@@ -42,7 +61,13 @@ export async function checkMerchantHealth(
 ): Promise<HealthResult> {
   const outcome: HealthOutcome =
     merchant.status === 'inactive'
-      ? { healthy: false, reason: 'inactive', message: 'The merchant agent is deactivated; it is not probed.', latency_ms: null, http_status: null }
+      ? {
+          healthy: false,
+          reason: 'inactive',
+          message: 'The merchant agent is deactivated; it is not probed.',
+          latency_ms: null,
+          http_status: null,
+        }
       : await probe(merchant.agent_endpoint, opts.timeoutMs, opts.allowPrivate);
   const checked_at = new Date();
   await db

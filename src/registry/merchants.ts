@@ -27,7 +27,6 @@ export interface RegistryDeps {
 export const merchantNotFound = (id: string) => new AppError(404, 'merchant_not_found', `No merchant agent '${id}' is registered.`);
 const MERCHANTS: RegistrantKind<MerchantRow> = { table: 'merchants', idColumn: 'merchant_id', notFound: merchantNotFound };
 
-
 export function merchantView(m: MerchantRow) {
   return {
     merchant_id: m.merchant_id,
@@ -109,7 +108,12 @@ export async function registerMerchant(
       .executeTakeFirst();
     if (inserted) return { created: true, registrationToken: token, webhookSecret: newSecret, merchant: inserted };
 
-    const existing = await trx.selectFrom('merchants').selectAll().where('merchant_id', '=', input.merchant_id).forUpdate().executeTakeFirstOrThrow();
+    const existing = await trx
+      .selectFrom('merchants')
+      .selectAll()
+      .where('merchant_id', '=', input.merchant_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (caller.createdByRequest && existing.created_by_request === caller.createdByRequest) {
       // The same keyed request, retried after the API died before answering: the caller never saw the
       // first credentials, so it gets fresh ones for the merchant its first run created.

@@ -11,13 +11,22 @@ type Check = { passed: boolean; points: number; max_points: number; reason: stri
 export type CheckName = 'committed_proposal_contract' | 'match_token_attribution' | 'workflow_context' | 'trust_evidence_policy';
 
 const POINTS = 25;
-export const CHECK_ORDER: CheckName[] = ['committed_proposal_contract', 'match_token_attribution', 'workflow_context', 'trust_evidence_policy'];
+export const CHECK_ORDER: CheckName[] = [
+  'committed_proposal_contract',
+  'match_token_attribution',
+  'workflow_context',
+  'trust_evidence_policy',
+];
 
 const UPGRADES: Record<CheckName, string> = {
-  committed_proposal_contract: 'Set agent_ready_profile.proposal_contract to "committed" so proposals are binding quotes a match token can authorize payment against.',
-  match_token_attribution: 'Set agent_ready_profile.attribution_mode to "match_token" so orders are attributed (and billed) through signed match tokens.',
-  workflow_context: 'Fill workflow_context (origin_workflow, accepted_intent_shapes, proposal_response_sla_seconds) so intents that fit your workflow are routed to you.',
-  trust_evidence_policy: 'Declare trust_evidence_policy (accepted_sources, contradiction_handling) so community proof can back your proposals.',
+  committed_proposal_contract:
+    'Set agent_ready_profile.proposal_contract to "committed" so proposals are binding quotes a match token can authorize payment against.',
+  match_token_attribution:
+    'Set agent_ready_profile.attribution_mode to "match_token" so orders are attributed (and billed) through signed match tokens.',
+  workflow_context:
+    'Fill workflow_context (origin_workflow, accepted_intent_shapes, proposal_response_sla_seconds) so intents that fit your workflow are routed to you.',
+  trust_evidence_policy:
+    'Declare trust_evidence_policy (accepted_sources, contradiction_handling) so community proof can back your proposals.',
 };
 
 function check(passed: boolean, ok: string, missing: string): Check {

@@ -52,7 +52,12 @@ export const invalidRegistrationToken = () => new AppError(403, 'invalid_registr
  * the id is taken: a second developer following an example that registers a fixed id learns that the
  * id belongs to someone else and needs its token, or that they should pick another id.
  */
-export function assertRegistrationToken(header: RegistrationTokenHeader, presented: string | undefined, storedHash: string, registeredId?: string): void {
+export function assertRegistrationToken(
+  header: RegistrationTokenHeader,
+  presented: string | undefined,
+  storedHash: string,
+  registeredId?: string,
+): void {
   const kind = header === 'x-agent-token' ? 'agent_id' : 'merchant_id';
   const headerName = header === 'x-agent-token' ? 'X-Agent-Token' : 'X-Merchant-Token';
   if (!presented) {
@@ -67,6 +72,11 @@ export function assertRegistrationToken(header: RegistrationTokenHeader, present
   }
   if (!registrationTokenMatches(presented, storedHash)) {
     if (!registeredId) throw invalidRegistrationToken();
-    throw new AppError(403, 'invalid_registration_token', `The ${headerName} is not the registration token of '${registeredId}', which is already registered. If it is not yours, register under another ${kind}.`, { [kind]: registeredId });
+    throw new AppError(
+      403,
+      'invalid_registration_token',
+      `The ${headerName} is not the registration token of '${registeredId}', which is already registered. If it is not yours, register under another ${kind}.`,
+      { [kind]: registeredId },
+    );
   }
 }

@@ -24,8 +24,7 @@ export const DEFAULT_ENTRY_AGENT = 'api-caller';
 export const START_DEADLINE_MS = 5000;
 
 export type RuntimeStartResult =
-  | { status: 'completed'; runtime: Awaited<ReturnType<typeof loadRuntime>> }
-  | { status: 'running'; runtimeId: string; noWorker?: boolean };
+  { status: 'completed'; runtime: Awaited<ReturnType<typeof loadRuntime>> } | { status: 'running'; runtimeId: string; noWorker?: boolean };
 
 /** The memo every runtime run carries (Temporal UI, `temporal workflow describe`): its business keys. */
 export function runtimeMemo(runtimeId: string, caller: { developerId?: string }, body: RuntimeCreateInput) {
@@ -86,7 +85,8 @@ export async function startRuntime(
         staticSummary: `Commerce runtime ${runtimeId}: "${body.intent.raw_query.slice(0, 80)}"`,
       })
       .catch((err) => {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return temporal.client.workflow.getHandle<CommerceRuntimeWorkflow>(workflowId);
+        if (err instanceof WorkflowExecutionAlreadyStartedError)
+          return temporal.client.workflow.getHandle<CommerceRuntimeWorkflow>(workflowId);
         throw err;
       });
     starting.catch(() => undefined);
@@ -101,7 +101,14 @@ export async function startRuntime(
   }
   const result = handle.result();
   // A failed run has finished too: its stored state says how.
-  const waited = await waitOnWorkflow(temporal, result.then(() => true, () => true), waitMs);
+  const waited = await waitOnWorkflow(
+    temporal,
+    result.then(
+      () => true,
+      () => true,
+    ),
+    waitMs,
+  );
   if (!waited.done) return { status: 'running', runtimeId, noWorker: waited.noWorker };
   try {
     return { status: 'completed', runtime: await loadRuntime(db, runtimeId, apiCaller(caller.developerId)) };

@@ -25,7 +25,11 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
   const startedAt = new Date();
   const id = stepId(s);
   const [m, intent, recorded, already] = await Promise.all([
-    db.selectFrom('merchants').select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed']).where('merchant_id', '=', s.merchantId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('merchants')
+      .select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed'])
+      .where('merchant_id', '=', s.merchantId)
+      .executeTakeFirstOrThrow(),
     getIntent(db, s.intentId, SYSTEM),
     recordedStep(db, s),
     proposalsOfStep(db, s.intentId, id),
@@ -34,13 +38,24 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
   // step answered; one that died after storing proposals but before recording the step has the
   // step recorded now from what it stored. Either way the merchant is not asked again.
   if (recorded) {
-    return { status: recorded.status as QueryResult['status'], proposalIds: already.map((p) => p.proposal_id), dropped: droppedOf(recorded.output_summary) };
+    return {
+      status: recorded.status as QueryResult['status'],
+      proposalIds: already.map((p) => p.proposal_id),
+      dropped: droppedOf(recorded.output_summary),
+    };
   }
   const respondBy = new Date(startedAt.getTime() + s.deadlineMs);
   const payload = JSON.stringify({
     type: 'runtime.query',
     timestamp: startedAt.toISOString(),
-    data: { runtime_id: s.runtimeId, step_id: id, merchant_id: m.merchant_id, intent: intentView(intent), respond_by: respondBy.toISOString(), max_proposals: s.maxProposals },
+    data: {
+      runtime_id: s.runtimeId,
+      step_id: id,
+      merchant_id: m.merchant_id,
+      intent: intentView(intent),
+      respond_by: respondBy.toISOString(),
+      max_proposals: s.maxProposals,
+    },
   });
   const record = (status: QueryResult['status'], output: string, stored: ProposalRow[], error: string | null) =>
     recordStep(db, {
@@ -55,7 +70,12 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
       error,
     });
   if (already.length) {
-    await record('succeeded', `${already.length} proposal(s) kept (stored by an earlier attempt of this step): ${already.map((p) => p.proposal_id).join(', ')}`, already, null);
+    await record(
+      'succeeded',
+      `${already.length} proposal(s) kept (stored by an earlier attempt of this step): ${already.map((p) => p.proposal_id).join(', ')}`,
+      already,
+      null,
+    );
     return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
   }
 
@@ -91,7 +111,12 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
   }
   if (!answer.success) {
     const issue = answer.error.issues[0];
-    await record('failed', 'the answer does not follow the query contract', [], `invalid_answer: ${issue?.path.join('.') || 'body'} ${issue?.message ?? ''}`.trim());
+    await record(
+      'failed',
+      'the answer does not follow the query contract',
+      [],
+      `invalid_answer: ${issue?.path.join('.') || 'body'} ${issue?.message ?? ''}`.trim(),
+    );
     return { status: 'failed', proposalIds: [], dropped: 0 };
   }
   const offered = answer.data.proposals;
@@ -101,13 +126,17 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
   for (const p of kept) {
     try {
       stored.push(
-        await submitProposal(db, {
-          ...p,
-          merchant_agent_id: m.merchant_id,
-          intent_id: s.intentId,
-          provenance: p.provenance ?? 'merchant_agent_runtime',
-          metadata: { ...p.metadata, runtime_id: s.runtimeId, runtime_step: id },
-        }, SYSTEM),
+        await submitProposal(
+          db,
+          {
+            ...p,
+            merchant_agent_id: m.merchant_id,
+            intent_id: s.intentId,
+            provenance: p.provenance ?? 'merchant_agent_runtime',
+            metadata: { ...p.metadata, runtime_id: s.runtimeId, runtime_step: id },
+          },
+          SYSTEM,
+        ),
       );
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -127,4 +156,3 @@ export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): P
   );
   return { status: 'succeeded', proposalIds: stored.map((p) => p.proposal_id), dropped };
 }
-

@@ -57,7 +57,14 @@ export async function voidStrandedAuthorizations(db: Db, opts: { limit?: number 
     .where('t.acceptance_state', '=', 'payment_authorized')
     .where('t.expires_at', '<=', sql<Date>`now()`)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('agentic_checkouts as c').select('c.checkout_id').whereRef('c.match_token_id', '=', 'a.match_token_id').where('c.status', 'in', liveCheckoutStatuses))),
+      not(
+        exists(
+          selectFrom('agentic_checkouts as c')
+            .select('c.checkout_id')
+            .whereRef('c.match_token_id', '=', 'a.match_token_id')
+            .where('c.status', 'in', liveCheckoutStatuses),
+        ),
+      ),
     )
     .orderBy('t.expires_at')
     .limit(opts.limit ?? BATCH)
@@ -65,15 +72,30 @@ export async function voidStrandedAuthorizations(db: Db, opts: { limit?: number 
   const voided: VoidedAuthorization[] = [];
   for (const c of candidates) {
     const done = await db.transaction().execute(async (trx) => {
-      const token = await trx.selectFrom('match_tokens').select(['acceptance_state', 'expires_at']).where('match_token_id', '=', c.match_token_id).forUpdate().executeTakeFirst();
+      const token = await trx
+        .selectFrom('match_tokens')
+        .select(['acceptance_state', 'expires_at'])
+        .where('match_token_id', '=', c.match_token_id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!token || token.acceptance_state !== 'payment_authorized' || token.expires_at > new Date()) return null;
-      const live = await trx.selectFrom('agentic_checkouts').select('checkout_id').where('match_token_id', '=', c.match_token_id).where('status', 'in', liveCheckoutStatuses).executeTakeFirst();
+      const live = await trx
+        .selectFrom('agentic_checkouts')
+        .select('checkout_id')
+        .where('match_token_id', '=', c.match_token_id)
+        .where('status', 'in', liveCheckoutStatuses)
+        .executeTakeFirst();
       if (live) return null;
       const v = await voidAuthorization(trx, c.authorization_id, STRANDED_VOID_REASON);
       if (!v.voided) return null;
       const run = await trx
         .selectFrom('commerce_runtimes')
-        .select(['runtime_id', sql<number>`(select coalesce(max(index), -1) + 1 from commerce_runtime_steps s where s.runtime_id = commerce_runtimes.runtime_id)`.as('next')])
+        .select([
+          'runtime_id',
+          sql<number>`(select coalesce(max(index), -1) + 1 from commerce_runtime_steps s where s.runtime_id = commerce_runtimes.runtime_id)`.as(
+            'next',
+          ),
+        ])
         .where('match_token_id', '=', c.match_token_id)
         .executeTakeFirst();
       if (run) {

@@ -22,7 +22,8 @@ export const RECONCILE_AFTER_S = 60;
 export const NOT_STARTED_AFTER_S = 600;
 const BATCH = 200;
 
-export const runtimeReconcileScheduleId = (taskQueue: string) => (taskQueue === DEFAULT_TASK_QUEUE ? 'runtime-reconcile' : `runtime-reconcile-${taskQueue}`);
+export const runtimeReconcileScheduleId = (taskQueue: string) =>
+  taskQueue === DEFAULT_TASK_QUEUE ? 'runtime-reconcile' : `runtime-reconcile-${taskQueue}`;
 
 export interface ReconciledRuntime {
   runtimeId: string;
@@ -64,7 +65,11 @@ export async function reconcileOpenRuntimes(db: Db, config: Pick<Config, 'TEMPOR
   }
 }
 
-export async function reconcileRuntimes(db: Db, client: Client, opts: { olderThanS?: number; notStartedAfterS?: number } = {}): Promise<{ checked: number; closed: ReconciledRuntime[] }> {
+export async function reconcileRuntimes(
+  db: Db,
+  client: Client,
+  opts: { olderThanS?: number; notStartedAfterS?: number } = {},
+): Promise<{ checked: number; closed: ReconciledRuntime[] }> {
   const olderThanS = opts.olderThanS ?? RECONCILE_AFTER_S;
   const notStartedAfterS = opts.notStartedAfterS ?? NOT_STARTED_AFTER_S;
   const open = await db
@@ -99,7 +104,8 @@ export async function reconcileRuntimes(db: Db, client: Client, opts: { olderTha
     } else {
       audit = `failed:workflow_${status.toLowerCase()}`;
     }
-    if (await closeOpenRuntime(db, row.runtime_id, stage, audit)) closed.push({ runtimeId: row.runtime_id, workflowStatus: status, stage, auditStatus: audit });
+    if (await closeOpenRuntime(db, row.runtime_id, stage, audit))
+      closed.push({ runtimeId: row.runtime_id, workflowStatus: status, stage, auditStatus: audit });
   }
   return { checked: open.length, closed };
 }

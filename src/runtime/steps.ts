@@ -54,7 +54,7 @@ export interface ResolvedIntent {
 export interface QueryResult {
   status: 'succeeded' | 'failed' | 'timeout';
   proposalIds: string[];
-/** Proposals offered beyond what the proposal-version budget let the loop keep. */
+  /** Proposals offered beyond what the proposal-version budget let the loop keep. */
   dropped: number;
 }
 
@@ -63,7 +63,8 @@ export interface RankResult {
   chosenProposalId: string | null;
 }
 
-export const trustOf = (p: Pick<ProposalRow, 'trust_score'>) => p.trust_score as { score?: number; risk?: string; basis?: { price_sanity?: { reason?: string } } };
+export const trustOf = (p: Pick<ProposalRow, 'trust_score'>) =>
+  p.trust_score as { score?: number; risk?: string; basis?: { price_sanity?: { reason?: string } } };
 
 /** Proposals a step already stored (a retried activity returns them instead of asking again). */
 export async function proposalsOfStep(db: Db, intentId: string, stepId: string): Promise<ProposalRow[]> {
@@ -155,29 +156,37 @@ export async function queryCatalog(deps: RuntimeDeps, s: StepRef & { intentId: s
   if (already.length && recorded) return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
   const intent = await getIntent(db, s.intentId, SYSTEM);
   const snapshot = await snapshots.get(db);
-  const si = understandShoppingIntent(intent.raw_query, { region: intent.region, categories: snapshot.categories, priceQuartiles: snapshot.priceQuartiles });
+  const si = understandShoppingIntent(intent.raw_query, {
+    region: intent.region,
+    categories: snapshot.categories,
+    priceQuartiles: snapshot.priceQuartiles,
+  });
   const found = await retrieve(db, si, 1, snapshot);
   const hit = found.hits[0];
   // An earlier attempt stored the offer but died before recording the step: record it now.
   const stored = already.length
     ? already
     : hit
-    ? [
-        await submitProposal(db, {
-          merchant_agent_id: hit.product.merchant_id ?? CATALOG_MERCHANT_ID,
-          intent_id: intent.intent_id,
-          product_id: hit.product.product_id,
-          offer_title: hit.product.title,
-          price: fromMinorUnits(hit.product.price_cents, hit.product.currency),
-          currency: hit.product.currency,
-          proposal_state: 'quoted',
-          provenance: 'catalog',
-          service_terms: { price_source: 'catalog' },
-          proposal_score_inputs: { retrieval: hit.source },
-          metadata: { runtime_id: s.runtimeId, runtime_step: id },
-        }, SYSTEM),
-      ]
-    : [];
+      ? [
+          await submitProposal(
+            db,
+            {
+              merchant_agent_id: hit.product.merchant_id ?? CATALOG_MERCHANT_ID,
+              intent_id: intent.intent_id,
+              product_id: hit.product.product_id,
+              offer_title: hit.product.title,
+              price: fromMinorUnits(hit.product.price_cents, hit.product.currency),
+              currency: hit.product.currency,
+              proposal_state: 'quoted',
+              provenance: 'catalog',
+              service_terms: { price_source: 'catalog' },
+              proposal_score_inputs: { retrieval: hit.source },
+              metadata: { runtime_id: s.runtimeId, runtime_step: id },
+            },
+            SYSTEM,
+          ),
+        ]
+      : [];
   await recordStep(db, {
     ...s,
     agentId: CATALOG_MERCHANT_ID,
@@ -198,7 +207,10 @@ export async function queryCatalog(deps: RuntimeDeps, s: StepRef & { intentId: s
  * Step `rank`: a match session over the proposals the loop collected; the chosen proposal is the
  * best ranked one whose trust risk is not high (the best one when all are high risk).
  */
-export async function rankRuntimeProposals(deps: RuntimeDeps, s: StepRef & { intentId: string; proposalIds: string[] }): Promise<RankResult> {
+export async function rankRuntimeProposals(
+  deps: RuntimeDeps,
+  s: StepRef & { intentId: string; proposalIds: string[] },
+): Promise<RankResult> {
   const { db, config } = deps;
   const startedAt = new Date();
   const run = await getRuntimeRow(db, s.runtimeId);
@@ -219,7 +231,9 @@ export async function rankRuntimeProposals(deps: RuntimeDeps, s: StepRef & { int
         { ttlSeconds: config.MATCH_SESSION_TTL_S, caller: SYSTEM, publicBaseUrl: config.publicBaseUrl },
       );
   const ranked = session.ranked_proposals as unknown as RankedProposal[];
-  const rows = s.proposalIds.length ? await db.selectFrom('proposals').select(['proposal_id', 'trust_score']).where('proposal_id', 'in', s.proposalIds).execute() : [];
+  const rows = s.proposalIds.length
+    ? await db.selectFrom('proposals').select(['proposal_id', 'trust_score']).where('proposal_id', 'in', s.proposalIds).execute()
+    : [];
   const risk = new Map(rows.map((r) => [r.proposal_id, trustOf(r).risk]));
   const chosen = ranked.find((r) => risk.get(r.proposal_id) !== 'high') ?? ranked[0] ?? null;
   const skipped = chosen ? ranked.slice(0, ranked.indexOf(chosen)).map((r) => `${r.proposal_id} (rank ${r.rank}, high trust risk)`) : [];
@@ -244,14 +258,20 @@ export async function rankRuntimeProposals(deps: RuntimeDeps, s: StepRef & { int
 }
 
 /** Step `mint_token`: accept the chosen proposal (a signed match token); the proposal shell's metadata is attached to it. */
-export async function mintRuntimeToken(deps: RuntimeDeps, s: StepRef & { matchSessionId: string; proposalId: string }): Promise<{ matchTokenId: string }> {
+export async function mintRuntimeToken(
+  deps: RuntimeDeps,
+  s: StepRef & { matchSessionId: string; proposalId: string },
+): Promise<{ matchTokenId: string }> {
   const { db, config, signingKeys } = deps;
   const startedAt = new Date();
   const run = await getRuntimeRow(db, s.runtimeId);
   const shell = (run.request as { proposal?: { metadata?: Record<string, unknown> } }).proposal;
   await db
     .updateTable('proposals')
-    .set({ metadata: sql`metadata || ${JSON.stringify({ runtime_id: s.runtimeId, ...(shell ? { runtime_shell: shell } : {}) })}::jsonb`, updated_at: new Date() })
+    .set({
+      metadata: sql`metadata || ${JSON.stringify({ runtime_id: s.runtimeId, ...(shell ? { runtime_shell: shell } : {}) })}::jsonb`,
+      updated_at: new Date(),
+    })
     .where('proposal_id', '=', s.proposalId)
     .execute();
   const k = await signingKeys();
@@ -284,7 +304,10 @@ export async function mintRuntimeToken(deps: RuntimeDeps, s: StepRef & { matchSe
  * Step `authorize_payment` (only when the budget does not require the user's confirmation), and only
  * for a seller whose agent takes the order: otherwise the step is `skipped` and null comes back.
  */
-export async function authorizeRuntimePayment(deps: RuntimeDeps, s: StepRef & { matchTokenId: string }): Promise<{ authorizationId: string | null }> {
+export async function authorizeRuntimePayment(
+  deps: RuntimeDeps,
+  s: StepRef & { matchTokenId: string },
+): Promise<{ authorizationId: string | null }> {
   const { db } = deps;
   const startedAt = new Date();
   const run = await getRuntimeRow(db, s.runtimeId);
@@ -295,7 +318,8 @@ export async function authorizeRuntimePayment(deps: RuntimeDeps, s: StepRef & { 
       kind: 'authorize_payment',
       status: 'skipped',
       inputSummary: `match token ${s.matchTokenId}; commerce_budget.require_user_confirmation_before_payment is false`,
-      outputSummary: 'no payment authorized: the seller has no agent that takes orders (checkout_mode merchant_redirect); plan a checkout for its continue_url',
+      outputSummary:
+        'no payment authorized: the seller has no agent that takes orders (checkout_mode merchant_redirect); plan a checkout for its continue_url',
       consumed: consumedOf(1),
       startedAt,
     });
@@ -316,11 +340,18 @@ export async function authorizeRuntimePayment(deps: RuntimeDeps, s: StepRef & { 
 }
 
 /** Ends the run: its stage, the audit status and (when no token was minted) the best proposal so far. */
-export async function finishRuntimeRun(deps: RuntimeDeps, f: { runtimeId: string; stage: string; auditStatus: string; bestProposalIds?: string[] }): Promise<void> {
+export async function finishRuntimeRun(
+  deps: RuntimeDeps,
+  f: { runtimeId: string; stage: string; auditStatus: string; bestProposalIds?: string[] },
+): Promise<void> {
   const { db } = deps;
   let proposalId: string | null = null;
   if (f.bestProposalIds?.length) {
-    const rows = await db.selectFrom('proposals').select(['proposal_id', 'trust_score', 'price_cents']).where('proposal_id', 'in', f.bestProposalIds).execute();
+    const rows = await db
+      .selectFrom('proposals')
+      .select(['proposal_id', 'trust_score', 'price_cents'])
+      .where('proposal_id', 'in', f.bestProposalIds)
+      .execute();
     rows.sort((a, b) => (trustOf(b).score ?? 0) - (trustOf(a).score ?? 0) || a.price_cents - b.price_cents);
     proposalId = rows[0]?.proposal_id ?? null;
   }

@@ -124,7 +124,10 @@ export async function writeStep(trx: Transaction<Database>, s: StepRecord, runti
   return stepId;
 }
 
-export async function finishRuntime(db: Db, f: { runtimeId: string; stage: string; auditStatus: string; proposalId?: string | null }): Promise<void> {
+export async function finishRuntime(
+  db: Db,
+  f: { runtimeId: string; stage: string; auditStatus: string; proposalId?: string | null },
+): Promise<void> {
   await db
     .updateTable('commerce_runtimes')
     .set({
@@ -163,7 +166,9 @@ export async function loadRuntime(db: Db, runtimeId: string, caller: Caller) {
   const [intent, proposal, session, token] = await Promise.all([
     r.intent_id ? getIntent(db, r.intent_id, SYSTEM) : null,
     r.proposal_id ? getProposal(db, r.proposal_id, SYSTEM) : null,
-    r.match_session_id ? db.selectFrom('match_sessions').selectAll().where('match_session_id', '=', r.match_session_id).executeTakeFirst() : null,
+    r.match_session_id
+      ? db.selectFrom('match_sessions').selectAll().where('match_session_id', '=', r.match_session_id).executeTakeFirst()
+      : null,
     r.match_token_id ? getMatchToken(db, r.match_token_id, SYSTEM) : null,
   ]);
   const consumed = steps.reduce(
@@ -192,7 +197,12 @@ export async function loadRuntime(db: Db, runtimeId: string, caller: Caller) {
     commerce_budget: r.commerce_budget,
     commerce_memory_refs: r.commerce_memory_refs,
     skill_refs: r.skill_refs,
-    runtime_trace: { loop: r.runtime_trace.loop, current_step: r.runtime_trace.current_step, audit_status: r.runtime_trace.audit_status, consumed },
+    runtime_trace: {
+      loop: r.runtime_trace.loop,
+      current_step: r.runtime_trace.current_step,
+      audit_status: r.runtime_trace.audit_status,
+      consumed,
+    },
   };
 }
 

@@ -77,11 +77,21 @@ export const A2AProfile = z
     provider: z.object({ organization: z.string().optional(), url: z.string().optional() }).nullable(),
     documentation_url: z.string().nullable(),
     skills: z.array(
-      z.object({ id: z.string(), name: z.string(), description: z.string(), tags: z.array(z.string()), examples: z.array(z.string()), input_modes: z.array(z.string()), output_modes: z.array(z.string()) }),
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        tags: z.array(z.string()),
+        examples: z.array(z.string()),
+        input_modes: z.array(z.string()),
+        output_modes: z.array(z.string()),
+      }),
     ),
     interfaces: z.array(z.object({ url: z.string(), protocol_binding: z.string(), protocol_version: z.string().nullable() })),
     security_schemes: z.array(z.object({ name: z.string(), type: z.string(), description: z.string().nullable() })),
-    extensions: z.array(z.object({ uri: z.string(), required: z.boolean(), description: z.string().nullable(), params: freeObject.nullable() })),
+    extensions: z.array(
+      z.object({ uri: z.string(), required: z.boolean(), description: z.string().nullable(), params: freeObject.nullable() }),
+    ),
     ap2_roles: z.array(z.string()),
     default_input_modes: z.array(z.string()),
     default_output_modes: z.array(z.string()),
@@ -97,7 +107,12 @@ const CapabilityProfile = z.record(z.string(), z.unknown()).meta({
 
 export const AgentRegisterBody = z
   .object({
-    agent_id: z.string().trim().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
+    agent_id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
     agent_type: z.enum(AGENT_KINDS),
     endpoint: z.string().trim().max(2048).url(),
     protocols: tags(20).optional(),
@@ -113,7 +128,8 @@ export const AgentRegisterBody = z
     for (const [key, value] of Object.entries(body.capability_profile ?? {})) {
       if (key === 'a2a') {
         const res = A2AProfile.safeParse(value);
-        for (const issue of res.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: ['capability_profile', key, ...issue.path] });
+        for (const issue of res.error?.issues ?? [])
+          ctx.addIssue({ code: 'custom', message: issue.message, path: ['capability_profile', key, ...issue.path] });
         continue;
       }
       if (key !== body.agent_type) {
@@ -127,7 +143,8 @@ export const AgentRegisterBody = z
         continue;
       }
       const res = KIND_PROFILES[body.agent_type].safeParse(value);
-      for (const issue of res.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: ['capability_profile', key, ...issue.path] });
+      for (const issue of res.error?.issues ?? [])
+        ctx.addIssue({ code: 'custom', message: issue.message, path: ['capability_profile', key, ...issue.path] });
     }
   })
   .meta({ id: 'AgentRegisterRequest' });
@@ -136,7 +153,13 @@ export type AgentRegisterInput = z.infer<typeof AgentRegisterBody>;
 export const AgentImportCardBody = z
   .object({
     agent_card: z.record(z.string(), z.unknown()).optional().meta({ description: 'The Agent Card JSON (A2A v0.3 or v1.0 field set).' }),
-    agent_card_url: z.string().trim().max(2048).url().optional().meta({ description: 'HTTPS URL the card is fetched from, e.g. https://agent.example/.well-known/agent-card.json.' }),
+    agent_card_url: z
+      .string()
+      .trim()
+      .max(2048)
+      .url()
+      .optional()
+      .meta({ description: 'HTTPS URL the card is fetched from, e.g. https://agent.example/.well-known/agent-card.json.' }),
     agent_id: AgentRegisterBody.shape.agent_id.optional().meta({ description: 'Defaults to a slug of the card host and name.' }),
     agent_type: z.enum(AGENT_KINDS).optional().meta({ description: 'Defaults to the AP2 role in the card, else service_core.' }),
     regions: tags(250).optional(),

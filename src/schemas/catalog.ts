@@ -32,16 +32,22 @@ export const Product = z
     gallery: z.array(z.string()),
     category_l1: optionalText,
     category_l2: optionalText,
-    price: z
-      .object({ amount: z.number(), currency: z.string(), compare_at: z.number().nullable() })
+    price: z.object({ amount: z.number(), currency: z.string(), compare_at: z.number().nullable() }).optional().meta({
+      description:
+        "The price in the product's own currency (major units; 2400 JPY is 2400, 12.345 KWD is 12.345); compare_at when discounted.",
+    }),
+    availability: z
+      .enum(['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued'])
       .optional()
-      .meta({ description: "The price in the product's own currency (major units; 2400 JPY is 2400, 12.345 KWD is 12.345); compare_at when discounted." }),
-    availability: z.enum(['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued']).optional().meta({ description: 'discontinued: no longer in its merchant’s feed.' }),
+      .meta({ description: 'discontinued: no longer in its merchant’s feed.' }),
     seller: z
       .object({ merchant_id: z.string(), name: z.string().nullable() })
       .optional()
       .meta({ description: 'The merchant selling the product (whose catalog it is in); name as its feed states it.' }),
-    variants: z.array(ProductVariant).optional().meta({ description: 'The purchasable variants its feed lists; empty when the product itself is the only offer.' }),
+    variants: z
+      .array(ProductVariant)
+      .optional()
+      .meta({ description: 'The purchasable variants its feed lists; empty when the product itself is the only offer.' }),
   })
   .meta({ id: 'Product' });
 

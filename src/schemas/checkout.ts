@@ -34,7 +34,11 @@ export const CheckoutConfirmBody = z
         granted_at: z.iso.datetime({ offset: true }).optional(),
       })
       .meta({ description: 'Explicit buyer-agent consent.' }),
-    match_token: z.string().min(1).max(8000).meta({ description: 'The signed_token (compact JWS) of the match token the checkout was planned with.' }),
+    match_token: z
+      .string()
+      .min(1)
+      .max(8000)
+      .meta({ description: 'The signed_token (compact JWS) of the match token the checkout was planned with.' }),
     proposal_id: id(),
     amount: amount.meta({ description: 'Must equal the plan total, in major units.' }),
     currency,
@@ -49,13 +53,14 @@ const minor = z.number().int();
 export const CheckoutMode = z.enum(['agent_handoff', 'merchant_redirect']).meta({
   id: 'CheckoutMode',
   description:
-    "How the confirm completes, chosen with the plan from the seller. `agent_handoff`: the seller has an agent endpoint; confirm authorizes payment and hands the order to it (status `confirmed`, receipt). `merchant_redirect`: the seller has no agent endpoint (e.g. a catalog product of the reserved `gateway-catalog` merchant); the gateway authorizes no payment, and confirm answers status `handed_off` with `continue_url`, the attributable `/r/{rec_id}` link to the product page where the buyer completes the purchase.",
+    'How the confirm completes, chosen with the plan from the seller. `agent_handoff`: the seller has an agent endpoint; confirm authorizes payment and hands the order to it (status `confirmed`, receipt). `merchant_redirect`: the seller has no agent endpoint (e.g. a catalog product of the reserved `gateway-catalog` merchant); the gateway authorizes no payment, and confirm answers status `handed_off` with `continue_url`, the attributable `/r/{rec_id}` link to the product page where the buyer completes the purchase.',
 });
 
 export const NextAction = z
   .object({
     action: z.enum(['plan_new_checkout', 'accept_match_again', 'choose_another_proposal']).meta({
-      description: 'plan_new_checkout: the match token is accepted again (payment voided), plan a new checkout with it; accept_match_again: the token is spent or expired, accept the match again; choose_another_proposal: this proposal cannot be bought (merchant refused, proposal gone).',
+      description:
+        'plan_new_checkout: the match token is accepted again (payment voided), plan a new checkout with it; accept_match_again: the token is spent or expired, accept the match again; choose_another_proposal: this proposal cannot be bought (merchant refused, proposal gone).',
     }),
     description: z.string(),
     match_token_id: z.string().optional(),
@@ -70,7 +75,10 @@ export const CheckoutFailure = z
     message: z.string(),
     next_action: NextAction.optional(),
   })
-  .meta({ id: 'CheckoutFailure', description: 'Why a checkout failed (after any payment authorization was voided) and what the agent can do next.' });
+  .meta({
+    id: 'CheckoutFailure',
+    description: 'Why a checkout failed (after any payment authorization was voided) and what the agent can do next.',
+  });
 
 export const CheckoutPlan = z
   .object({
@@ -80,11 +88,27 @@ export const CheckoutPlan = z
     match_token_id: z.string(),
     merchant_id: z.string().meta({ description: 'The seller.' }),
     checkout_mode: CheckoutMode,
-    rec_id: z.string().nullable().optional().meta({ description: 'merchant_redirect: the card the buyer continues through; attribution counts the order that carries it.' }),
+    rec_id: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'merchant_redirect: the card the buyer continues through; attribution counts the order that carries it.' }),
     buyer_agent_id: z.string(),
-    line_items: z.array(z.object({ product_id: z.number().int(), title: z.string(), quantity: z.number().int(), unit_amount_minor: minor, amount_minor: minor })),
-    shipping: z.object({ amount_minor: minor, commitment: freeObject }).meta({ description: "Shipping from the proposal's shipping_commitment (free: true → 0; else its cost)." }),
-    totals: z.object({ subtotal_minor: minor, shipping_minor: minor, total_minor: minor }).meta({ description: 'Amounts in minor units (cents).' }),
+    line_items: z.array(
+      z.object({
+        product_id: z.number().int(),
+        title: z.string(),
+        quantity: z.number().int(),
+        unit_amount_minor: minor,
+        amount_minor: minor,
+      }),
+    ),
+    shipping: z
+      .object({ amount_minor: minor, commitment: freeObject })
+      .meta({ description: "Shipping from the proposal's shipping_commitment (free: true → 0; else its cost)." }),
+    totals: z
+      .object({ subtotal_minor: minor, shipping_minor: minor, total_minor: minor })
+      .meta({ description: 'Amounts in minor units (cents).' }),
     amount: z.number().meta({ description: 'total_minor in major units.' }),
     currency: z.string(),
     shipping_address: freeObject.nullable(),
@@ -100,7 +124,8 @@ export const CheckoutRecord = z
   .object({
     checkout_id: z.string(),
     status: z.enum(['awaiting_confirmation', 'confirming', 'confirmed', 'handed_off', 'expired', 'failed']).meta({
-      description: 'confirmed: agent_handoff, the merchant agent took the order. handed_off: merchant_redirect, the buyer continues at continue_url. failed: see failure (a payment authorization is voided first).',
+      description:
+        'confirmed: agent_handoff, the merchant agent took the order. handed_off: merchant_redirect, the buyer continues at continue_url. failed: see failure (a payment authorization is voided first).',
     }),
     buyer_agent_id: z.string(),
     intent_id: z.string(),
@@ -108,15 +133,23 @@ export const CheckoutRecord = z
     match_token_id: z.string(),
     merchant_id: z.string(),
     checkout_mode: CheckoutMode,
-    continue_url: z.string().nullable().meta({ description: 'merchant_redirect, once handed_off: `${PUBLIC_BASE_URL}/r/{rec_id}`, the recorded click redirect to the product page (the rec_id rides along, so the merchant order is attributed).' }),
+    continue_url: z.string().nullable().meta({
+      description:
+        'merchant_redirect, once handed_off: `${PUBLIC_BASE_URL}/r/{rec_id}`, the recorded click redirect to the product page (the rec_id rides along, so the merchant order is attributed).',
+    }),
     amount: z.number(),
     currency: z.string(),
     plan: CheckoutPlan,
     expires_at: isoDateTime,
     shipping_address: freeObject.nullable(),
     metadata: freeObject,
-    payment_authorization_id: z.string().nullable().meta({ description: 'agent_handoff only (merchant_redirect authorizes nothing). Its status is voided when the handoff failed for good.' }),
-    receipt: freeObject.nullable().meta({ description: 'agent_handoff: status, merchant_response summary, handed_off_at. merchant_redirect: status handed_off, continue_url, rec_id, handed_off_at.' }),
+    payment_authorization_id: z.string().nullable().meta({
+      description: 'agent_handoff only (merchant_redirect authorizes nothing). Its status is voided when the handoff failed for good.',
+    }),
+    receipt: freeObject.nullable().meta({
+      description:
+        'agent_handoff: status, merchant_response summary, handed_off_at. merchant_redirect: status handed_off, continue_url, rec_id, handed_off_at.',
+    }),
     audit_trail: z.array(AuditEntry).meta({ description: 'Every step of the checkout, oldest first.' }),
     failure: CheckoutFailure.nullable(),
     workflow_id: z.string().meta({ description: 'The Temporal workflow (checkout-<checkout_id>); search attribute CheckoutId.' }),

@@ -3,8 +3,16 @@ import { isoDateTime } from './common';
 
 /** Scopes an API key may carry (docs/CONTRACT.md#credentials). `*` grants all of them. */
 export const API_KEY_SCOPES = [
-  'recommend', 'intents', 'proposals', 'match', 'payments', 'checkout',
-  'runtime', 'experience', 'registry', 'reports',
+  'recommend',
+  'intents',
+  'proposals',
+  'match',
+  'payments',
+  'checkout',
+  'runtime',
+  'experience',
+  'registry',
+  'reports',
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
@@ -26,20 +34,20 @@ export const DeveloperLoginBody = z
   .object({ contact_email: email, password: z.string().min(1).max(256) })
   .meta({ id: 'DeveloperLoginRequest' });
 
-export const InviteVerifyBody = z
-  .object({ invite_code: z.string().trim().min(1).max(200) })
-  .meta({ id: 'InviteVerifyRequest' });
+export const InviteVerifyBody = z.object({ invite_code: z.string().trim().min(1).max(200) }).meta({ id: 'InviteVerifyRequest' });
 
 export const KeyCreateBody = z
   .object({
     label: z.string().trim().min(1).max(120).optional(),
-    scopes: z.array(z.enum(['*', ...API_KEY_SCOPES])).min(1).max(API_KEY_SCOPES.length + 1).optional(),
+    scopes: z
+      .array(z.enum(['*', ...API_KEY_SCOPES]))
+      .min(1)
+      .max(API_KEY_SCOPES.length + 1)
+      .optional(),
   })
   .meta({ id: 'ApiKeyCreateRequest' });
 
-export const KeyRenameBody = z
-  .object({ label: z.string().trim().min(1).max(120) })
-  .meta({ id: 'ApiKeyRenameRequest' });
+export const KeyRenameBody = z.object({ label: z.string().trim().min(1).max(120) }).meta({ id: 'ApiKeyRenameRequest' });
 
 export const LogsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -46,7 +46,9 @@ export const Delivery = z
 const count = z.number().int();
 export const DispatchQueue = z
   .object({
-    summary: z.object({ pending: count, inflight: count, delivered: count, dlq: count }).meta({ description: 'Counts per state for the merchant_id / intent_id filter.' }),
+    summary: z
+      .object({ pending: count, inflight: count, delivered: count, dlq: count })
+      .meta({ description: 'Counts per state for the merchant_id / intent_id filter.' }),
     deliveries: z.array(Delivery),
   })
   .meta({ id: 'DispatchQueue' });
@@ -57,18 +59,31 @@ export const DeliveryDetail = z.object({ delivery: Delivery, attempts: z.array(D
 
 export const RetryBody = z
   .object({
-    delivery_id: z.string().trim().min(1).max(100).optional().meta({ description: 'Absent: every dead-lettered delivery (up to 2000 per call; see remaining).' }),
+    delivery_id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Absent: every dead-lettered delivery (up to 2000 per call; see remaining).' }),
     state: z.enum(['dlq'], { message: "only dead-lettered deliveries (state 'dlq') can be replayed" }).default('dlq'),
   })
   .meta({ id: 'DispatchRetryRequest' });
 
 export const RetryResult = z
   .object({
-    state: z.literal('dlq').meta({ description: 'The queue replayed from: dead-lettered deliveries (the request\'s state).' }),
-    status: z.enum(['scheduled', 'scheduling']).meta({ description: 'scheduling: the replay workflow is still starting runs; follow replay_workflow_id.' }),
+    state: z.literal('dlq').meta({ description: "The queue replayed from: dead-lettered deliveries (the request's state)." }),
+    status: z
+      .enum(['scheduled', 'scheduling'])
+      .meta({ description: 'scheduling: the replay workflow is still starting runs; follow replay_workflow_id.' }),
     scheduled: z.number().int(),
-    remaining: z.number().int().meta({ description: 'Deliveries still dead-lettered after this call (not replayed by it: past the 2000-per-call cap, or dead-lettered meanwhile). Not a count of failures; call again while it is above 0.' }),
-    summary: z.string().meta({ description: 'The answer in words: how many were replayed, how many are still dead-lettered and what to do next.' }),
+    remaining: z.number().int().meta({
+      description:
+        'Deliveries still dead-lettered after this call (not replayed by it: past the 2000-per-call cap, or dead-lettered meanwhile). Not a count of failures; call again while it is above 0.',
+    }),
+    summary: z
+      .string()
+      .meta({ description: 'The answer in words: how many were replayed, how many are still dead-lettered and what to do next.' }),
     replay_workflow_id: z.string(),
     replays: z.array(z.object({ delivery_id: z.string(), workflow_id: z.string(), run_id: z.string().nullable() })),
   })

@@ -21,7 +21,10 @@ export const RemixableDimension = z
 export const ExperiencePreview = z
   .object({
     preview_id: z.string(),
-    kind: z.enum(['generated', 'referenced']).meta({ description: '`referenced` when the merchant supplied its own preview asset (kept verbatim in asset), else `generated` from the catalog image and the context.' }),
+    kind: z.enum(['generated', 'referenced']).meta({
+      description:
+        '`referenced` when the merchant supplied its own preview asset (kept verbatim in asset), else `generated` from the catalog image and the context.',
+    }),
     asset: freeObject,
     scene_preview: z.object({
       scene: z.string().nullable(),
@@ -38,7 +41,20 @@ export const ExperiencePreview = z
   })
   .meta({ id: 'ExperiencePreview' });
 
-export const FIT_BASES = ['budget', 'price_band', 'scene', 'desired_feeling', 'self_context', 'visual_constraints', 'keywords', 'creator_evidence', 'region', 'taste_category', 'taste_brand', 'inspiration'] as const;
+export const FIT_BASES = [
+  'budget',
+  'price_band',
+  'scene',
+  'desired_feeling',
+  'self_context',
+  'visual_constraints',
+  'keywords',
+  'creator_evidence',
+  'region',
+  'taste_category',
+  'taste_brand',
+  'inspiration',
+] as const;
 
 export const FitStatement = z
   .object({
@@ -77,7 +93,13 @@ export const CreatorEvidence = z
   })
   .meta({ id: 'CreatorEvidence' });
 
-const EventTemplate = z.object({ event_type: z.string(), intent_id: z.string().nullable(), proposal_id: z.string().nullable(), product_id: z.number().int(), payload: freeObject });
+const EventTemplate = z.object({
+  event_type: z.string(),
+  intent_id: z.string().nullable(),
+  proposal_id: z.string().nullable(),
+  product_id: z.number().int(),
+  payload: freeObject,
+});
 
 export const ExperienceCard = z
   .object({
@@ -92,11 +114,17 @@ export const ExperienceCard = z
     }),
     preview: ExperiencePreview,
     products: z.array(ExperienceProduct),
-    creator_evidence: z.array(CreatorEvidence).meta({ description: 'Up to 3 videos of the product with orders, by conversion_score, then GMV.' }),
-    why_it_fits_you: z.array(FitStatement).meta({ description: 'Only what the product, offer, creator numbers, context or taste data support.' }),
+    creator_evidence: z
+      .array(CreatorEvidence)
+      .meta({ description: 'Up to 3 videos of the product with orders, by conversion_score, then GMV.' }),
+    why_it_fits_you: z
+      .array(FitStatement)
+      .meta({ description: 'Only what the product, offer, creator numbers, context or taste data support.' }),
     caveats: z.array(FitStatement).meta({ description: 'Facts that speak against the fit (over budget, region not served).' }),
     remix_actions: z.array(
-      z.object({ dimension: z.enum(REMIX_DIMENSIONS), label: z.string(), options: z.array(z.string()), event: EventTemplate }).meta({ description: 'POST the event (with a value) to /v1/decision-events.' }),
+      z
+        .object({ dimension: z.enum(REMIX_DIMENSIONS), label: z.string(), options: z.array(z.string()), event: EventTemplate })
+        .meta({ description: 'POST the event (with a value) to /v1/decision-events.' }),
     ),
     cta: z.object({
       primary: z.object({ label: z.string(), event: EventTemplate }),
@@ -114,13 +142,24 @@ export type CreatorEvidenceT = z.infer<typeof CreatorEvidence>;
 export const DecisionEventBody = z
   .object({
     // Checked in the domain so that a missing, unknown or non-string type is one error: unsupported_decision_event.
-    event_type: z.unknown().optional().meta({ type: 'string', enum: [...DECISION_EVENT_TYPES], description: 'Anything else, or none, is 400 unsupported_decision_event.' }),
+    event_type: z
+      .unknown()
+      .optional()
+      .meta({ type: 'string', enum: [...DECISION_EVENT_TYPES], description: 'Anything else, or none, is 400 unsupported_decision_event.' }),
     intent_id: text(100).optional(),
     proposal_id: text(100).optional(),
     match_token_id: text(100).optional(),
-    product_id: z.number().int().positive().max(2_147_483_647).optional().meta({ description: 'A catalog product without a proposal (experience feed items); derived from the proposal otherwise.' }),
-    agent_id: text(200).optional().meta({ description: 'The shopper agent whose taste the event tells about; also accepted as payload.agent_id.' }),
-    payload: freeObject.optional().meta({ description: 'remix needs dimension (one of the preview\'s remixable dimensions) and value.' }),
+    product_id: z
+      .number()
+      .int()
+      .positive()
+      .max(2_147_483_647)
+      .optional()
+      .meta({ description: 'A catalog product without a proposal (experience feed items); derived from the proposal otherwise.' }),
+    agent_id: text(200)
+      .optional()
+      .meta({ description: 'The shopper agent whose taste the event tells about; also accepted as payload.agent_id.' }),
+    payload: freeObject.optional().meta({ description: "remix needs dimension (one of the preview's remixable dimensions) and value." }),
   })
   .meta({ id: 'DecisionEventRequest' });
 export type DecisionEventInput = z.infer<typeof DecisionEventBody>;
@@ -136,7 +175,9 @@ export const DecisionEvent = z
     merchant_id: z.string().nullable().meta({ description: 'The merchant of the proposal; what SLA and reputation read.' }),
     agent_id: z.string().nullable(),
     payload: freeObject,
-    revised_experience_preview: ExperiencePreview.optional().meta({ description: 'remix only: the preview after the remix (also stored in payload).' }),
+    revised_experience_preview: ExperiencePreview.optional().meta({
+      description: 'remix only: the preview after the remix (also stored in payload).',
+    }),
     created_at: isoDateTime.nullable(),
   })
   .meta({ id: 'DecisionEvent' });
@@ -185,11 +226,16 @@ const Weighted = z.object({ name: z.string(), score: z.number(), events: z.numbe
 
 export const ExperienceFeed = z
   .object({
-    feed_id: z.string().meta({ description: 'Content hash of the request and the item ids: the same input over the same events gives the same id.' }),
+    feed_id: z
+      .string()
+      .meta({ description: 'Content hash of the request and the item ids: the same input over the same events gives the same id.' }),
     agent_id: z.string(),
     taste_profile: z.object({
       derived: z.object({
-        event_count: z.number().int().meta({ description: 'Taste events of the agent read (pick, confirm, purchase, nope, return, complaint).' }),
+        event_count: z
+          .number()
+          .int()
+          .meta({ description: 'Taste events of the agent read (pick, confirm, purchase, nope, return, complaint).' }),
         categories: z.array(Weighted),
         brands: z.array(Weighted),
         price_band: z.object({ min: z.number(), max: z.number() }).nullable(),

@@ -8,11 +8,31 @@ export const FeedMerchantParams = z.object({ merchantId: z.string().min(1).max(1
 
 export const FeedImportBody = z
   .object({
-    content: z.string().min(1).max(900_000).optional().meta({ description: 'The feed itself (any supported format, detected from the content).' }),
-    url: z.string().url().max(2048).optional().meta({ description: 'Where to fetch the feed: one bounded GET through the same outbound guard as every merchant call (public addresses only, size and time bounds, redirects checked).' }),
-    full_snapshot: z.boolean().optional().meta({ description: "true: the feed is the merchant's whole catalog, and its feed products missing from it become unavailable (never deleted)." }),
-    currency: z.string().regex(/^[A-Za-z]{3}$/).optional().meta({ description: 'Currency of prices that name none (a Shopify export); default USD.' }),
-    store_url: z.string().url().max(2048).optional().meta({ description: "Storefront origin; a Shopify product's link is {store_url}/products/{handle}." }),
+    content: z
+      .string()
+      .min(1)
+      .max(900_000)
+      .optional()
+      .meta({ description: 'The feed itself (any supported format, detected from the content).' }),
+    url: z.string().url().max(2048).optional().meta({
+      description:
+        'Where to fetch the feed: one bounded GET through the same outbound guard as every merchant call (public addresses only, size and time bounds, redirects checked).',
+    }),
+    full_snapshot: z.boolean().optional().meta({
+      description:
+        "true: the feed is the merchant's whole catalog, and its feed products missing from it become unavailable (never deleted).",
+    }),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/)
+      .optional()
+      .meta({ description: 'Currency of prices that name none (a Shopify export); default USD.' }),
+    store_url: z
+      .string()
+      .url()
+      .max(2048)
+      .optional()
+      .meta({ description: "Storefront origin; a Shopify product's link is {store_url}/products/{handle}." }),
     refresh_interval_s: z
       .number()
       .int()
@@ -36,9 +56,14 @@ export const FeedRunRecord = z
     run_id: z.string(),
     feed_id: z.string().nullable(),
     trigger: z.enum(['cli', 'api', 'schedule']),
-    status: z.enum(['running', 'succeeded', 'failed', 'not_modified']).meta({ description: 'not_modified: the feed URL answered 304 to the validators of the last good fetch; nothing was read.' }),
+    status: z
+      .enum(['running', 'succeeded', 'failed', 'not_modified'])
+      .meta({ description: 'not_modified: the feed URL answered 304 to the validators of the last good fetch; nothing was read.' }),
     format: z.string().nullable(),
-    rows_read: z.number().int().meta({ description: 'Rows read so far while running (updated about once a second), all of them once finished.' }),
+    rows_read: z
+      .number()
+      .int()
+      .meta({ description: 'Rows read so far while running (updated about once a second), all of them once finished.' }),
     bytes_read: z.number().int(),
     added: z.number().int(),
     changed: z.number().int(),
@@ -46,11 +71,16 @@ export const FeedRunRecord = z
     removed: z.number().int().meta({ description: 'Products missing from the (full) feed, now unavailable; never deleted.' }),
     rejected: z.number().int(),
     rejections: z.array(z.object({ line: z.number().int(), reason: z.string() })),
-    error: z.string().nullable().meta({ description: 'Why a failed run failed (fetch, HTTP status, or a feed that cannot be read as a whole).' }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why a failed run failed (fetch, HTTP status, or a feed that cannot be read as a whole).' }),
     started_at: z.string(),
     finished_at: z.string().nullable(),
     duration_ms: z.number().int().nullable(),
-    timings_ms: z.record(z.string(), z.number()).meta({ description: 'Milliseconds per phase: fetch, parse_copy, dedupe, group, update, insert, remove, commit.' }),
+    timings_ms: z
+      .record(z.string(), z.number())
+      .meta({ description: 'Milliseconds per phase: fetch, parse_copy, dedupe, group, update, insert, remove, commit.' }),
     workflow_id: z.string().nullable().meta({ description: 'The Temporal workflow that ran a scheduled refresh.' }),
   })
   .meta({ id: 'FeedRunRecord' });
@@ -65,7 +95,9 @@ export const MerchantFeed = z
     currency: z.string().nullable().meta({ description: 'Currency of prices that name none, as registered (default USD).' }),
     store_url: z.string().nullable().meta({ description: 'Storefront origin for product links of a Shopify export, as registered.' }),
     status: z.enum(['active', 'paused']),
-    schedule_id: z.string().meta({ description: 'The Temporal Schedule that refreshes the feed (operators see, pause and trigger it in the Temporal UI).' }),
+    schedule_id: z
+      .string()
+      .meta({ description: 'The Temporal Schedule that refreshes the feed (operators see, pause and trigger it in the Temporal UI).' }),
     etag: z.string().nullable(),
     last_modified: z.string().nullable(),
     created_at: z.string(),
@@ -81,13 +113,18 @@ export const FeedRun = z
   .object({
     run_id: z.string(),
     merchant_id: z.string(),
-    format: z.string().nullable().meta({ description: 'Detected format: shopify_csv, merchant_center_tsv, merchant_center_rss, merchant_center_atom, acp_jsonl, csv, tsv or jsonl.' }),
+    format: z.string().nullable().meta({
+      description:
+        'Detected format: shopify_csv, merchant_center_tsv, merchant_center_rss, merchant_center_atom, acp_jsonl, csv, tsv or jsonl.',
+    }),
     rows_read: z.number().int(),
     added: z.number().int(),
     changed: z.number().int(),
     unchanged: z.number().int(),
     removed: z.number().int().meta({ description: 'Products of a full snapshot missing from it, now unavailable.' }),
     rejected: z.number().int(),
-    rejections: z.array(z.object({ line: z.number().int(), reason: z.string() })).meta({ description: 'Rejected rows with their line and reason (the first 1000).' }),
+    rejections: z
+      .array(z.object({ line: z.number().int(), reason: z.string() }))
+      .meta({ description: 'Rejected rows with their line and reason (the first 1000).' }),
   })
   .meta({ id: 'FeedRun' });

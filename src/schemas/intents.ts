@@ -9,7 +9,11 @@ import { isoDateTime } from './common';
 
 const text = (max = 500) => z.string().trim().min(1).max(max);
 const freeObject = z.record(z.string(), z.unknown());
-export const currencyCode = z.string().trim().toUpperCase().regex(/^[A-Z]{3}$/, 'ISO 4217 code, e.g. USD');
+export const currencyCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{3}$/, 'ISO 4217 code, e.g. USD');
 
 export const BudgetRange = z
   .object({
@@ -53,10 +57,18 @@ export const Workflow = z
   .meta({ id: 'WorkflowRef', description: 'Skill / MCP / A2A execution context, kept for replay and governance.' });
 
 export const AttributionLink = z
-  .object({ agent_id: text(200).optional(), role: text(100).optional(), channel: text(100).optional(), ref: text(500).optional(), at: z.iso.datetime({ offset: true }).optional() })
+  .object({
+    agent_id: text(200).optional(),
+    role: text(100).optional(),
+    channel: text(100).optional(),
+    ref: text(500).optional(),
+    at: z.iso.datetime({ offset: true }).optional(),
+  })
   .catchall(z.unknown());
 
-export const AssetRef = z.object({ type: text(100), url: z.string().url().max(2048).optional(), ref: text(500).optional() }).catchall(z.unknown());
+export const AssetRef = z
+  .object({ type: text(100), url: z.string().url().max(2048).optional(), ref: text(500).optional() })
+  .catchall(z.unknown());
 
 export const IntentCreateBody = z
   .object({
@@ -64,7 +76,12 @@ export const IntentCreateBody = z
     intent_tags: z.array(text(64)).max(50).optional(),
     target_audience: text(200).optional(),
     budget_range: BudgetRange.optional(),
-    region: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, e.g. US').optional(),
+    region: z
+      .string()
+      .trim()
+      .toUpperCase()
+      .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, e.g. US')
+      .optional(),
     constraints: z.array(text(500)).max(50).optional(),
     source_channel: text(100).optional(),
     metadata: freeObject.optional(),

@@ -43,7 +43,10 @@ export const IntentMandateSignBody = z
       .optional()
       .meta({ description: 'Free-form JSON object (at most 4096 characters), signed with the rest of the payload.' }),
   })
-  .meta({ id: 'IntentMandateSignBody', description: 'Unknown members are refused (400 invalid_body), so nothing the caller sent goes unsigned.' });
+  .meta({
+    id: 'IntentMandateSignBody',
+    description: 'Unknown members are refused (400 invalid_body), so nothing the caller sent goes unsigned.',
+  });
 
 export type IntentMandateSignInput = z.infer<typeof IntentMandateSignBody>;
 
@@ -76,10 +79,12 @@ export const IntentMandate = z
     mandate_id: z.string(),
     payload: IntentMandatePayload,
     canonical_payload: z.string().meta({ description: 'RFC 8785 canonical JSON of payload: the exact bytes (UTF-8) that are signed.' }),
-    signature: z
+    signature: z.string().meta({
+      description: 'base64url RSA-SHA256 (PKCS#1 v1.5) signature over canonical_payload; verify with openssl dgst -sha256 -verify.',
+    }),
+    jws: z
       .string()
-      .meta({ description: 'base64url RSA-SHA256 (PKCS#1 v1.5) signature over canonical_payload; verify with openssl dgst -sha256 -verify.' }),
-    jws: z.string().meta({ description: 'Compact RS256 JWS whose payload is canonical_payload; verify with the key from /.well-known/jwks.json.' }),
+      .meta({ description: 'Compact RS256 JWS whose payload is canonical_payload; verify with the key from /.well-known/jwks.json.' }),
     alg: z.literal('RS256'),
     kid: z.string().meta({ description: 'Key id of the signing key in /.well-known/jwks.json.' }),
     jwks_uri: z.string().meta({ description: 'Where the public key is published.' }),

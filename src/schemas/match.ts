@@ -6,7 +6,12 @@ const freeObject = z.record(z.string(), z.unknown());
 export const MatchCreateBody = z
   .object({
     intent_id: z.string().trim().min(1).max(100),
-    proposal_ids: z.array(z.string().trim().min(1).max(100)).min(1).max(500).optional().meta({ description: 'Absent: every active proposal of the intent.' }),
+    proposal_ids: z
+      .array(z.string().trim().min(1).max(100))
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: 'Absent: every active proposal of the intent.' }),
   })
   .meta({ id: 'MatchCreateRequest' });
 
@@ -60,7 +65,9 @@ export const MatchToken = z
     proposal_snapshot: freeObject,
     ranking_snapshot: freeObject,
     trace_ids: freeObject,
-    signed_token: z.string().meta({ description: 'Compact JWS (EdDSA) over ids, amount, currency and expiry; keys at /.well-known/jwks.json.' }),
+    signed_token: z
+      .string()
+      .meta({ description: 'Compact JWS (EdDSA) over ids, amount, currency and expiry; keys at /.well-known/jwks.json.' }),
     issued_at: isoDateTime.nullable(),
     expires_at: isoDateTime.nullable(),
     accepted_at: isoDateTime.nullable(),
@@ -85,7 +92,11 @@ export const AcceptBody = z
 export const PaymentAuthorizationBody = z
   .object({
     expected_amount: z.number().positive().max(1e7).optional(),
-    currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'ISO 4217 code').optional(),
+    currency: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{3}$/, 'ISO 4217 code')
+      .optional(),
     proposal_id: z.string().trim().min(1).max(100).optional(),
   })
   .meta({ id: 'PaymentAuthorizationRequest' });
@@ -93,7 +104,9 @@ export const PaymentAuthorizationBody = z
 export const PaymentAuthorization = z
   .object({
     authorization_id: z.string(),
-    status: z.enum(['authorized', 'voided']).meta({ description: '`voided` when a checkout whose merchant handoff failed for good released it.' }),
+    status: z
+      .enum(['authorized', 'voided'])
+      .meta({ description: '`voided` when a checkout whose merchant handoff failed for good released it.' }),
     match_token_id: z.string(),
     proposal_id: z.string(),
     intent_id: z.string(),

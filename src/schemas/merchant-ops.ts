@@ -37,11 +37,17 @@ export const MerchantSla = z
           unanswered: int.meta({ description: 'Delivered dispatches without any proposal from the merchant for that intent.' }),
           p50_seconds: seconds,
           p90_seconds: seconds,
-          mean_seconds: seconds.meta({ description: 'Seconds from delivered_at to the first proposal (linear-interpolated percentiles); null when n = 0.' }),
-          sla_seconds: int.meta({ description: 'workflow_context.proposal_response_sla_seconds, or the 600 s respond_by of the dispatch when none is declared.' }),
+          mean_seconds: seconds.meta({
+            description: 'Seconds from delivered_at to the first proposal (linear-interpolated percentiles); null when n = 0.',
+          }),
+          sla_seconds: int.meta({
+            description: 'workflow_context.proposal_response_sla_seconds, or the 600 s respond_by of the dispatch when none is declared.',
+          }),
           sla_source: z.enum(['declared', 'dispatch_default']),
           within_sla: int,
-          within_sla_share: rate.meta({ description: 'Answered within sla_seconds / dispatched (unanswered ones count as misses); null when nothing was dispatched.' }),
+          within_sla_share: rate.meta({
+            description: 'Answered within sla_seconds / dispatched (unanswered ones count as misses); null when nothing was dispatched.',
+          }),
         })
         .meta({ id: 'SlaProposalResponse' }),
       delivery_success: z
@@ -58,7 +64,9 @@ export const MerchantSla = z
       proposal_acceptance: z
         .object({
           n: int.meta({ description: 'The merchant’s proposals created in the window.' }),
-          accepted: int.meta({ description: 'Of those, proposal_state accepted or settled, or a match token accepted, payment_authorized or consumed.' }),
+          accepted: int.meta({
+            description: 'Of those, proposal_state accepted or settled, or a match token accepted, payment_authorized or consumed.',
+          }),
           rate,
         })
         .meta({ id: 'SlaProposalAcceptance' }),
@@ -73,7 +81,9 @@ export const MerchantSla = z
       decision_feedback: z
         .object({
           n,
-          counts: z.object(Object.fromEntries(DECISION_EVENT_TYPES.map((t) => [t, int])) as Record<(typeof DECISION_EVENT_TYPES)[number], typeof int>),
+          counts: z.object(
+            Object.fromEntries(DECISION_EVENT_TYPES.map((t) => [t, int])) as Record<(typeof DECISION_EVENT_TYPES)[number], typeof int>,
+          ),
         })
         .meta({ id: 'SlaDecisionFeedback', description: 'Decision events naming this merchant in the window, per event_type.' }),
     }),

@@ -21,9 +21,15 @@ export const CONTRADICTION_HANDLING = ['flag', 'exclude', 'escalate', 'ignore'] 
 
 export const WorkflowContext = z
   .object({
-    origin_workflow: shortText.optional().meta({ description: 'The workflow the agent lives in, e.g. `shopify_checkout` or `concierge_chat`.' }),
-    accepted_intent_shapes: tagList(20).optional().meta({ description: 'Intent shapes it answers, e.g. `product_search`, `bundle`, `replenishment`.' }),
-    required_context: tagList(20).optional().meta({ description: 'Intent fields it needs before it can quote, e.g. `budget`, `region`, `size`.' }),
+    origin_workflow: shortText
+      .optional()
+      .meta({ description: 'The workflow the agent lives in, e.g. `shopify_checkout` or `concierge_chat`.' }),
+    accepted_intent_shapes: tagList(20)
+      .optional()
+      .meta({ description: 'Intent shapes it answers, e.g. `product_search`, `bundle`, `replenishment`.' }),
+    required_context: tagList(20)
+      .optional()
+      .meta({ description: 'Intent fields it needs before it can quote, e.g. `budget`, `region`, `size`.' }),
     proposal_response_sla_seconds: z.number().int().min(1).max(86_400).optional(),
     checkout_modes: z.array(z.enum(CHECKOUT_MODES)).max(CHECKOUT_MODES.length).optional(),
   })
@@ -33,7 +39,9 @@ export const WorkflowContext = z
 export const TrustEvidencePolicy = z
   .object({
     community_proof_required: z.boolean().optional(),
-    accepted_sources: tagList(20).optional().meta({ description: 'Evidence sources it accepts, e.g. `community`, `reddit`, `verified_reviews`.' }),
+    accepted_sources: tagList(20)
+      .optional()
+      .meta({ description: 'Evidence sources it accepts, e.g. `community`, `reddit`, `verified_reviews`.' }),
     min_consensus_score: z.number().min(0).max(1).optional(),
     contradiction_handling: z.enum(CONTRADICTION_HANDLING).optional(),
   })
@@ -43,8 +51,14 @@ export const TrustEvidencePolicy = z
 export const AgentReadyProfile = z
   .object({
     destination_strategy: z.enum(DESTINATION_STRATEGIES).optional(),
-    proposal_contract: z.enum(PROPOSAL_CONTRACTS).optional().meta({ description: '`committed`: a proposal is a binding quote until valid_until.' }),
-    attribution_mode: z.enum(ATTRIBUTION_MODES).optional().meta({ description: '`match_token`: orders are attributed through the signed match token.' }),
+    proposal_contract: z
+      .enum(PROPOSAL_CONTRACTS)
+      .optional()
+      .meta({ description: '`committed`: a proposal is a binding quote until valid_until.' }),
+    attribution_mode: z
+      .enum(ATTRIBUTION_MODES)
+      .optional()
+      .meta({ description: '`match_token`: orders are attributed through the signed match token.' }),
   })
   .strict()
   .meta({ id: 'AgentReadyProfile' });
@@ -65,8 +79,18 @@ export const rotateToken = z
 
 export const MerchantRegisterBody = z
   .object({
-    merchant_id: z.string().trim().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
-    agent_endpoint: z.string().trim().max(2048).url().meta({ description: 'HTTPS webhook URL of the merchant agent (Intent.Surge deliveries go here).' }),
+    merchant_id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
+    agent_endpoint: z
+      .string()
+      .trim()
+      .max(2048)
+      .url()
+      .meta({ description: 'HTTPS webhook URL of the merchant agent (Intent.Surge deliveries go here).' }),
     subscription_tags: tagList(100).optional(),
     capabilities: tagList(50).optional(),
     regions: tagList(50).optional(),
@@ -79,7 +103,10 @@ export const MerchantRegisterBody = z
     trust_evidence_policy: TrustEvidencePolicy.optional(),
     agent_ready_profile: AgentReadyProfile.optional(),
     rotate_registration_token: rotateToken,
-    rotate_webhook_secret: z.boolean().optional().meta({ description: 'On an update: issue a new webhook_secret (the old one stops signing at once).' }),
+    rotate_webhook_secret: z
+      .boolean()
+      .optional()
+      .meta({ description: 'On an update: issue a new webhook_secret (the old one stops signing at once).' }),
   })
   .meta({ id: 'MerchantRegisterRequest' });
 export type MerchantRegisterInput = z.infer<typeof MerchantRegisterBody>;

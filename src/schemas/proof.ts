@@ -23,36 +23,45 @@ const commaList = <T extends z.ZodType<string, string>>(item: T) =>
   z
     .string()
     .max(2000)
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item).min(1).max(MAX_FILTER_NAMES))
     .transform(uniqueIgnoringCase);
 
 export const ProofFeedQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(24).default(12).meta({ description: 'Items to return, 1..24, default 12 (commerce: videos; community: product or topic groups).' }),
-  source: z
-    .enum(PROOF_SOURCES)
-    .default('commerce')
-    .meta({ description: '`commerce` (default): outcome-backed creator videos. `community`, `community-proof` and `reddit` all select imported community evidence.' }),
-  intent: z
-    .string()
-    .trim()
+  limit: z.coerce
+    .number()
+    .int()
     .min(1)
-    .max(500)
-    .optional()
-    .meta({ description: 'Shopping intent in free text. Its keywords filter by full-text search: all keywords, else any keyword; filters.match says which.' }),
+    .max(24)
+    .default(12)
+    .meta({ description: 'Items to return, 1..24, default 12 (commerce: videos; community: product or topic groups).' }),
+  source: z.enum(PROOF_SOURCES).default('commerce').meta({
+    description:
+      '`commerce` (default): outcome-backed creator videos. `community`, `community-proof` and `reddit` all select imported community evidence.',
+  }),
+  intent: z.string().trim().min(1).max(500).optional().meta({
+    description:
+      'Shopping intent in free text. Its keywords filter by full-text search: all keywords, else any keyword; filters.match says which.',
+  }),
   products: commaList(z.string().min(2).max(200))
     .optional()
     .meta({ description: 'Comma-separated product names (up to 10); an item matches when a product title contains any of them.' }),
-  subreddits: commaList(SubredditName)
-    .optional()
-    .meta({ description: 'Community only: comma-separated allow-list of subreddits (up to 10). Filters the evidence and bounds the automation plan; nothing is crawled.' }),
+  subreddits: commaList(SubredditName).optional().meta({
+    description:
+      'Community only: comma-separated allow-list of subreddits (up to 10). Filters the evidence and bounds the automation plan; nothing is crawled.',
+  }),
 });
 export type ProofFeedQueryT = z.infer<typeof ProofFeedQuery>;
 
-const MatchMode = z
-  .enum(['all_keywords', 'any_keyword'])
-  .nullable()
-  .meta({ description: 'How the intent filtered: every keyword, or (when that found nothing) any keyword; null without an intent or when it has no keywords.' });
+const MatchMode = z.enum(['all_keywords', 'any_keyword']).nullable().meta({
+  description:
+    'How the intent filtered: every keyword, or (when that found nothing) any keyword; null without an intent or when it has no keywords.',
+});
 
 const commonFilters = {
   intent: z.string().nullable(),
@@ -98,7 +107,9 @@ export const CommerceProofFeed = z
   .object({
     source: z.literal('commerce'),
     count: z.number().int(),
-    items: z.array(CommerceProofItem).meta({ description: 'Videos with verified outcomes (orders and GMV above zero), by conversion_score, then GMV, then task_id.' }),
+    items: z
+      .array(CommerceProofItem)
+      .meta({ description: 'Videos with verified outcomes (orders and GMV above zero), by conversion_score, then GMV, then task_id.' }),
     filters: z.object(commonFilters),
     generated_at: isoDateTime,
   })
@@ -137,7 +148,10 @@ export const AttributeConsensus = z
     positive: StanceTally,
     negative: StanceTally,
     neutral: StanceTally,
-    agreement: z.number().nullable().meta({ description: '|positive − negative| / (positive + negative) by weight; null when every claim is neutral.' }),
+    agreement: z
+      .number()
+      .nullable()
+      .meta({ description: '|positive − negative| / (positive + negative) by weight; null when every claim is neutral.' }),
     leaning: z.enum(['positive', 'negative', 'split', 'neutral']),
   })
   .meta({ id: 'AttributeConsensus' });
@@ -155,14 +169,18 @@ export const CommunityProofGroup = z
     evidence_count: z.number().int(),
     consensus: z
       .object({
-        score: z.number().nullable().meta({ description: '0..1: upvote-weighted agreement of stances per attribute (see docs/PROOF.md); null when no claim takes a side.' }),
+        score: z.number().nullable().meta({
+          description: '0..1: upvote-weighted agreement of stances per attribute (see docs/PROOF.md); null when no claim takes a side.',
+        }),
         sample_size: z.number().int().meta({ description: 'Evidence records with at least one positive or negative claim.' }),
         claim_count: z.number().int().meta({ description: 'Positive and negative claims counted.' }),
       })
       .meta({ id: 'Consensus' }),
     attributes: z.array(AttributeConsensus),
     contradictions: z.array(Contradiction),
-    evidence: z.array(CommunityEvidence).meta({ description: 'The 10 most upvoted records; consensus and contradictions use all of them.' }),
+    evidence: z
+      .array(CommunityEvidence)
+      .meta({ description: 'The 10 most upvoted records; consensus and contradictions use all of them.' }),
   })
   .meta({ id: 'CommunityProofGroup' });
 
@@ -176,7 +194,9 @@ export const AutomationPlan = z
       z.object({
         source: z.literal('reddit'),
         communities: z.array(z.string()),
-        communities_from: z.enum(['request', 'default']).meta({ description: 'The subreddits parameter, or the documented default allow-list.' }),
+        communities_from: z
+          .enum(['request', 'default'])
+          .meta({ description: 'The subreddits parameter, or the documented default allow-list.' }),
         listing: z.literal('top'),
         max_posts_per_community: z.number().int(),
         max_comments_per_post: z.number().int(),
@@ -188,13 +208,19 @@ export const AutomationPlan = z
     record_format: z.string(),
     last_import: z.object({ import_batch: z.string(), imported_at: isoDateTime, records: z.number().int() }).nullable(),
   })
-  .meta({ id: 'AutomationPlan', description: 'How community evidence gets here: a bounded, scheduled import of allow-listed communities. This endpoint fetches nothing from the network.' });
+  .meta({
+    id: 'AutomationPlan',
+    description:
+      'How community evidence gets here: a bounded, scheduled import of allow-listed communities. This endpoint fetches nothing from the network.',
+  });
 
 export const CommunityProofFeed = z
   .object({
     source: z.literal('community'),
     count: z.number().int(),
-    items: z.array(CommunityProofGroup).meta({ description: 'Evidence grouped per product or topic, strongest first (upvote weight, then record count).' }),
+    items: z
+      .array(CommunityProofGroup)
+      .meta({ description: 'Evidence grouped per product or topic, strongest first (upvote weight, then record count).' }),
     filters: z.object({ ...commonFilters, subreddits: z.array(z.string()) }),
     automation_plan: AutomationPlan,
     generated_at: isoDateTime,

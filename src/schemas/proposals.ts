@@ -19,10 +19,16 @@ export const ShippingCommitment = z
     cost: z.number().min(0).max(1e6).optional(),
     free: z.boolean().optional(),
     carrier: text(100).optional(),
-    regions: z.array(z.string().regex(/^[A-Z]{2}$/)).max(250).optional(),
+    regions: z
+      .array(z.string().regex(/^[A-Z]{2}$/))
+      .max(250)
+      .optional(),
   })
   .catchall(z.unknown())
-  .refine((s) => s.min_days === undefined || s.max_days === undefined || s.min_days <= s.max_days, { message: 'min_days must not exceed max_days', path: ['min_days'] })
+  .refine((s) => s.min_days === undefined || s.max_days === undefined || s.min_days <= s.max_days, {
+    message: 'min_days must not exceed max_days',
+    path: ['min_days'],
+  })
   .meta({ id: 'ShippingCommitment' });
 
 export const CommissionPlan = z
@@ -53,7 +59,10 @@ export const ProposalCreateBody = z
     price: z.number().positive().max(1e7),
     currency: currencyCode.default('USD'),
     valid_until: z.iso.datetime({ offset: true }).optional(),
-    proposal_state: z.enum(['draft', 'quoted']).default('quoted').meta({ description: 'Submit as a draft (not ranked) or as a quote (default).' }),
+    proposal_state: z
+      .enum(['draft', 'quoted'])
+      .default('quoted')
+      .meta({ description: 'Submit as a draft (not ranked) or as a quote (default).' }),
     inventory_status: z.enum(INVENTORY_STATUSES).optional().meta({ description: 'Defaults from the catalog stock.' }),
     shipping_commitment: ShippingCommitment.optional(),
     commission_plan: CommissionPlan.optional(),
@@ -65,10 +74,12 @@ export const ProposalCreateBody = z
     asset_refs: z.array(AssetRef).max(50).optional(),
     attribution_chain: z.array(AttributionLink).max(50).optional(),
     workflow: Workflow.optional(),
-    experience_preview: freeObject
+    experience_preview: freeObject.optional().meta({
+      description: "The merchant's own preview asset (e.g. {type, url}); kept verbatim as the asset of a referenced experience_preview.",
+    }),
+    experience_card: freeObject
       .optional()
-      .meta({ description: "The merchant's own preview asset (e.g. {type, url}); kept verbatim as the asset of a referenced experience_preview." }),
-    experience_card: freeObject.optional().meta({ description: 'Kept verbatim in experience_card.merchant_supplied; the card itself is built by the gateway.' }),
+      .meta({ description: 'Kept verbatim in experience_card.merchant_supplied; the card itself is built by the gateway.' }),
   })
   .meta({ id: 'ProposalCreateRequest' });
 export type ProposalCreateInput = z.infer<typeof ProposalCreateBody>;
@@ -100,15 +111,22 @@ export const Proposal = z
     attribution_chain: z.array(freeObject),
     proposal_state: z.enum(['draft', 'quoted', 'pending_confirmation', 'accepted', 'settled', 'expired']),
     workflow: freeObject,
-    experience_preview: freeObject.meta({ description: 'ExperiencePreview built at submission (empty for catalog proposals of GET /v1/recommend).' }),
-    experience_card: freeObject.meta({ description: 'ExperienceCard built at submission from the product, its creator evidence and the intent (empty for catalog proposals of GET /v1/recommend).' }),
+    experience_preview: freeObject.meta({
+      description: 'ExperiencePreview built at submission (empty for catalog proposals of GET /v1/recommend).',
+    }),
+    experience_card: freeObject.meta({
+      description:
+        'ExperienceCard built at submission from the product, its creator evidence and the intent (empty for catalog proposals of GET /v1/recommend).',
+    }),
   })
   .meta({ id: 'Proposal' });
 
 export const ProposalEnvelope = z.object({ proposal: Proposal }).meta({ id: 'ProposalEnvelope' });
 export const ProposalWarning = z
   .object({
-    code: z.enum(['product_category_mismatch']).meta({ description: 'product_category_mismatch: the product is not in a category the intent names.' }),
+    code: z
+      .enum(['product_category_mismatch'])
+      .meta({ description: 'product_category_mismatch: the product is not in a category the intent names.' }),
     message: z.string(),
     product_category: z.string().nullable(),
     intent_categories: z.array(z.string()),
@@ -117,10 +135,14 @@ export const ProposalWarning = z
 export const ProposalCreated = z
   .object({
     proposal: Proposal,
-    warnings: z.array(ProposalWarning).meta({ description: 'What the merchant should check; the proposal is stored and ranked regardless. Empty when nothing looks off.' }),
+    warnings: z
+      .array(ProposalWarning)
+      .meta({ description: 'What the merchant should check; the proposal is stored and ranked regardless. Empty when nothing looks off.' }),
   })
   .meta({ id: 'ProposalCreated' });
-export const ProposalList = z.object({ intent_id: z.string(), count: z.number().int(), proposals: z.array(Proposal) }).meta({ id: 'ProposalList' });
+export const ProposalList = z
+  .object({ intent_id: z.string(), count: z.number().int(), proposals: z.array(Proposal) })
+  .meta({ id: 'ProposalList' });
 export const ProposalIdParams = z.object({ proposalId: z.string().min(1).max(100) });
 export const ProposalListQuery = z.object({
   include_expired: z

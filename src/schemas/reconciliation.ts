@@ -14,7 +14,11 @@ export const ReconciliationRunBody = z
       .default(RECONCILIATION_DAYS.default)
       .meta({ description: 'Days of orders to reconcile, ending now (or at as_of): integer 1..30, default 1.' }),
     // Content checks (→ invalid_source / invalid_as_of) are the domain's: the body's own code is about days.
-    source: z.string().max(64).optional().meta({ description: 'Order source: platform_affiliate (default), a source name given to the importer, or a registered source.' }),
+    source: z
+      .string()
+      .max(64)
+      .optional()
+      .meta({ description: 'Order source: platform_affiliate (default), a source name given to the importer, or a registered source.' }),
     as_of: isoDateTime.optional().meta({ description: 'End of the window (ISO 8601, not in the future); default now.' }),
   })
   .meta({ id: 'ReconciliationRunRequest' });
@@ -22,7 +26,12 @@ export const ReconciliationRunBody = z
 export const ReconciliationRunIdParams = z.object({ runId: z.string().regex(/^rcn_[A-Za-z0-9_-]{1,64}$/) });
 
 const count = z.number().int();
-const kindCounts = z.object({ unmatched_platform_order: count, unmatched_gateway_record: count, amount_mismatch: count, duplicate_order: count });
+const kindCounts = z.object({
+  unmatched_platform_order: count,
+  unmatched_gateway_record: count,
+  amount_mismatch: count,
+  duplicate_order: count,
+});
 
 const Discrepancy = z
   .object({
@@ -72,10 +81,17 @@ export const ReconciliationRun = z
     status: z.enum(['running', 'completed', 'failed']),
     trigger: z.enum(['api', 'schedule']),
     source: z.string(),
-    window: z.object({ start: isoDateTime, end: isoDateTime, days: count }).meta({ description: 'Orders and gateway records with start <= time < end.' }),
+    window: z
+      .object({ start: isoDateTime, end: isoDateTime, days: count })
+      .meta({ description: 'Orders and gateway records with start <= time < end.' }),
     summary: Summary.nullable().meta({ description: 'null until the run completes.' }),
     discrepancies: z
-      .object({ unmatched_platform_order: z.array(Discrepancy), unmatched_gateway_record: z.array(Discrepancy), amount_mismatch: z.array(Discrepancy), duplicate_order: z.array(Discrepancy) })
+      .object({
+        unmatched_platform_order: z.array(Discrepancy),
+        unmatched_gateway_record: z.array(Discrepancy),
+        amount_mismatch: z.array(Discrepancy),
+        duplicate_order: z.array(Discrepancy),
+      })
       .meta({ description: 'The first 20 stored discrepancies of each kind.' }),
     error: z.string().nullable(),
     started_at: isoDateTime,

@@ -8,7 +8,13 @@ const days = z.coerce.number().int().min(1).max(365).default(30).meta({ descript
 
 export const AttributionQuery = z.object({
   days,
-  channel: z.string().trim().min(1).max(100).optional().meta({ description: 'Only this channel (the card channel, or the intent source_channel for tokens and checkouts).' }),
+  channel: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: 'Only this channel (the card channel, or the intent source_channel for tokens and checkouts).' }),
   product_id: z
     .string()
     .regex(/^\d{1,10}$/, 'a catalog product id (digits)')
@@ -42,21 +48,27 @@ const funnel = {
 
 export const AttributionReport = z
   .object({
-    scope: z
-      .enum(['platform', 'developer'])
-      .meta({ description: "Whose traffic is counted: the whole platform (supply key) or the calling API key's developer only (its cards, clicks, tokens and the orders they earned)." }),
+    scope: z.enum(['platform', 'developer']).meta({
+      description:
+        "Whose traffic is counted: the whole platform (supply key) or the calling API key's developer only (its cards, clicks, tokens and the orders they earned).",
+    }),
     window: z.object({ days: z.number().int(), start: isoDateTime, end: isoDateTime }),
     filters: z.object({ channel: z.string().nullable(), product_id: z.string().nullable() }),
     totals: z.object({
       ...funnel,
-      unattributed_orders: z.number().int().meta({ description: 'Orders in the window whose references are unknown or issued outside it (only the product filter applies).' }),
+      unattributed_orders: z
+        .number()
+        .int()
+        .meta({ description: 'Orders in the window whose references are unknown or issued outside it (only the product filter applies).' }),
       excluded_orders: z.number().int().meta({ description: 'Refunded or cancelled orders in the window.' }),
     }),
     by_channel: z.array(z.object({ channel: z.string().nullable(), ...funnel })),
     by_product: z.object({
       product_count: z.number().int().meta({ description: 'Products with any activity in the window.' }),
       limit: z.number().int(),
-      products: z.array(z.object({ product_id: z.string(), ...funnel })).meta({ description: 'Top products by USD GMV, then attributed orders, then clicks.' }),
+      products: z
+        .array(z.object({ product_id: z.string(), ...funnel }))
+        .meta({ description: 'Top products by USD GMV, then attributed orders, then clicks.' }),
     }),
     roi_definition: z.string(),
     currency_policy: z.literal('per_currency'),
@@ -70,18 +82,43 @@ export const SettlementOrder = z
   .object({
     order_id: z.string().trim().min(1).max(200).optional(),
     amount: z.number().min(0).max(1e9).meta({ description: 'Order amount in major units.' }),
-    currency: currencyCode.optional().meta({ description: 'Defaults to the preview currency; other currencies are skipped, never converted.' }),
-    commission: z.number().min(0).max(1e9).optional().meta({ description: 'Commission already agreed for this order (major units); wins over any plan.' }),
-    commission_plan: CommissionPlanInput.optional().meta({ description: "This order's plan: rate (share, 0..1) or flat (major units); else the merchant's metadata.billing.commission_plan." }),
+    currency: currencyCode
+      .optional()
+      .meta({ description: 'Defaults to the preview currency; other currencies are skipped, never converted.' }),
+    commission: z
+      .number()
+      .min(0)
+      .max(1e9)
+      .optional()
+      .meta({ description: 'Commission already agreed for this order (major units); wins over any plan.' }),
+    commission_plan: CommissionPlanInput.optional().meta({
+      description: "This order's plan: rate (share, 0..1) or flat (major units); else the merchant's metadata.billing.commission_plan.",
+    }),
   })
   .meta({ id: 'SettlementOrder' });
 
 export const SettlementPreviewBody = z
   .object({
     merchant_id: z.string().trim().min(1).max(128),
-    attributed_orders: z.array(SettlementOrder).max(10_000).optional().meta({ description: "Orders to charge; absent → the merchant's attributed orders in the window." }),
-    qualified_leads: z.number().int().min(0).max(1e7).optional().meta({ description: 'Absent → counted from the database over the window.' }),
-    accepted_matches: z.number().int().min(0).max(1e7).optional().meta({ description: 'Absent → counted from the database over the window.' }),
+    attributed_orders: z
+      .array(SettlementOrder)
+      .max(10_000)
+      .optional()
+      .meta({ description: "Orders to charge; absent → the merchant's attributed orders in the window." }),
+    qualified_leads: z
+      .number()
+      .int()
+      .min(0)
+      .max(1e7)
+      .optional()
+      .meta({ description: 'Absent → counted from the database over the window.' }),
+    accepted_matches: z
+      .number()
+      .int()
+      .min(0)
+      .max(1e7)
+      .optional()
+      .meta({ description: 'Absent → counted from the database over the window.' }),
     days: z.number().int().min(1).max(365).default(30).meta({ description: 'Window in days ending now, 1..365, default 30.' }),
     currency: currencyCode.optional().meta({ description: "Default: the merchant's metadata.billing.currency, else BILLING_CURRENCY." }),
   })
@@ -95,7 +132,10 @@ const LineItem = z.object({
   unit_amount_cents: z.number().int().nullable(),
   amount_cents: z.number().int(),
   amount: z.number(),
-  basis: z.string().meta({ description: 'Where the amount came from (order_commission, order_plan, reported, proposal_plan, merchant_plan, none, default_fee, merchant_billing, remaining_orders).' }),
+  basis: z.string().meta({
+    description:
+      'Where the amount came from (order_commission, order_plan, reported, proposal_plan, merchant_plan, none, default_fee, merchant_billing, remaining_orders).',
+  }),
 });
 
 export const SettlementPreview = z
@@ -104,7 +144,11 @@ export const SettlementPreview = z
     merchant_id: z.string(),
     currency: z.string(),
     window: z.object({ days: z.number().int(), start: isoDateTime, end: isoDateTime }),
-    sources: z.object({ attributed_orders: z.enum(['request', 'database']), qualified_leads: z.enum(['request', 'database']), accepted_matches: z.enum(['request', 'database']) }),
+    sources: z.object({
+      attributed_orders: z.enum(['request', 'database']),
+      qualified_leads: z.enum(['request', 'database']),
+      accepted_matches: z.enum(['request', 'database']),
+    }),
     line_items: z.array(LineItem),
     skipped_orders: z.array(z.object({ order_id: z.string().nullable(), currency: z.string(), reason: z.literal('currency_mismatch') })),
     totals: z.object({

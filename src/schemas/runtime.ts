@@ -14,17 +14,39 @@ const freeObject = z.record(z.string(), z.unknown());
 
 /** Bounds of each budget member (docs/RUNTIME.md). */
 export const BUDGET_LIMITS = { max_agent_iterations: 50, max_merchant_queries: 20, max_proposal_versions: 10 } as const;
-export const BUDGET_DEFAULTS = { max_agent_iterations: 8, max_merchant_queries: 5, max_proposal_versions: 3, require_user_confirmation_before_payment: true } as const;
+export const BUDGET_DEFAULTS = {
+  max_agent_iterations: 8,
+  max_merchant_queries: 5,
+  max_proposal_versions: 3,
+  require_user_confirmation_before_payment: true,
+} as const;
 
 export const CommerceBudget = z
   .object({
-    max_agent_iterations: z.number().int().positive().max(BUDGET_LIMITS.max_agent_iterations).default(BUDGET_DEFAULTS.max_agent_iterations)
+    max_agent_iterations: z
+      .number()
+      .int()
+      .positive()
+      .max(BUDGET_LIMITS.max_agent_iterations)
+      .default(BUDGET_DEFAULTS.max_agent_iterations)
       .meta({ description: 'AgentSteps the loop may run (1..50, default 8).' }),
-    max_merchant_queries: z.number().int().positive().max(BUDGET_LIMITS.max_merchant_queries).default(BUDGET_DEFAULTS.max_merchant_queries)
+    max_merchant_queries: z
+      .number()
+      .int()
+      .positive()
+      .max(BUDGET_LIMITS.max_merchant_queries)
+      .default(BUDGET_DEFAULTS.max_merchant_queries)
       .meta({ description: 'Merchant agents the loop may call (1..20, default 5).' }),
-    max_proposal_versions: z.number().int().positive().max(BUDGET_LIMITS.max_proposal_versions).default(BUDGET_DEFAULTS.max_proposal_versions)
+    max_proposal_versions: z
+      .number()
+      .int()
+      .positive()
+      .max(BUDGET_LIMITS.max_proposal_versions)
+      .default(BUDGET_DEFAULTS.max_proposal_versions)
       .meta({ description: 'Proposals (and revisions) the loop may collect (1..10, default 3).' }),
-    require_user_confirmation_before_payment: z.boolean().default(true)
+    require_user_confirmation_before_payment: z
+      .boolean()
+      .default(true)
       .meta({ description: 'true (default): stop at awaiting_user_confirmation with the match token; false: authorize payment too.' }),
   })
   .strict()
@@ -44,7 +66,10 @@ export const CommerceMemoryRef = z
 export const RuntimeSessionInput = z
   .object({
     entry_agent_id: text(200).optional(),
-    mode: z.enum(['autonomous', 'assisted']).optional().meta({ description: 'assisted (default) or autonomous; informational, the budget decides about payment.' }),
+    mode: z
+      .enum(['autonomous', 'assisted'])
+      .optional()
+      .meta({ description: 'assisted (default) or autonomous; informational, the budget decides about payment.' }),
   })
   .strict();
 
@@ -70,13 +95,23 @@ export const BudgetConsumed = z
   .object({ iterations: z.number().int(), merchant_queries: z.number().int(), proposal_versions: z.number().int() })
   .meta({ id: 'BudgetConsumed' });
 
-export const AGENT_STEP_KINDS = ['resolve_intent', 'merchant_query', 'catalog_query', 'rank', 'mint_token', 'authorize_payment', 'payment_voided'] as const;
+export const AGENT_STEP_KINDS = [
+  'resolve_intent',
+  'merchant_query',
+  'catalog_query',
+  'rank',
+  'mint_token',
+  'authorize_payment',
+  'payment_voided',
+] as const;
 
 export const AgentStep = z
   .object({
     step_id: z.string(),
     index: z.number().int().meta({ description: '0-based position in the loop.' }),
-    agent_id: z.string().meta({ description: 'Who acted: the entry agent, a merchant id, gateway-catalog, gateway-matcher or gateway-reconciler.' }),
+    agent_id: z
+      .string()
+      .meta({ description: 'Who acted: the entry agent, a merchant id, gateway-catalog, gateway-matcher or gateway-reconciler.' }),
     kind: z.enum(AGENT_STEP_KINDS),
     status: z.enum(['succeeded', 'failed', 'timeout', 'skipped']),
     input_summary: z.string(),
@@ -89,7 +124,15 @@ export const AgentStep = z
   .meta({ id: 'AgentStep', description: 'One iteration of the runtime loop, as audited.' });
 
 export const RUNTIME_STAGES = [
-  'queued', 'resolving_intent', 'querying_merchants', 'ranking', 'minting_token', 'awaiting_user_confirmation', 'payment_authorized', 'stopped', 'failed',
+  'queued',
+  'resolving_intent',
+  'querying_merchants',
+  'ranking',
+  'minting_token',
+  'awaiting_user_confirmation',
+  'payment_authorized',
+  'stopped',
+  'failed',
 ] as const;
 
 export const CommerceRuntime = z

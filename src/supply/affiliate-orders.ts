@@ -20,7 +20,10 @@ export const MAX_ORDERS_PER_FILE = 1_000_000;
 const WRITE_BATCH = 5000;
 
 /** One platform order as a source yields it: the import table's row without its bookkeeping columns. */
-export type AffiliateOrderRecord = Omit<Selectable<AffiliateOrdersTable>, 'id' | 'source' | 'import_batch' | 'line' | 'raw' | 'imported_at'>;
+export type AffiliateOrderRecord = Omit<
+  Selectable<AffiliateOrdersTable>,
+  'id' | 'source' | 'import_batch' | 'line' | 'raw' | 'imported_at'
+>;
 
 export interface AffiliateImportReport {
   source: string;
@@ -31,7 +34,12 @@ export interface AffiliateImportReport {
   skipped: Array<{ line: number; reason: string }>;
 }
 
-const STATUSES: Record<string, AffiliateOrderStatus> = { completed: 'completed', refunded: 'refunded', cancelled: 'cancelled', canceled: 'cancelled' };
+const STATUSES: Record<string, AffiliateOrderStatus> = {
+  completed: 'completed',
+  refunded: 'refunded',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+};
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DECIMAL = /^\d+(?:\.\d{1,3})?$/;
 
@@ -54,7 +62,10 @@ function majorToCents(values: Record<string, unknown>, key: string, currency: st
   if (!present(v)) return null;
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
   const minor = DECIMAL.test(s) ? parseMajorUnits(s, currency) : null;
-  if (minor === null) throw new RecordError(`${key} must be a non-negative decimal with at most ${minorUnitDigits(currency)} decimals, got ${JSON.stringify(v)}`);
+  if (minor === null)
+    throw new RecordError(
+      `${key} must be a non-negative decimal with at most ${minorUnitDigits(currency)} decimals, got ${JSON.stringify(v)}`,
+    );
   return minor;
 }
 
@@ -62,7 +73,8 @@ function wholeCents(values: Record<string, unknown>, key: string): number | null
   const v = values[key];
   if (!present(v)) return null;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < 0 || n > 2_147_483_647) throw new RecordError(`${key} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 2_147_483_647)
+    throw new RecordError(`${key} must be a non-negative integer, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -137,7 +149,10 @@ async function writeRows(trx: Db, rows: PendingRow[], source: string, batch: str
 
 export async function importAffiliateOrders(db: Db, filePath: string, source = DEFAULT_ORDER_SOURCE): Promise<AffiliateImportReport> {
   if (!SourceName.test(source)) throw new Error(`source ${JSON.stringify(source)}: use up to 64 lower-case letters, digits and . _ -`);
-  const batch = `aob_${createHash('sha256').update(`${source}\n${await fileDigest(filePath)}`).digest('hex').slice(0, 24)}`;
+  const batch = `aob_${createHash('sha256')
+    .update(`${source}\n${await fileDigest(filePath)}`)
+    .digest('hex')
+    .slice(0, 24)}`;
   const report: AffiliateImportReport = { source, import_batch: batch, already_imported: false, imported: 0, skipped: [] };
   await db.transaction().execute(async (trx) => {
     // Two imports of one file at once: the second waits here, then sees the first's rows.
@@ -149,7 +164,8 @@ export async function importAffiliateOrders(db: Db, filePath: string, source = D
     let pending: PendingRow[] = [];
     let records = 0;
     for await (const raw of readFeed(filePath)) {
-      if (++records > MAX_ORDERS_PER_FILE) throw new FeedFileError(`more than ${MAX_ORDERS_PER_FILE} records (line ${raw.line}): split the report`);
+      if (++records > MAX_ORDERS_PER_FILE)
+        throw new FeedFileError(`more than ${MAX_ORDERS_PER_FILE} records (line ${raw.line}): split the report`);
       if ('error' in raw) {
         report.skipped.push({ line: raw.line, reason: raw.error });
         continue;

@@ -35,7 +35,9 @@ const zeroDecimal = sqlList(ZERO_DECIMAL_CURRENCIES);
 const threeDecimal = sqlList(THREE_DECIMAL_CURRENCIES);
 
 /** A commission_plan (`{rate}` share of the sale, or `{flat}` in major units) applied to an amount in minor units; null without a usable plan. */
-export const planCommissionSql = (plan: RawBuilder<unknown>, amountCents: RawBuilder<unknown>, currency: RawBuilder<unknown>) => sql<number | null>`
+export const planCommissionSql = (plan: RawBuilder<unknown>, amountCents: RawBuilder<unknown>, currency: RawBuilder<unknown>) => sql<
+  number | null
+>`
   case
     when jsonb_typeof(${plan}->'rate') = 'number' then round((${plan}->>'rate')::numeric * ${amountCents})::bigint
     when jsonb_typeof(${plan}->'flat') = 'number' then round((${plan}->>'flat')::numeric * (case when ${currency} in ${zeroDecimal} then 1 when ${currency} in ${threeDecimal} then 1000 else 100 end))::bigint

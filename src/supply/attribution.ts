@@ -111,7 +111,8 @@ function clickFactsSql(w: Window, q: AttributionQuery, scope: ReportScope): RawB
 }
 
 /** A group's key: `${gc}${gp}|channel|product`, the shape both statements group by. */
-const groupKey = (r: { gc: number; gp: number; channel: string | null; product_id: number | null }) => `${r.gc}${r.gp}|${r.channel ?? '\u0000'}|${r.product_id ?? ''}`;
+const groupKey = (r: { gc: number; gp: number; channel: string | null; product_id: number | null }) =>
+  `${r.gc}${r.gp}|${r.channel ?? '\u0000'}|${r.product_id ?? ''}`;
 
 /**
  * Runs one report statement with JIT off and 64 MB work_mem: the statements are large for the
@@ -185,7 +186,8 @@ interface OrderRow {
  */
 function ordersSql(w: Window, q: AttributionQuery, scope: ReportScope): RawBuilder<OrderRow> {
   // A developer sees the orders its touchpoints earned; an unattributed order is nobody's, so only operators count those.
-  const resolved = 'platform' in scope ? resolvedOrdersSql(w) : sql`select * from (${resolvedOrdersSql(w)}) x where developer_id = ${scope.developerId}`;
+  const resolved =
+    'platform' in scope ? resolvedOrdersSql(w) : sql`select * from (${resolvedOrdersSql(w)}) x where developer_id = ${scope.developerId}`;
   return sql<OrderRow>`
     with orders as materialized (${resolved}),
     attributed as materialized (
@@ -214,11 +216,25 @@ function ordersSql(w: Window, q: AttributionQuery, scope: ReportScope): RawBuild
  * resolution and the sources' aggregation each take about half the time), merged here.
  */
 async function reportRows(db: Db, w: Window, q: AttributionQuery, scope: ReportScope) {
-  const [sources, orderRows] = await Promise.all([reportStatement(db, funnelSourcesSql(w, q, scope)), reportStatement(db, ordersSql(w, q, scope))]);
+  const [sources, orderRows] = await Promise.all([
+    reportStatement(db, funnelSourcesSql(w, q, scope)),
+    reportStatement(db, ordersSql(w, q, scope)),
+  ]);
   const groups = new Map(sources.map((r) => [groupKey(r), { ...r, usd_gmv: 0 }]));
   for (const o of orderRows.filter((r) => r.kind === 'count')) {
     const key = groupKey(o);
-    const g = groups.get(key) ?? { gc: o.gc, gp: o.gp, channel: o.channel, product_id: o.product_id, impressions: 0, clicks: 0, match_tokens: 0, payment_authorizations: 0, attributed_orders: 0, usd_gmv: 0 };
+    const g = groups.get(key) ?? {
+      gc: o.gc,
+      gp: o.gp,
+      channel: o.channel,
+      product_id: o.product_id,
+      impressions: 0,
+      clicks: 0,
+      match_tokens: 0,
+      payment_authorizations: 0,
+      attributed_orders: 0,
+      usd_gmv: 0,
+    };
     g.attributed_orders = o.n;
     g.usd_gmv = Number(o.usd_gmv);
     groups.set(key, g);
@@ -226,7 +242,13 @@ async function reportRows(db: Db, w: Window, q: AttributionQuery, scope: ReportS
   const all = [...groups.values()];
   const byProduct = all
     .filter((g) => g.gc === 1 && g.gp === 0)
-    .sort((a, b) => b.usd_gmv - a.usd_gmv || b.attributed_orders - a.attributed_orders || b.clicks - a.clicks || (a.product_id ?? Infinity) - (b.product_id ?? Infinity));
+    .sort(
+      (a, b) =>
+        b.usd_gmv - a.usd_gmv ||
+        b.attributed_orders - a.attributed_orders ||
+        b.clicks - a.clicks ||
+        (a.product_id ?? Infinity) - (b.product_id ?? Infinity),
+    );
   const top = byProduct.slice(0, MAX_REPORT_PRODUCTS);
   const topIds = new Set(top.map((p) => p.product_id));
   const money: MoneyRow[] = orderRows
@@ -253,19 +275,21 @@ async function reportRows(db: Db, w: Window, q: AttributionQuery, scope: ReportS
 }
 
 function revenue(rows: MoneyRow[]): Revenue[] {
-  return [...rows].sort((a, b) => a.currency.localeCompare(b.currency)).map((r) => {
-    const gmv = Number(r.gmv_cents);
-    const commission = Number(r.commission_cents);
-    return {
-      currency: r.currency,
-      attributed_orders: r.attributed_orders,
-      gmv: fromMinorUnits(gmv, r.currency),
-      gmv_cents: gmv,
-      commission: fromMinorUnits(commission, r.currency),
-      commission_cents: commission,
-      roi: commission > 0 ? round(gmv / commission) : null,
-    };
-  });
+  return [...rows]
+    .sort((a, b) => a.currency.localeCompare(b.currency))
+    .map((r) => {
+      const gmv = Number(r.gmv_cents);
+      const commission = Number(r.commission_cents);
+      return {
+        currency: r.currency,
+        attributed_orders: r.attributed_orders,
+        gmv: fromMinorUnits(gmv, r.currency),
+        gmv_cents: gmv,
+        commission: fromMinorUnits(commission, r.currency),
+        commission_cents: commission,
+        roi: commission > 0 ? round(gmv / commission) : null,
+      };
+    });
 }
 
 function funnel(c: CountRow | undefined, money: MoneyRow[]): Funnel {
@@ -285,7 +309,8 @@ function funnel(c: CountRow | undefined, money: MoneyRow[]): Funnel {
 export async function attributionReport(db: Db, q: AttributionQuery, scope: ReportScope, now = new Date()) {
   const w = reportWindow(q.days, now);
   const r = await reportRows(db, w, q, scope);
-  const moneyOf = (kind: MoneyRow['kind'], match: (m: MoneyRow) => boolean = () => true) => r.money.filter((m) => m.kind === kind && match(m));
+  const moneyOf = (kind: MoneyRow['kind'], match: (m: MoneyRow) => boolean = () => true) =>
+    r.money.filter((m) => m.kind === kind && match(m));
   return {
     scope: 'platform' in scope ? ('platform' as const) : ('developer' as const),
     window: { days: q.days, start: w.start.toISOString(), end: w.end.toISOString() },
@@ -297,11 +322,23 @@ export async function attributionReport(db: Db, q: AttributionQuery, scope: Repo
     },
     by_channel: r.channels
       .sort((a, b) => b.clicks - a.clicks || (a.channel ?? '').localeCompare(b.channel ?? ''))
-      .map((c) => ({ channel: c.channel, ...funnel(c, moneyOf('channel', (m) => m.channel === c.channel)) })),
+      .map((c) => ({
+        channel: c.channel,
+        ...funnel(
+          c,
+          moneyOf('channel', (m) => m.channel === c.channel),
+        ),
+      })),
     by_product: {
       product_count: r.productCount,
       limit: MAX_REPORT_PRODUCTS,
-      products: r.products.map((p) => ({ product_id: String(p.product_id), ...funnel(p, moneyOf('product', (m) => m.product_id === p.product_id)) })),
+      products: r.products.map((p) => ({
+        product_id: String(p.product_id),
+        ...funnel(
+          p,
+          moneyOf('product', (m) => m.product_id === p.product_id),
+        ),
+      })),
     },
     roi_definition: ROI_DEFINITION,
     currency_policy: 'per_currency',

@@ -55,11 +55,31 @@ export function scoreReputation(sla: MerchantSla, trust: { n: number; mean: numb
   const positive = POSITIVE_FEEDBACK.reduce((s, t) => s + m.decision_feedback.counts[t], 0);
   const negative = NEGATIVE_FEEDBACK.reduce((s, t) => s + m.decision_feedback.counts[t], 0);
   const components = [
-    component('responsiveness', m.proposal_response.within_sla_share, m.proposal_response.dispatched, `share of delivered Intent.Surge dispatches answered with a proposal within ${m.proposal_response.sla_seconds} s (${m.proposal_response.sla_source})`),
+    component(
+      'responsiveness',
+      m.proposal_response.within_sla_share,
+      m.proposal_response.dispatched,
+      `share of delivered Intent.Surge dispatches answered with a proposal within ${m.proposal_response.sla_seconds} s (${m.proposal_response.sla_source})`,
+    ),
     component('delivery_success', m.delivery_success.rate, m.delivery_success.n, 'delivered / (delivered + dlq) deliveries'),
-    component('proposal_acceptance', m.proposal_acceptance.rate, m.proposal_acceptance.n, 'proposals accepted or settled, or whose match token reached accepted, payment_authorized or consumed'),
-    component('on_time_fulfillment', m.on_time_fulfillment.rate, m.on_time_fulfillment.n, 'fulfilled / (fulfilled + late_delivery) decision events'),
-    component('customer_feedback', share(positive, positive + negative), positive + negative, `(${POSITIVE_FEEDBACK.join(' + ')}) / all of those + (${NEGATIVE_FEEDBACK.join(' + ')}) decision events`),
+    component(
+      'proposal_acceptance',
+      m.proposal_acceptance.rate,
+      m.proposal_acceptance.n,
+      'proposals accepted or settled, or whose match token reached accepted, payment_authorized or consumed',
+    ),
+    component(
+      'on_time_fulfillment',
+      m.on_time_fulfillment.rate,
+      m.on_time_fulfillment.n,
+      'fulfilled / (fulfilled + late_delivery) decision events',
+    ),
+    component(
+      'customer_feedback',
+      share(positive, positive + negative),
+      positive + negative,
+      `(${POSITIVE_FEEDBACK.join(' + ')}) / all of those + (${NEGATIVE_FEEDBACK.join(' + ')}) decision events`,
+    ),
     component('trust_evidence', trust.mean, trust.n, 'mean trust_score.score of the proposals submitted in the window'),
   ];
   const score = Math.max(0, Math.min(100, Math.round(components.reduce((s, c) => s + c.weight * c.value, 0))));
@@ -97,7 +117,14 @@ export async function recordReputation(db: Db, merchant: MerchantRow, w: MetricW
     .execute();
   const stored = await db
     .insertInto('merchant_reputation_snapshots')
-    .values({ snapshot_id: newId('rep'), merchant_id: merchant.merchant_id, score, basis: JSON.stringify(basis), window_days: w.days, computed_at: w.to })
+    .values({
+      snapshot_id: newId('rep'),
+      merchant_id: merchant.merchant_id,
+      score,
+      basis: JSON.stringify(basis),
+      window_days: w.days,
+      computed_at: w.to,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   const last = previous[0];

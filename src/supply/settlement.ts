@@ -53,7 +53,8 @@ interface OrderLine {
 
 export const QUALIFIED_LEAD_DEFINITION =
   "distinct intents in the window for which one of the merchant's proposals was in a match session's ranked top or received a `pick` decision event";
-export const ACCEPTED_MATCH_DEFINITION = "the merchant's match tokens accepted in the window (acceptance_state accepted, payment_authorized or consumed)";
+export const ACCEPTED_MATCH_DEFINITION =
+  "the merchant's match tokens accepted in the window (acceptance_state accepted, payment_authorized or consumed)";
 
 const nonNegativeInt = (v: unknown) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : undefined);
 
@@ -85,11 +86,28 @@ function givenOrderLine(o: OrderInput, currency: string, merchantPlan: Commissio
       : o.commission_plan
         ? [planCommission(o.commission_plan, amountCents, cur), 'order_plan']
         : [planCommission(merchantPlan, amountCents, cur), 'merchant_plan'];
-  return { order_id: o.order_id ?? null, amount_cents: amountCents, currency: cur, commission_cents: commission ?? 0, basis: commission === undefined ? 'none' : basis };
+  return {
+    order_id: o.order_id ?? null,
+    amount_cents: amountCents,
+    currency: cur,
+    commission_cents: commission ?? 0,
+    basis: commission === undefined ? 'none' : basis,
+  };
 }
 
-async function storedOrderLines(db: Db, merchantId: string, w: Window, merchantPlan: CommissionPlanInput | undefined): Promise<OrderLine[]> {
-  const { rows } = await sql<{ order_ref: string; amount_cents: number; currency: string; commission_cents: string; commission_basis: 'reported' | 'proposal_plan' | 'none' }>`
+async function storedOrderLines(
+  db: Db,
+  merchantId: string,
+  w: Window,
+  merchantPlan: CommissionPlanInput | undefined,
+): Promise<OrderLine[]> {
+  const { rows } = await sql<{
+    order_ref: string;
+    amount_cents: number;
+    currency: string;
+    commission_cents: string;
+    commission_basis: 'reported' | 'proposal_plan' | 'none';
+  }>`
     with orders as (${resolvedOrdersSql(w)})
     select order_ref, amount_cents, currency, commission_cents, commission_basis
     from orders
@@ -141,18 +159,40 @@ function rest(orders: OrderLine[], currency: string) {
   if (!orders.length) return [];
   const cents = orders.reduce((s, o) => s + o.commission_cents, 0);
   const gmv = orders.reduce((s, o) => s + o.amount_cents, 0);
-  return [{ type: 'commission' as const, order_id: null, quantity: orders.length, order_amount_cents: gmv, unit_amount_cents: null, amount_cents: cents, amount: fromMinorUnits(cents, currency), basis: 'remaining_orders' }];
+  return [
+    {
+      type: 'commission' as const,
+      order_id: null,
+      quantity: orders.length,
+      order_amount_cents: gmv,
+      unit_amount_cents: null,
+      amount_cents: cents,
+      amount: fromMinorUnits(cents, currency),
+      basis: 'remaining_orders',
+    },
+  ];
 }
 
-export async function settlementPreview(db: Db, config: Pick<Config, 'BILLING_QUALIFIED_LEAD_FEE_CENTS' | 'BILLING_ACCEPTED_MATCH_FEE_CENTS' | 'BILLING_CURRENCY'>, input: SettlementInput, now = new Date()) {
-  const merchant = await db.selectFrom('merchants').select(['merchant_id', 'metadata']).where('merchant_id', '=', input.merchant_id).executeTakeFirst();
+export async function settlementPreview(
+  db: Db,
+  config: Pick<Config, 'BILLING_QUALIFIED_LEAD_FEE_CENTS' | 'BILLING_ACCEPTED_MATCH_FEE_CENTS' | 'BILLING_CURRENCY'>,
+  input: SettlementInput,
+  now = new Date(),
+) {
+  const merchant = await db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'metadata'])
+    .where('merchant_id', '=', input.merchant_id)
+    .executeTakeFirst();
   if (!merchant) throw merchantNotFound(input.merchant_id);
   const billing = billingOverride(merchant.metadata);
   const currency = input.currency ?? billing.currency ?? config.BILLING_CURRENCY;
   const w = reportWindow(input.days, now);
 
   const [orders, leads, matches] = await Promise.all([
-    input.attributed_orders ? input.attributed_orders.map((o) => givenOrderLine(o, currency, billing.commission_plan)) : storedOrderLines(db, merchant.merchant_id, w, billing.commission_plan),
+    input.attributed_orders
+      ? input.attributed_orders.map((o) => givenOrderLine(o, currency, billing.commission_plan))
+      : storedOrderLines(db, merchant.merchant_id, w, billing.commission_plan),
     input.qualified_leads ?? qualifiedLeads(db, merchant.merchant_id, w),
     input.accepted_matches ?? acceptedMatches(db, merchant.merchant_id, w),
   ]);
@@ -170,7 +210,11 @@ export async function settlementPreview(db: Db, config: Pick<Config, 'BILLING_QU
     merchant_id: merchant.merchant_id,
     currency,
     window: { days: input.days, start: w.start.toISOString(), end: w.end.toISOString() },
-    sources: { attributed_orders: source(input.attributed_orders), qualified_leads: source(input.qualified_leads), accepted_matches: source(input.accepted_matches) },
+    sources: {
+      attributed_orders: source(input.attributed_orders),
+      qualified_leads: source(input.qualified_leads),
+      accepted_matches: source(input.accepted_matches),
+    },
     line_items: [
       ...billable.slice(0, MAX_ORDER_LINES).map((o) => ({
         type: 'commission' as const,
@@ -183,10 +227,30 @@ export async function settlementPreview(db: Db, config: Pick<Config, 'BILLING_QU
         basis: o.basis as string,
       })),
       ...rest(billable.slice(MAX_ORDER_LINES), currency),
-      { type: 'qualified_leads' as const, order_id: null, quantity: leads, order_amount_cents: null, unit_amount_cents: leadFee, amount_cents: leadsCents, amount: fromMinorUnits(leadsCents, currency), basis: billing.qualified_lead_fee_cents !== undefined ? 'merchant_billing' : 'default_fee' },
-      { type: 'accepted_matches' as const, order_id: null, quantity: matches, order_amount_cents: null, unit_amount_cents: matchFee, amount_cents: matchesCents, amount: fromMinorUnits(matchesCents, currency), basis: billing.accepted_match_fee_cents !== undefined ? 'merchant_billing' : 'default_fee' },
+      {
+        type: 'qualified_leads' as const,
+        order_id: null,
+        quantity: leads,
+        order_amount_cents: null,
+        unit_amount_cents: leadFee,
+        amount_cents: leadsCents,
+        amount: fromMinorUnits(leadsCents, currency),
+        basis: billing.qualified_lead_fee_cents !== undefined ? 'merchant_billing' : 'default_fee',
+      },
+      {
+        type: 'accepted_matches' as const,
+        order_id: null,
+        quantity: matches,
+        order_amount_cents: null,
+        unit_amount_cents: matchFee,
+        amount_cents: matchesCents,
+        amount: fromMinorUnits(matchesCents, currency),
+        basis: billing.accepted_match_fee_cents !== undefined ? 'merchant_billing' : 'default_fee',
+      },
     ],
-    skipped_orders: orders.filter((o) => o.currency !== currency).map((o) => ({ order_id: o.order_id, currency: o.currency, reason: 'currency_mismatch' as const })),
+    skipped_orders: orders
+      .filter((o) => o.currency !== currency)
+      .map((o) => ({ order_id: o.order_id, currency: o.currency, reason: 'currency_mismatch' as const })),
     totals: {
       attributed_orders: billable.length,
       gmv_cents: billable.reduce((s, o) => s + o.amount_cents, 0),
@@ -200,4 +264,3 @@ export async function settlementPreview(db: Db, config: Pick<Config, 'BILLING_QU
     definitions: { qualified_lead: QUALIFIED_LEAD_DEFINITION, accepted_match: ACCEPTED_MATCH_DEFINITION },
   };
 }
-

@@ -31,7 +31,14 @@ const between = (column: string, w: MetricWindow) => sql`${sql.ref(column)} > ${
  * before delivered_at (the merchant polled /v1/intents) counts as 0 s.
  */
 async function proposalResponse(db: Db, merchantId: string, w: MetricWindow, slaSeconds: number) {
-  const { rows } = await sql<{ dispatched: number; answered: number; p50: number | null; p90: number | null; mean: number | null; within_sla: number }>`
+  const { rows } = await sql<{
+    dispatched: number;
+    answered: number;
+    p50: number | null;
+    p90: number | null;
+    mean: number | null;
+    within_sla: number;
+  }>`
     with dispatched as (
       select d.delivered_at,
              (select min(p.created_at) from proposals p where p.intent_id = d.intent_id and p.merchant_agent_id = d.merchant_id) as first_proposal_at
@@ -71,7 +78,15 @@ async function deliverySuccess(db: Db, merchantId: string, w: MetricWindow) {
      where merchant_id = ${merchantId} and ${between('created_at', w)}`.execute(db);
   const r = rows[0]!;
   const n = r.delivered + r.dlq;
-  return { n, delivered: r.delivered, dlq: r.dlq, in_progress: r.in_progress, rate: share(r.delivered, n), first_attempt_delivered: r.first_attempt, first_attempt_share: share(r.first_attempt, n) };
+  return {
+    n,
+    delivered: r.delivered,
+    dlq: r.dlq,
+    in_progress: r.in_progress,
+    rate: share(r.delivered, n),
+    first_attempt_delivered: r.first_attempt,
+    first_attempt_share: share(r.first_attempt, n),
+  };
 }
 
 /** The merchant's proposals created in the window, and how many of them were accepted (see ACCEPTED_*). */
@@ -118,7 +133,11 @@ export async function computeMerchantSla(db: Db, merchant: MerchantRow, w: Metri
     merchant_id: merchant.merchant_id,
     window: { days: w.days, from: iso(w.from)!, to: iso(w.to)! },
     metrics: {
-      proposal_response: { ...response, sla_seconds: slaSeconds, sla_source: declared === null ? ('dispatch_default' as const) : ('declared' as const) },
+      proposal_response: {
+        ...response,
+        sla_seconds: slaSeconds,
+        sla_source: declared === null ? ('dispatch_default' as const) : ('declared' as const),
+      },
       delivery_success: delivery,
       proposal_acceptance: acceptance,
       on_time_fulfillment: { n: fulfilled + late, fulfilled, late_delivery: late, rate: share(fulfilled, fulfilled + late) },

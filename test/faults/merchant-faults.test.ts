@@ -45,21 +45,35 @@ async function scripted(mode: Mode): Promise<Merchant> {
   return m;
 }
 
-const supply = (method: string, path: string, body?: unknown) => call(d.url, method, path, { body, headers: { 'x-supply-key': TEST_SUPPLY_KEY } });
+const supply = (method: string, path: string, body?: unknown) =>
+  call(d.url, method, path, { body, headers: { 'x-supply-key': TEST_SUPPLY_KEY } });
 
 async function settled(intentId: string, count: number, timeoutMs: number) {
-  return eventually(`deliveries of ${intentId} settled`, async () => {
-    const q = await supply('GET', `/v1/merchant/dispatch-queue?intent_id=${intentId}`);
-    const { pending, inflight, delivered, dlq } = q.body.summary;
-    return pending + inflight === 0 && delivered + dlq === count ? (q.body.deliveries as any[]) : null;
-  }, timeoutMs, 150);
+  return eventually(
+    `deliveries of ${intentId} settled`,
+    async () => {
+      const q = await supply('GET', `/v1/merchant/dispatch-queue?intent_id=${intentId}`);
+      const { pending, inflight, delivered, dlq } = q.body.summary;
+      return pending + inflight === 0 && delivered + dlq === count ? (q.body.deliveries as any[]) : null;
+    },
+    timeoutMs,
+    150,
+  );
 }
 
 /** Every request a merchant received has its attempt row (and no row lacks a request). */
 async function expectAuditMatches(deliveryId: string, m: Merchant) {
-  const rows = await db.selectFrom('delivery_attempts').select(['attempt', 'outcome', 'status_code']).where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+  const rows = await db
+    .selectFrom('delivery_attempts')
+    .select(['attempt', 'outcome', 'status_code'])
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
   const received = m.requests.filter((r) => r.webhookId === deliveryId);
-  expect(rows.map((r) => r.status_code), deliveryId).toEqual(received.map((r) => (r.answered === 'hang' ? null : r.answered)));
+  expect(
+    rows.map((r) => r.status_code),
+    deliveryId,
+  ).toEqual(received.map((r) => (r.answered === 'hang' ? null : r.answered)));
   expect(rows.map((r) => r.attempt)).toEqual(rows.map((_, i) => i + 1));
   return rows;
 }
@@ -86,11 +100,17 @@ describe('merchants that fail, hang and answer 410, then heal; replay from the d
     const idOf = new Map<Merchant, string>();
     for (const [kind, m] of Object.entries(kinds)) {
       const merchant_id = `m-${tag}-${kind}`;
-      const reg = await call(d.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id, agent_endpoint: `${m.server.url}/hook`, subscription_tags: [tag] } });
+      const reg = await call(d.url, 'POST', '/v1/merchant/register', {
+        token: dev.apiKey,
+        body: { merchant_id, agent_endpoint: `${m.server.url}/hook`, subscription_tags: [tag] },
+      });
       expect(reg.status, reg.text).toBe(200);
       idOf.set(m, merchant_id);
     }
-    const intent = await call(d.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: `${tag} camping stove`, intent_tags: [tag] } });
+    const intent = await call(d.url, 'POST', '/v1/intents', {
+      token: dev.apiKey,
+      body: { raw_query: `${tag} camping stove`, intent_tags: [tag] },
+    });
     expect(intent.status, intent.text).toBe(201);
     const intentId = intent.body.intent.intent_id as string;
 
@@ -107,10 +127,14 @@ describe('merchants that fail, hang and answer 410, then heal; replay from the d
     for (const m of Object.values(kinds)) await expectAuditMatches(by(m).delivery_id, m);
     // Temporal agrees: the dead-lettered runs ended Failed, the delivered one Completed.
     for (const m of [kinds.fail, kinds.hang, kinds.gone]) {
-      const wf = await eventually('closed', async () => {
-        const desc = await d.temporal.workflow.getHandle(workflowIds.delivery(by(m).delivery_id, 0)).describe();
-        return desc.status.name === 'RUNNING' ? null : desc;
-      }, 10_000);
+      const wf = await eventually(
+        'closed',
+        async () => {
+          const desc = await d.temporal.workflow.getHandle(workflowIds.delivery(by(m).delivery_id, 0)).describe();
+          return desc.status.name === 'RUNNING' ? null : desc;
+        },
+        10_000,
+      );
       expect(wf.status.name).toBe('FAILED');
     }
 
@@ -123,21 +147,30 @@ describe('merchants that fail, hang and answer 410, then heal; replay from the d
     }
     const after = await settled(intentId, 4, 30_000);
     const replayMs = Date.now() - t1;
-    console.log(`[faults] merchant faults: all dead-lettered ${toDlqMs} ms after the intent (schedule ${SCHEDULE} s, deadline ${TIMEOUT_MS} ms); replay delivered in ${replayMs} ms`);
+    console.log(
+      `[faults] merchant faults: all dead-lettered ${toDlqMs} ms after the intent (schedule ${SCHEDULE} s, deadline ${TIMEOUT_MS} ms); replay delivered in ${replayMs} ms`,
+    );
     for (const d0 of after) expect(d0.state, d0.merchant_id).toBe('delivered');
 
     for (const m of Object.values(kinds)) {
       const deliveryId = by(m).delivery_id;
       // Exactly one request answered 2xx per merchant, every request under the first attempt's webhook-id.
-      expect(m.requests.filter((r) => r.answered === 200), idOf.get(m)).toHaveLength(1);
+      expect(
+        m.requests.filter((r) => r.answered === 200),
+        idOf.get(m),
+      ).toHaveLength(1);
       expect(new Set(m.requests.map((r) => r.webhookId))).toEqual(new Set([deliveryId]));
       const rows = await expectAuditMatches(deliveryId, m);
       expect(rows.filter((r) => r.outcome === 'delivered')).toHaveLength(1);
       const row = after.find((x) => x.delivery_id === deliveryId)!;
-      const wf = await eventually('closed', async () => {
-        const desc = await d.temporal.workflow.getHandle(workflowIds.delivery(deliveryId, row.replays)).describe();
-        return desc.status.name === 'RUNNING' ? null : desc;
-      }, 10_000);
+      const wf = await eventually(
+        'closed',
+        async () => {
+          const desc = await d.temporal.workflow.getHandle(workflowIds.delivery(deliveryId, row.replays)).describe();
+          return desc.status.name === 'RUNNING' ? null : desc;
+        },
+        10_000,
+      );
       expect(wf.status.name).toBe('COMPLETED');
     }
     // A second replay finds nothing to send: delivered stays delivered, sent once.

@@ -48,14 +48,32 @@ describe('Postgres stopped 20 s under runtime traffic', () => {
     const product = await stockedProduct(db);
     const tag = letters();
     const merchant = await countingMerchant(
-      () => ({ proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3 } }] }),
+      () => ({
+        proposals: [
+          {
+            product_id: product.product_id,
+            offer_title: product.title,
+            price: product.price_cents / 100,
+            currency: 'USD',
+            shipping_commitment: { max_days: 3 },
+          },
+        ],
+      }),
       300,
     );
     try {
-      const reg = await call(d.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id: `m-${tag}`, agent_endpoint: merchant.server.url, subscription_tags: [tag] } });
+      const reg = await call(d.url, 'POST', '/v1/merchant/register', {
+        token: dev.apiKey,
+        body: { merchant_id: `m-${tag}`, agent_endpoint: merchant.server.url, subscription_tags: [tag] },
+      });
       expect(reg.status, reg.text).toBe(200);
       let n = 0;
-      const start = () => tryCall(d.url, 'POST', '/v1/commerce-runtime', { token: dev.apiKey, body: { intent: { raw_query: `${tag} headphones ${n++}`, intent_tags: [tag] } }, headers: { prefer: 'wait=30' } });
+      const start = () =>
+        tryCall(d.url, 'POST', '/v1/commerce-runtime', {
+          token: dev.apiKey,
+          body: { intent: { raw_query: `${tag} headphones ${n++}`, intent_tags: [tag] } },
+          headers: { prefer: 'wait=30' },
+        });
 
       // Traffic before, through and after the outage: a run every 500 ms, each caller waiting up to 30 s.
       const calls: Array<Promise<Awaited<ReturnType<typeof start>> & { sentAt: number }>> = [];
@@ -82,7 +100,9 @@ describe('Postgres stopped 20 s under runtime traffic', () => {
         if (a.status === 202) expect(a.body.status_url).toBe(`/v1/commerce-runtime/${a.body.runtime_id}`);
       }
       // Before and after the outage the runs complete for their callers.
-      expect(answers.filter((a) => a.sentAt < stoppedAt - 1000 || a.sentAt > back + 3000).every((a) => a.status === 201 || a.status === 202)).toBe(true);
+      expect(
+        answers.filter((a) => a.sentAt < stoppedAt - 1000 || a.sentAt > back + 3000).every((a) => a.status === 201 || a.status === 202),
+      ).toBe(true);
 
       // Every stored run closes, the same in Postgres and in Temporal.
       const rows = await eventually(
@@ -107,17 +127,35 @@ describe('Postgres stopped 20 s under runtime traffic', () => {
         if (r.stage === 'failed') expect(wf.status.name).toBe('FAILED');
         else expect(wf.status.name).toBe('COMPLETED');
         // One intent per run, at most one token, no proposal stored twice for a step.
-        const intents = await db.selectFrom('intents').select('intent_id').where(sql<boolean>`workflow->>'runtime_id' = ${r.runtime_id}`).execute();
+        const intents = await db
+          .selectFrom('intents')
+          .select('intent_id')
+          .where(sql<boolean>`workflow->>'runtime_id' = ${r.runtime_id}`)
+          .execute();
         expect(intents.map((i) => i.intent_id)).toEqual([r.intent_id]);
-        const proposals = await db.selectFrom('proposals').select(sql<string>`metadata->>'runtime_step'`.as('step')).where('intent_id', '=', r.intent_id!).execute();
+        const proposals = await db
+          .selectFrom('proposals')
+          .select(sql<string>`metadata->>'runtime_step'`.as('step'))
+          .where('intent_id', '=', r.intent_id!)
+          .execute();
         expect(new Set(proposals.map((p) => p.step)).size).toBe(proposals.length);
         const sessions = await db.selectFrom('match_sessions').select('match_session_id').where('intent_id', '=', r.intent_id!).execute();
         expect(sessions.length).toBeLessThanOrEqual(1);
-        const tokens = await db.selectFrom('match_tokens').innerJoin('match_sessions', 'match_sessions.match_session_id', 'match_tokens.match_session_id').select('match_token_id').where('match_sessions.intent_id', '=', r.intent_id!).execute();
+        const tokens = await db
+          .selectFrom('match_tokens')
+          .innerJoin('match_sessions', 'match_sessions.match_session_id', 'match_tokens.match_session_id')
+          .select('match_token_id')
+          .where('match_sessions.intent_id', '=', r.intent_id!)
+          .execute();
         expect(tokens.length).toBeLessThanOrEqual(1);
         if (r.stage === 'awaiting_user_confirmation') expect(tokens.map((t) => t.match_token_id)).toEqual([r.match_token_id]);
         // The audit: one step per index, and the consumed counts add up to the steps.
-        const steps = await db.selectFrom('commerce_runtime_steps').select(['index', 'kind']).where('runtime_id', '=', r.runtime_id).orderBy('index').execute();
+        const steps = await db
+          .selectFrom('commerce_runtime_steps')
+          .select(['index', 'kind'])
+          .where('runtime_id', '=', r.runtime_id)
+          .orderBy('index')
+          .execute();
         expect(steps.map((s) => s.index)).toEqual(steps.map((_, i) => i));
       }
       console.log(`[faults] Postgres outage: ${rows.length} runs, ended ${JSON.stringify([...stages])}`);

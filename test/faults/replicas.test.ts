@@ -45,7 +45,10 @@ beforeAll(async () => {
   const extra = { LOGIN_RATE_LIMIT_PER_IP: String(LOGIN_LIMIT), REGISTER_RATE_LIMIT_PER_IP: '1000', SHUTDOWN_GRACE_MS: '20000' };
   apis = ports.map((p) => startApiProcess(p, apiEnv(shared, extra)));
   const asApi = { url: apis[0]!.url, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as TestApi;
-  workers = [startWorkerProcess(asApi, { ...shared, SHUTDOWN_GRACE_MS: '20000' }), startWorkerProcess(asApi, { ...shared, SHUTDOWN_GRACE_MS: '20000' })];
+  workers = [
+    startWorkerProcess(asApi, { ...shared, SHUTDOWN_GRACE_MS: '20000' }),
+    startWorkerProcess(asApi, { ...shared, SHUTDOWN_GRACE_MS: '20000' }),
+  ];
   await Promise.all([...apis.map((a) => a.ready), ...workers.map((w) => w.ready)]);
   db = createDb(inject('databaseUrl'), { max: 4 });
   connection = await Connection.connect({ address: inject('temporalAddress') });
@@ -57,7 +60,10 @@ afterAll(async () => {
   for (const w of workers) await w.stop(30_000);
   for (const a of apis) await a.stop(30_000);
   for (const id of Object.keys(HOUSEKEEPING_WORKFLOWS)) {
-    await temporal?.schedule.getHandle(housekeepingScheduleId(id as keyof typeof HOUSEKEEPING_WORKFLOWS, taskQueue)).delete().catch(() => {});
+    await temporal?.schedule
+      .getHandle(housekeepingScheduleId(id as keyof typeof HOUSEKEEPING_WORKFLOWS, taskQueue))
+      .delete()
+      .catch(() => {});
   }
   await connection?.close();
   await db?.destroy();
@@ -91,101 +97,127 @@ async function careful(op: string, first: number, send: (base: string) => Promis
 }
 
 describe('two API and two worker replicas', () => {
-  it('serve load through both APIs while one of each is stopped; limits and housekeeping are per deployment', { timeout: 150_000 }, async () => {
-    const product = await stockedProduct(db);
-    const tag = letters();
-    const merchant = await countingMerchant(
-      () => ({ proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3 } }] }),
-      300,
-    );
-    try {
-      const reg = await call(apis[0]!.url, 'POST', '/v1/merchant/register', {
-        token: dev.apiKey,
-        body: { merchant_id: `m-${tag}`, agent_endpoint: merchant.server.url, subscription_tags: [tag] },
-      });
-      expect(reg.status, reg.text).toBe(200);
-
-      // One rate-limit bucket for the deployment: wrong-password logins alternate between the two APIs;
-      // per-process buckets would let twice the limit through.
-      const wrongLogin = (base: string) => call(base, 'POST', '/v1/developers/login', { body: { contact_email: dev.email, password: 'not the password' } });
-      const statuses: number[] = [];
-      for (let i = 0; i < 3 * LOGIN_LIMIT; i++) statuses.push((await wrongLogin(apis[i % 2]!.url)).status);
-      expect(statuses.filter((s) => s !== 429).length, `statuses: ${statuses.join(',')}`).toBe(LOGIN_LIMIT);
-      expect(new Set(statuses.filter((s) => s !== 429))).toEqual(new Set([401]));
-
-      // Load: 3 clients, each 6 rounds of intent create, intent read and a commerce runtime, alternating replicas.
-      const CLIENTS = 3;
-      const ROUNDS = 6;
-      let done = 0;
-      const write = (path: string, key: string, body: unknown) => (base: string) =>
-        tryCall(base, 'POST', path, { token: dev.apiKey, body, headers: { 'idempotency-key': key, prefer: 'wait=20' } });
-      const client = async (c: number) => {
-        const results: Array<{ op: string; res: Outcome }> = [];
-        for (let r = 0; r < ROUNDS; r++) {
-          const first = (c + r) % 2;
-          const k = `${tag}-${c}-${r}`;
-          const intent = await careful('intent', first, write('/v1/intents', `in-${k}`, { raw_query: `${tag} travel mug ${k}`, intent_tags: [tag] }));
-          results.push({ op: 'intent', res: intent });
-          if (intent.status === 201) {
-            const id = intent.body.intent.intent_id as string;
-            results.push({ op: 'read', res: await careful('read', 1 - first, (base) => tryCall(base, 'GET', `/v1/intents/${id}`, { token: dev.apiKey })) });
-          }
-          const rt = { intent: { raw_query: `${tag} wireless headphones ${k}`, intent_tags: [tag] } };
-          results.push({ op: 'runtime', res: await careful('runtime', first, write('/v1/commerce-runtime', `rt-${k}`, rt)) });
-          done++;
-        }
-        return results;
-      };
-      const load = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
-
-      // Mid-load: SIGTERM API 0 and worker 0 (they drain; the helpers SIGKILL only past 40 s).
-      await eventually('a third of the load done', async () => done >= (CLIENTS * ROUNDS) / 3, 60_000, 100);
-      const stoppedApi = apis[0]!;
-      const stoppedWorker = workers[0]!;
-      const stops = [stoppedApi.stop(40_000), stoppedWorker.stop(40_000)];
-      const results = (await load).flat();
-      await Promise.all(stops);
-      expect(await stoppedApi.exited, 'the API drained and exited by itself').toBe(0);
-      expect(await stoppedWorker.exited, 'the worker drained and exited by itself').toBe(0);
-
-      // Every operation succeeded, and every answer on the way was one a careful client retries.
-      for (const { op, res } of results) expect([op, res.status, res.text.slice(0, 300)]).toEqual([op, op === 'read' ? 200 : 201, expect.anything()]);
-      const unretriable = seen.filter((s) => s.status >= 400 && !s.retryAfter);
-      expect(unretriable).toEqual([]);
-      const refused = seen.filter((s) => s.status === 0).length;
-      console.log(`[replicas] ${results.length} operations, ${seen.length} answers, ${refused} refused/cut connection(s) retried on the other replica`);
-      // The runtimes the stopped worker had in flight finished on the other one.
-      for (const { res } of results.filter((r) => r.op === 'runtime')) expect(res.body.runtime.runtime_session.stage).toBe('awaiting_user_confirmation');
-
-      // Housekeeping: the surge sweep ticks every 30 s; each tick started one run on the deployment's
-      // queue however many workers ensured the schedule, and every run completed.
-      await eventually('the surge sweep ticked', async () => Date.now() - t0 > 35_000, 60_000, 500);
-      const handle = temporal.schedule.getHandle(housekeepingScheduleId('surgeSweep', taskQueue));
-      const actions = (await handle.describe()).info.recentActions;
-      expect(actions.length).toBeGreaterThanOrEqual(1);
-      const ticks = actions.map((a) => a.scheduledAt.getTime());
-      expect(new Set(ticks).size).toBe(ticks.length);
-      // Visibility is eventually consistent: wait until it lists the runs the schedule reports.
-      const runs = await eventually(
-        'the sweep runs listed',
-        async () => {
-          const ids: string[] = [];
-          const query = `WorkflowType = '${HOUSEKEEPING_WORKFLOWS.surgeSweep}' AND TaskQueue = '${taskQueue}'`;
-          for await (const wf of temporal.workflow.list({ query })) ids.push(wf.workflowId);
-          return ids.length >= actions.length && ids;
-        },
-        15_000,
+  it(
+    'serve load through both APIs while one of each is stopped; limits and housekeeping are per deployment',
+    { timeout: 150_000 },
+    async () => {
+      const product = await stockedProduct(db);
+      const tag = letters();
+      const merchant = await countingMerchant(
+        () => ({
+          proposals: [
+            {
+              product_id: product.product_id,
+              offer_title: product.title,
+              price: product.price_cents / 100,
+              currency: 'USD',
+              shipping_commitment: { max_days: 3 },
+            },
+          ],
+        }),
+        300,
       );
-      // One run per tick: every run listed is one of the schedule's actions (a tick may have come since), none twice.
-      const later = (await handle.describe()).info.recentActions.map((a) => a.action.workflow.workflowId);
-      expect(new Set(runs).size).toBe(runs.length);
-      expect(runs.filter((id) => !later.includes(id))).toEqual([]);
-      for (const a of actions) {
-        const r = await temporal.workflow.getHandle(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId).result();
-        expect(r).toMatchObject({ affected: expect.any(Number) });
+      try {
+        const reg = await call(apis[0]!.url, 'POST', '/v1/merchant/register', {
+          token: dev.apiKey,
+          body: { merchant_id: `m-${tag}`, agent_endpoint: merchant.server.url, subscription_tags: [tag] },
+        });
+        expect(reg.status, reg.text).toBe(200);
+
+        // One rate-limit bucket for the deployment: wrong-password logins alternate between the two APIs;
+        // per-process buckets would let twice the limit through.
+        const wrongLogin = (base: string) =>
+          call(base, 'POST', '/v1/developers/login', { body: { contact_email: dev.email, password: 'not the password' } });
+        const statuses: number[] = [];
+        for (let i = 0; i < 3 * LOGIN_LIMIT; i++) statuses.push((await wrongLogin(apis[i % 2]!.url)).status);
+        expect(statuses.filter((s) => s !== 429).length, `statuses: ${statuses.join(',')}`).toBe(LOGIN_LIMIT);
+        expect(new Set(statuses.filter((s) => s !== 429))).toEqual(new Set([401]));
+
+        // Load: 3 clients, each 6 rounds of intent create, intent read and a commerce runtime, alternating replicas.
+        const CLIENTS = 3;
+        const ROUNDS = 6;
+        let done = 0;
+        const write = (path: string, key: string, body: unknown) => (base: string) =>
+          tryCall(base, 'POST', path, { token: dev.apiKey, body, headers: { 'idempotency-key': key, prefer: 'wait=20' } });
+        const client = async (c: number) => {
+          const results: Array<{ op: string; res: Outcome }> = [];
+          for (let r = 0; r < ROUNDS; r++) {
+            const first = (c + r) % 2;
+            const k = `${tag}-${c}-${r}`;
+            const intent = await careful(
+              'intent',
+              first,
+              write('/v1/intents', `in-${k}`, { raw_query: `${tag} travel mug ${k}`, intent_tags: [tag] }),
+            );
+            results.push({ op: 'intent', res: intent });
+            if (intent.status === 201) {
+              const id = intent.body.intent.intent_id as string;
+              results.push({
+                op: 'read',
+                res: await careful('read', 1 - first, (base) => tryCall(base, 'GET', `/v1/intents/${id}`, { token: dev.apiKey })),
+              });
+            }
+            const rt = { intent: { raw_query: `${tag} wireless headphones ${k}`, intent_tags: [tag] } };
+            results.push({ op: 'runtime', res: await careful('runtime', first, write('/v1/commerce-runtime', `rt-${k}`, rt)) });
+            done++;
+          }
+          return results;
+        };
+        const load = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+
+        // Mid-load: SIGTERM API 0 and worker 0 (they drain; the helpers SIGKILL only past 40 s).
+        await eventually('a third of the load done', async () => done >= (CLIENTS * ROUNDS) / 3, 60_000, 100);
+        const stoppedApi = apis[0]!;
+        const stoppedWorker = workers[0]!;
+        const stops = [stoppedApi.stop(40_000), stoppedWorker.stop(40_000)];
+        const results = (await load).flat();
+        await Promise.all(stops);
+        expect(await stoppedApi.exited, 'the API drained and exited by itself').toBe(0);
+        expect(await stoppedWorker.exited, 'the worker drained and exited by itself').toBe(0);
+
+        // Every operation succeeded, and every answer on the way was one a careful client retries.
+        for (const { op, res } of results)
+          expect([op, res.status, res.text.slice(0, 300)]).toEqual([op, op === 'read' ? 200 : 201, expect.anything()]);
+        const unretriable = seen.filter((s) => s.status >= 400 && !s.retryAfter);
+        expect(unretriable).toEqual([]);
+        const refused = seen.filter((s) => s.status === 0).length;
+        console.log(
+          `[replicas] ${results.length} operations, ${seen.length} answers, ${refused} refused/cut connection(s) retried on the other replica`,
+        );
+        // The runtimes the stopped worker had in flight finished on the other one.
+        for (const { res } of results.filter((r) => r.op === 'runtime'))
+          expect(res.body.runtime.runtime_session.stage).toBe('awaiting_user_confirmation');
+
+        // Housekeeping: the surge sweep ticks every 30 s; each tick started one run on the deployment's
+        // queue however many workers ensured the schedule, and every run completed.
+        await eventually('the surge sweep ticked', async () => Date.now() - t0 > 35_000, 60_000, 500);
+        const handle = temporal.schedule.getHandle(housekeepingScheduleId('surgeSweep', taskQueue));
+        const actions = (await handle.describe()).info.recentActions;
+        expect(actions.length).toBeGreaterThanOrEqual(1);
+        const ticks = actions.map((a) => a.scheduledAt.getTime());
+        expect(new Set(ticks).size).toBe(ticks.length);
+        // Visibility is eventually consistent: wait until it lists the runs the schedule reports.
+        const runs = await eventually(
+          'the sweep runs listed',
+          async () => {
+            const ids: string[] = [];
+            const query = `WorkflowType = '${HOUSEKEEPING_WORKFLOWS.surgeSweep}' AND TaskQueue = '${taskQueue}'`;
+            for await (const wf of temporal.workflow.list({ query })) ids.push(wf.workflowId);
+            return ids.length >= actions.length && ids;
+          },
+          15_000,
+        );
+        // One run per tick: every run listed is one of the schedule's actions (a tick may have come since), none twice.
+        const later = (await handle.describe()).info.recentActions.map((a) => a.action.workflow.workflowId);
+        expect(new Set(runs).size).toBe(runs.length);
+        expect(runs.filter((id) => !later.includes(id))).toEqual([]);
+        for (const a of actions) {
+          const r = await temporal.workflow.getHandle(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId).result();
+          expect(r).toMatchObject({ affected: expect.any(Number) });
+        }
+      } finally {
+        await merchant.server.close();
       }
-    } finally {
-      await merchant.server.close();
-    }
-  });
+    },
+  );
 });

@@ -65,13 +65,19 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
     const merchantIds: string[] = [];
     for (let i = 0; i < MERCHANTS; i++) {
       const merchant_id = `m-${tag}-${i}`;
-      const reg = await call(d.url, 'POST', '/v1/merchant/register', { token: dev.apiKey, body: { merchant_id, agent_endpoint: `${sink.url}/m${i}`, subscription_tags: [tag] } });
+      const reg = await call(d.url, 'POST', '/v1/merchant/register', {
+        token: dev.apiKey,
+        body: { merchant_id, agent_endpoint: `${sink.url}/m${i}`, subscription_tags: [tag] },
+      });
       expect(reg.status, reg.text).toBe(200);
       merchantIds.push(merchant_id);
     }
     const intentIds: string[] = [];
     for (let i = 0; i < INTENTS; i++) {
-      const res = await call(d.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: `${tag} espresso grinder ${i}`, intent_tags: [tag] } });
+      const res = await call(d.url, 'POST', '/v1/intents', {
+        token: dev.apiKey,
+        body: { raw_query: `${tag} espresso grinder ${i}`, intent_tags: [tag] },
+      });
       expect(res.status, res.text).toBe(201);
       intentIds.push(res.body.intent.intent_id);
     }
@@ -83,19 +89,32 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
     const killedAt = Date.now();
     const atKill = seen.length;
     // A caller creating an intent meanwhile gets it at once; its fan-out is the sweep's (every 30 s) once Temporal is back.
-    const during = await call(d.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: 'a kettle, asked while Temporal is down' } });
+    const during = await call(d.url, 'POST', '/v1/intents', {
+      token: dev.apiKey,
+      body: { raw_query: 'a kettle, asked while Temporal is down' },
+    });
     const duringMs = Date.now() - killedAt;
     expect(during.status, during.text).toBe(201);
     await sleep(Math.max(0, DOWN_MS - duringMs));
     // What Postgres holds as delivered when Temporal comes back: the rest is the restarted server's work.
-    const deliveredAtRestart = (await db.selectFrom('deliveries').select('delivery_id').where('intent_id', 'in', intentIds).where('state', '=', 'delivered').execute()).length;
+    const deliveredAtRestart = (
+      await db.selectFrom('deliveries').select('delivery_id').where('intent_id', 'in', intentIds).where('state', '=', 'delivered').execute()
+    ).length;
     temporal = await startTemporal();
     const back = Date.now();
 
-    const deliveries = await eventually('every delivery settled', async () => {
-      const rows = await db.selectFrom('deliveries').select(['delivery_id', 'merchant_id', 'intent_id', 'state', 'replays']).where('intent_id', 'in', intentIds).execute();
-      return rows.length === total && rows.every((r) => r.state === 'delivered' || r.state === 'dlq') ? rows : null;
-    }, 60_000);
+    const deliveries = await eventually(
+      'every delivery settled',
+      async () => {
+        const rows = await db
+          .selectFrom('deliveries')
+          .select(['delivery_id', 'merchant_id', 'intent_id', 'state', 'replays'])
+          .where('intent_id', 'in', intentIds)
+          .execute();
+        return rows.length === total && rows.every((r) => r.state === 'delivered' || r.state === 'dlq') ? rows : null;
+      },
+      60_000,
+    );
     const settledMs = Date.now() - back;
     for (const w of d.workers) expect(w.child.exitCode, `worker exited:\n${w.stderrTail()}`).toBeNull();
     expect(atKill).toBeLessThan(total);
@@ -110,7 +129,9 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
     // One webhook-id per merchant and intent: a repeated request (at-least-once) carries the same id.
     for (const intentId of intentIds) {
       for (const [i, m] of merchantIds.entries()) {
-        const ids = new Set(mine.filter((s) => s.merchant === `/m${i}` && byId.get(s.webhookId)!.intent_id === intentId).map((s) => s.webhookId));
+        const ids = new Set(
+          mine.filter((s) => s.merchant === `/m${i}` && byId.get(s.webhookId)!.intent_id === intentId).map((s) => s.webhookId),
+        );
         expect(ids.size, `${m} / ${intentId}`).toBe(1);
       }
     }
@@ -136,10 +157,17 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
     // (DISPATCH_TIMEOUT_MS + 10 s) and finds the delivery delivered: nothing is sent again.
     expect(deliveries.every((r) => r.replays === 0)).toBe(true);
     const ids = deliveries.map((r) => workflowIds.delivery(r.delivery_id, 0));
-    const statuses = await eventually('every delivery workflow closed', async () => {
-      const all = await Promise.all(ids.map(async (id) => [id, (await d.temporal.workflow.getHandle(id).describe()).status.name] as const));
-      return all.every(([, st]) => st !== 'RUNNING') ? all : null;
-    }, 60_000, 1000);
+    const statuses = await eventually(
+      'every delivery workflow closed',
+      async () => {
+        const all = await Promise.all(
+          ids.map(async (id) => [id, (await d.temporal.workflow.getHandle(id).describe()).status.name] as const),
+        );
+        return all.every(([, st]) => st !== 'RUNNING') ? all : null;
+      },
+      60_000,
+      1000,
+    );
     console.log(`[faults] Temporal SIGKILL mid fan-out: every delivery workflow closed ${Date.now() - back} ms after the restart`);
     expect(statuses.filter(([, st]) => st !== 'COMPLETED')).toEqual([]);
     expect(seen.filter((s) => byId.has(s.webhookId))).toHaveLength(mine.length); // still nothing sent again

@@ -6,7 +6,19 @@ import { call, type HttpResult } from '../helpers/http';
 import { onboard, type Onboarded } from '../helpers/console';
 import { closedPort } from '../helpers/loopback';
 import { stockedProduct } from '../helpers/catalog';
-import { buyable, checkoutBody, confirmBody, countingMerchant, eventually, letters, orderMerchant, sleep, startDeployment, type Buyable, type Deployment } from './deployment';
+import {
+  buyable,
+  checkoutBody,
+  confirmBody,
+  countingMerchant,
+  eventually,
+  letters,
+  orderMerchant,
+  sleep,
+  startDeployment,
+  type Buyable,
+  type Deployment,
+} from './deployment';
 
 /**
  * Worker SIGKILL mid-runtime and mid-confirm, in the split deployment (API and worker processes): the
@@ -21,7 +33,8 @@ let db: Db;
 let dev: Onboarded;
 let product: { product_id: number; price_cents: number; title: string };
 
-const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => call(d.url, 'POST', path, { token: dev.apiKey, body, headers });
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(d.url, 'POST', path, { token: dev.apiKey, body, headers });
 const get = (path: string) => call(d.url, 'GET', path, { token: dev.apiKey });
 
 /** SIGKILLs the only worker on the queue once `inFlight` says its activity is mid-call, and starts another. */
@@ -38,7 +51,12 @@ async function killWorkerWhen(inFlight: Promise<void>, what: string) {
  */
 async function confirmThroughWorkerKill(checkoutId: string, b: Buyable, handoff: Promise<void>): Promise<HttpResult> {
   const path = `/v1/agentic-checkout/${checkoutId}/confirm`;
-  const confirming = post(path, confirmBody(b)).catch((err: Error) => ({ status: 0, body: undefined, text: String(err), headers: new Headers() }));
+  const confirming = post(path, confirmBody(b)).catch((err: Error) => ({
+    status: 0,
+    body: undefined,
+    text: String(err),
+    headers: new Headers(),
+  }));
   const killedAt = await killWorkerWhen(handoff, 'the merchant handoff');
   const first = await confirming;
   const done = first.status === 200 ? first : await post(path, confirmBody(b));
@@ -75,12 +93,31 @@ describe('a worker killed mid-runtime (merchant query in flight)', () => {
     // Holds every answer 2 s: the first one is cut off by the kill.
     const merchant = await countingMerchant((body) => {
       first();
-      return { proposals: [{ product_id: product.product_id, offer_title: product.title, price: product.price_cents / 100, currency: 'USD', shipping_commitment: { max_days: 3 }, _step: body?.data?.step_id }] };
+      return {
+        proposals: [
+          {
+            product_id: product.product_id,
+            offer_title: product.title,
+            price: product.price_cents / 100,
+            currency: 'USD',
+            shipping_commitment: { max_days: 3 },
+            _step: body?.data?.step_id,
+          },
+        ],
+      };
     }, 2000);
     try {
-      const reg = await post('/v1/merchant/register', { merchant_id: merchantId, agent_endpoint: merchant.server.url, subscription_tags: [tag] });
+      const reg = await post('/v1/merchant/register', {
+        merchant_id: merchantId,
+        agent_endpoint: merchant.server.url,
+        subscription_tags: [tag],
+      });
       expect(reg.status, reg.text).toBe(200);
-      const res = await post('/v1/commerce-runtime', { intent: { raw_query: `${tag} wireless headphones for my commute`, intent_tags: [tag] } }, { prefer: 'wait=0' });
+      const res = await post(
+        '/v1/commerce-runtime',
+        { intent: { raw_query: `${tag} wireless headphones for my commute`, intent_tags: [tag] } },
+        { prefer: 'wait=0' },
+      );
       expect(res.status, res.text).toBe(202);
       const runtimeId = res.body.runtime_id as string;
 
@@ -88,18 +125,27 @@ describe('a worker killed mid-runtime (merchant query in flight)', () => {
       const atKill = (await get(`/v1/commerce-runtime/${runtimeId}`)).body.runtime;
       expect(atKill.runtime_session.finished_at).toBeNull();
 
-      const rt = await eventually(`runtime ${runtimeId} finished`, async () => {
-        const g = await get(`/v1/commerce-runtime/${runtimeId}`);
-        return g.body.runtime.runtime_session.finished_at ? g.body.runtime : null;
-      }, 90_000);
+      const rt = await eventually(
+        `runtime ${runtimeId} finished`,
+        async () => {
+          const g = await get(`/v1/commerce-runtime/${runtimeId}`);
+          return g.body.runtime.runtime_session.finished_at ? g.body.runtime : null;
+        },
+        90_000,
+      );
       console.log(`[faults] worker SIGKILL mid-runtime: finished ${Date.now() - killedAt} ms after the kill`);
       expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
       expect(rt.runtime_trace.audit_status).toBe('completed');
-      expect(rt.match_token).toMatchObject({ proposal_id: rt.proposal.proposal_id, match_session_id: rt.match_session.match_session_id, acceptance_state: 'accepted' });
+      expect(rt.match_token).toMatchObject({
+        proposal_id: rt.proposal.proposal_id,
+        match_session_id: rt.match_session.match_session_id,
+        acceptance_state: 'accepted',
+      });
       expect(rt.proposal.merchant_agent_id).toBe(merchantId);
       // The merchant was asked again after the restart (same step), and answered that time.
       expect(merchant.requests.length).toBeGreaterThanOrEqual(2);
-      for (const b of merchant.requests) expect(b.body).toMatchObject({ type: 'runtime.query', data: { runtime_id: runtimeId, merchant_id: merchantId } });
+      for (const b of merchant.requests)
+        expect(b.body).toMatchObject({ type: 'runtime.query', data: { runtime_id: runtimeId, merchant_id: merchantId } });
       expect(merchant.byStep.size).toBe(1);
 
       // Steps: one row per index, in order, nothing repeated; the audit counts the one query.
@@ -114,13 +160,25 @@ describe('a worker killed mid-runtime (merchant query in flight)', () => {
       expect(rt.runtime_trace.consumed).toMatchObject({ merchant_queries: 1, proposal_versions: 1 });
 
       // Exactly one intent, proposal, match session and match token for this runtime.
-      const intents = await db.selectFrom('intents').select('intent_id').where(({ eb, ref }) => eb(eb.fn('jsonb_extract_path_text', [ref('workflow'), eb.val('runtime_id')]), '=', runtimeId)).execute();
+      const intents = await db
+        .selectFrom('intents')
+        .select('intent_id')
+        .where(({ eb, ref }) => eb(eb.fn('jsonb_extract_path_text', [ref('workflow'), eb.val('runtime_id')]), '=', runtimeId))
+        .execute();
       expect(intents.map((i) => i.intent_id)).toEqual([rt.intent.intent_id]);
       const proposals = await db.selectFrom('proposals').select('proposal_id').where('intent_id', '=', rt.intent.intent_id).execute();
       expect(proposals.map((p) => p.proposal_id)).toEqual([rt.proposal.proposal_id]);
-      const sessions = await db.selectFrom('match_sessions').select('match_session_id').where('intent_id', '=', rt.intent.intent_id).execute();
+      const sessions = await db
+        .selectFrom('match_sessions')
+        .select('match_session_id')
+        .where('intent_id', '=', rt.intent.intent_id)
+        .execute();
       expect(sessions.map((s) => s.match_session_id)).toEqual([rt.match_session.match_session_id]);
-      const tokens = await db.selectFrom('match_tokens').select('match_token_id').where('match_session_id', '=', rt.match_session.match_session_id).execute();
+      const tokens = await db
+        .selectFrom('match_tokens')
+        .select('match_token_id')
+        .where('match_session_id', '=', rt.match_session.match_session_id)
+        .execute();
       expect(tokens.map((t) => t.match_token_id)).toEqual([rt.match_token.match_token_id]);
       // Terminal in Temporal as in Postgres.
       expect((await d.temporal.workflow.getHandle(`runtime-${runtimeId}`).describe()).status.name).toBe('COMPLETED');
@@ -144,7 +202,13 @@ describe('a worker killed mid-confirm (merchant handoff in flight)', () => {
       expect(confirmed.status, confirmed.text).toBe(200);
       const done = confirmed.body.checkout;
       expect(done).toMatchObject({ checkout_id: checkoutId, status: 'confirmed' });
-      expect(done.receipt).toMatchObject({ status: 'handed_off', merchant_id: merchantId, merchant_response: { status_code: 200, order_id: 'ord-1' }, amount: b.amount, currency: 'USD' });
+      expect(done.receipt).toMatchObject({
+        status: 'handed_off',
+        merchant_id: merchantId,
+        merchant_response: { status_code: 200, order_id: 'ord-1' },
+        amount: b.amount,
+        currency: 'USD',
+      });
 
       const fetched = (await get(`/v1/agentic-checkout/${checkoutId}`)).body.checkout;
       expect(fetched).toMatchObject({ status: 'confirmed', receipt: done.receipt });
@@ -155,13 +219,29 @@ describe('a worker killed mid-confirm (merchant handoff in flight)', () => {
 
       // Once each: consent, payment, settlement, confirmation.
       const steps = fetched.audit_trail.map((a: any) => a.step as string);
-      for (const once of ['plan_created', 'consent_recorded', 'payment_authorized', 'proposal_settled', 'match_token_consumed', 'confirmed']) {
-        expect(steps.filter((s: string) => s === once), `${once} in ${steps.join(',')}`).toHaveLength(1);
+      for (const once of [
+        'plan_created',
+        'consent_recorded',
+        'payment_authorized',
+        'proposal_settled',
+        'match_token_consumed',
+        'confirmed',
+      ]) {
+        expect(
+          steps.filter((s: string) => s === once),
+          `${once} in ${steps.join(',')}`,
+        ).toHaveLength(1);
       }
-      const auths = await db.selectFrom('payment_authorizations').selectAll().where('match_token_id', '=', b.token.match_token_id).execute();
+      const auths = await db
+        .selectFrom('payment_authorizations')
+        .selectAll()
+        .where('match_token_id', '=', b.token.match_token_id)
+        .execute();
       expect(auths).toHaveLength(1);
       expect(fetched.payment_authorization_id).toBe(auths[0]!.authorization_id);
-      expect(await db.selectFrom('agentic_checkouts').select('checkout_id').where('match_token_id', '=', b.token.match_token_id).execute()).toHaveLength(1);
+      expect(
+        await db.selectFrom('agentic_checkouts').select('checkout_id').where('match_token_id', '=', b.token.match_token_id).execute(),
+      ).toHaveLength(1);
       expect((await get(`/v1/match-tokens/${b.token.match_token_id}`)).body.match_token.acceptance_state).toBe('consumed');
 
       // The merchant saw the handoff again after the restart, with the same key and body; one order.

@@ -32,7 +32,10 @@ const PHASES = process.env.FUZZ_PHASES ?? 'examples,fuzzing';
  * schemathesis infers (the document declares none); a single-path run has no chain and would fail.
  */
 const MAIN_PHASES = PHASES;
-const SINGLE_PATH_PHASES = PHASES.split(',').filter((p) => p !== 'stateful').join(',') || 'examples,fuzzing';
+const SINGLE_PATH_PHASES =
+  PHASES.split(',')
+    .filter((p) => p !== 'stateful')
+    .join(',') || 'examples,fuzzing';
 /** Then the coverage phase alone, for at most this many seconds (0: skip it). */
 const COVERAGE_SECONDS = Number(process.env.FUZZ_COVERAGE_SECONDS ?? 60);
 const RUN_DEADLINE_MS = 8 * 60_000;
@@ -49,7 +52,9 @@ beforeAll(async () => {
       RATE_LIMIT_PER_IP: '1000000',
       PORTAL_DEMO_RATE_LIMIT_PER_IP: '1000000',
       // Mandate signing enabled, as in production (without a key it answers its documented 503).
-      MANDATE_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      MANDATE_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString(),
     },
   });
   worker = await startTestWorker(api.config, api.db);
@@ -82,29 +87,46 @@ const HEALTH_PROBE = '/v1/merchant/{merchantId}/health';
 
 describe('contract fuzzing (schemathesis)', () => {
   it('every operation answers only what /openapi.json describes, and never 5xx', { timeout: RUN_DEADLINE_MS + 30_000 }, async () => {
-    expect(existsSync(SCHEMATHESIS), `${SCHEMATHESIS} is missing: build the venv from test/python/requirements.txt (.ci/run does)`).toBe(true);
+    expect(existsSync(SCHEMATHESIS), `${SCHEMATHESIS} is missing: build the venv from test/python/requirements.txt (.ci/run does)`).toBe(
+      true,
+    );
     await mkdir(REPORT_DIR, { recursive: true });
     const common = [
-      '--checks', 'all',
-      '--max-examples', String(MAX_EXAMPLES),
-      '--workers', '1',
-      '--seed', process.env.FUZZ_SEED ?? '20261125',
-      '--generation-database', 'none',
-      '--request-timeout', '30',
-      '--report', 'ndjson',
-      '--report-dir', REPORT_DIR,
+      '--checks',
+      'all',
+      '--max-examples',
+      String(MAX_EXAMPLES),
+      '--workers',
+      '1',
+      '--seed',
+      process.env.FUZZ_SEED ?? '20261125',
+      '--generation-database',
+      'none',
+      '--request-timeout',
+      '30',
+      '--report',
+      'ndjson',
+      '--report-dir',
+      REPORT_DIR,
     ];
     // Every operation with an API key and the supply key (routes taking either use the supply key).
     const withKeys = await runSchemathesis([
-      '--config-file', CONFIG,
-      'run', `${api.url}/openapi.json`,
-      '--header', `Authorization: Bearer ${dev.apiKey}`,
-      '--header', `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
+      '--config-file',
+      CONFIG,
+      'run',
+      `${api.url}/openapi.json`,
+      '--header',
+      `Authorization: Bearer ${dev.apiKey}`,
+      '--header',
+      `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
       // Flows that wait for a workflow answer 202 after 2 s instead of holding the run for 20 s.
-      '--header', 'Prefer: wait=2',
-      '--exclude-path', HEALTH_PROBE,
+      '--header',
+      'Prefer: wait=2',
+      '--exclude-path',
+      HEALTH_PROBE,
       ...excluding(EXCLUDED_CHECKS),
-      '--phases', MAIN_PHASES,
+      '--phases',
+      MAIN_PHASES,
       ...common,
     ]);
     await writeFile(`${REPORT_DIR}/last-run.txt`, withKeys.output);
@@ -114,15 +136,23 @@ describe('contract fuzzing (schemathesis)', () => {
     // bounded by a time budget: schemathesis stops starting cases when it is spent.
     if (!PHASES.includes('coverage') && COVERAGE_SECONDS > 0) {
       const coverage = await runSchemathesis([
-        '--config-file', CONFIG,
-        'run', `${api.url}/openapi.json`,
-        '--header', `Authorization: Bearer ${dev.apiKey}`,
-        '--header', `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
-        '--header', 'Prefer: wait=2',
-        '--exclude-path', HEALTH_PROBE,
+        '--config-file',
+        CONFIG,
+        'run',
+        `${api.url}/openapi.json`,
+        '--header',
+        `Authorization: Bearer ${dev.apiKey}`,
+        '--header',
+        `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
+        '--header',
+        'Prefer: wait=2',
+        '--exclude-path',
+        HEALTH_PROBE,
         ...excluding(EXCLUDED_CHECKS),
-        '--phases', 'coverage',
-        '--max-time', String(COVERAGE_SECONDS),
+        '--phases',
+        'coverage',
+        '--max-time',
+        String(COVERAGE_SECONDS),
         ...common,
       ]);
       await writeFile(`${REPORT_DIR}/last-run-coverage.txt`, coverage.output);
@@ -132,24 +162,35 @@ describe('contract fuzzing (schemathesis)', () => {
     // is unhealthy (the seeded catalog merchant has none reachable): its documented answer, not a
     // server fault. Every other check, status and schema conformance included, still applies.
     const probe = await runSchemathesis([
-      '--config-file', CONFIG,
-      'run', `${api.url}/openapi.json`,
-      '--header', `Authorization: Bearer ${dev.apiKey}`,
-      '--header', `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
-      '--include-path', HEALTH_PROBE,
+      '--config-file',
+      CONFIG,
+      'run',
+      `${api.url}/openapi.json`,
+      '--header',
+      `Authorization: Bearer ${dev.apiKey}`,
+      '--header',
+      `X-Supply-Key: ${TEST_SUPPLY_KEY}`,
+      '--include-path',
+      HEALTH_PROBE,
       ...excluding([...EXCLUDED_CHECKS, 'not_a_server_error']),
-      '--phases', SINGLE_PATH_PHASES,
+      '--phases',
+      SINGLE_PATH_PHASES,
       ...common,
     ]);
     expect(probe.code, probe.output.slice(-20_000)).toBe(0);
     // The console operations that take a developer session token instead.
     const withSession = await runSchemathesis([
-      '--config-file', CONFIG,
-      'run', `${api.url}/openapi.json`,
-      '--header', `Authorization: Bearer ${dev.developerToken}`,
-      '--include-path-regex', '^/v1/developers/(me|keys|logs|invite)',
+      '--config-file',
+      CONFIG,
+      'run',
+      `${api.url}/openapi.json`,
+      '--header',
+      `Authorization: Bearer ${dev.developerToken}`,
+      '--include-path-regex',
+      '^/v1/developers/(me|keys|logs|invite)',
       ...excluding(EXCLUDED_CHECKS),
-      '--phases', SINGLE_PATH_PHASES,
+      '--phases',
+      SINGLE_PATH_PHASES,
       ...common,
     ]);
     await writeFile(`${REPORT_DIR}/last-run-console.txt`, withSession.output);

@@ -55,7 +55,10 @@ export async function startTestApi(
 ): Promise<TestApi> {
   const config = testConfig(opts.env);
   const db = opts.db ?? createDb(config.DATABASE_URL!);
-  const temporal = opts.withTemporal === false ? null : await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
+  const temporal =
+    opts.withTemporal === false
+      ? null
+      : await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
   const deps = buildAppDeps({ config, db, temporal, signingKeys: await loadSigningKeys(config), logger: createLogger('silent') });
   const { app, router } = createApp(deps, { extraRoutes: opts.extraRoutes });
   const server: Server = await new Promise((resolve) => {

@@ -3,7 +3,12 @@ import type { Db } from '../../src/db/connect';
 import { createWorker } from '../../worker/run';
 
 const workerOn = (config: Config, db: Db) =>
-  createWorker({ address: config.TEMPORAL_ADDRESS!, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, deps: { db, config } });
+  createWorker({
+    address: config.TEMPORAL_ADDRESS!,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    deps: { db, config },
+  });
 
 /** Runs a real worker on the config's task queue until `work` settles, then shuts it down. */
 export async function withTestWorker<T>(config: Config, db: Db, work: () => Promise<T>): Promise<T> {

@@ -18,7 +18,11 @@ describe('docker-compose.yml', () => {
       Array.isArray(node)
         ? node.map(stripIds)
         : node && typeof node === 'object'
-          ? Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === 'id' && typeof v === 'string') && k !== '$schema').map(([k, v]) => [k, stripIds(v)]))
+          ? Object.fromEntries(
+              Object.entries(node)
+                .filter(([k, v]) => !(k === 'id' && typeof v === 'string') && k !== '$schema')
+                .map(([k, v]) => [k, stripIds(v)]),
+            )
           : node;
     const validate = ajv.compile(stripIds(composeSchema) as object);
     const ok = validate(compose);
@@ -31,7 +35,15 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs Postgres, Temporal on that Postgres with its schema set up by the admin tools, the Temporal UI, the API and the worker', () => {
-    expect(Object.keys(services).sort()).toEqual(['api', 'postgres', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker']);
+    expect(Object.keys(services).sort()).toEqual([
+      'api',
+      'postgres',
+      'temporal',
+      'temporal-namespace',
+      'temporal-schema',
+      'temporal-ui',
+      'worker',
+    ]);
     // Every image is pinned to a version (no latest, no bare name); the two admin-tools uses and the server agree.
     for (const [name, s] of Object.entries(services)) {
       if (s.image) expect(s.image, name).toMatch(/^[a-z0-9./-]+:(?!latest$)[A-Za-z0-9._-]+$/);
@@ -46,17 +58,33 @@ describe('docker-compose.yml', () => {
 
     const pgEnv = services.postgres.environment;
     const schema = services['temporal-schema'];
-    expect(schema.environment).toMatchObject({ SQL_PLUGIN: 'postgres12', SQL_HOST: 'postgres', SQL_USER: pgEnv.POSTGRES_USER, SQL_PASSWORD: pgEnv.POSTGRES_PASSWORD });
+    expect(schema.environment).toMatchObject({
+      SQL_PLUGIN: 'postgres12',
+      SQL_HOST: 'postgres',
+      SQL_USER: pgEnv.POSTGRES_USER,
+      SQL_PASSWORD: pgEnv.POSTGRES_PASSWORD,
+    });
     const script = schema.command.join('\n');
     for (const db of ['temporal', 'temporal_visibility']) {
       expect(script).toContain(`temporal-sql-tool --db ${db} setup-schema -v 0.0`);
-      expect(script).toMatch(new RegExp(`temporal-sql-tool --db ${db} update-schema -d /etc/temporal/schema/postgresql/v12/${db === 'temporal' ? 'temporal' : 'visibility'}/versioned`));
+      expect(script).toMatch(
+        new RegExp(
+          `temporal-sql-tool --db ${db} update-schema -d /etc/temporal/schema/postgresql/v12/${db === 'temporal' ? 'temporal' : 'visibility'}/versioned`,
+        ),
+      );
     }
     expect(schema.depends_on.postgres.condition).toBe('service_healthy');
     expect(schema.restart).toBe('no');
 
     const server = services.temporal;
-    expect(server.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres', POSTGRES_USER: pgEnv.POSTGRES_USER, POSTGRES_PWD: pgEnv.POSTGRES_PASSWORD, DBNAME: 'temporal', VISIBILITY_DBNAME: 'temporal_visibility' });
+    expect(server.environment).toMatchObject({
+      DB: 'postgres12',
+      POSTGRES_SEEDS: 'postgres',
+      POSTGRES_USER: pgEnv.POSTGRES_USER,
+      POSTGRES_PWD: pgEnv.POSTGRES_PASSWORD,
+      DBNAME: 'temporal',
+      VISIBILITY_DBNAME: 'temporal_visibility',
+    });
     expect(server.depends_on.postgres.condition).toBe('service_healthy');
     expect(server.depends_on['temporal-schema'].condition).toBe('service_completed_successfully');
     expect(server.healthcheck.test.join(' ')).toContain('cluster health');

@@ -26,7 +26,10 @@ describe('the flow shape', () => {
       const flow = f.replace(/\.ts$/, '');
       // ping has nothing to share: a string in, a string out.
       if (flow !== 'ping') expect(workflows, `workflows/${flow}.shared.ts`).toContain(`${flow}.shared.ts`);
-      expect(ts('activities').map((a) => path.basename(a)), `activities/${flow}.ts`).toContain(`${flow}.ts`);
+      expect(
+        ts('activities').map((a) => path.basename(a)),
+        `activities/${flow}.ts`,
+      ).toContain(`${flow}.ts`);
     }
   });
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { seedCategories, TAXONOMY } from '../../src/catalog/taxonomy';
-import { ALL_CATEGORIES, SHOPPER_SYNONYMS, singleEdit, understandShoppingIntent, type CategoryRef, type ResolvedCategory, type ShoppingIntent } from '../../src/recommend/understand';
+import {
+  ALL_CATEGORIES,
+  SHOPPER_SYNONYMS,
+  singleEdit,
+  understandShoppingIntent,
+  type CategoryRef,
+  type ResolvedCategory,
+  type ShoppingIntent,
+} from '../../src/recommend/understand';
 
 // The category table as the database is seeded (ids fixed by TAXONOMY position).
 const categories: CategoryRef[] = seedCategories();
@@ -92,7 +100,17 @@ describe('understandShoppingIntent: whole readings', () => {
       ['', []],
       ['the and of', []],
     ] as const) {
-      expect(read(query)).toEqual({ query, normalized: query, keywords, phrase: keywords.join(' '), categories: [], excludedL1: [], budget: null, audience: null, region: null });
+      expect(read(query)).toEqual({
+        query,
+        normalized: query,
+        keywords,
+        phrase: keywords.join(' '),
+        categories: [],
+        excludedL1: [],
+        budget: null,
+        audience: null,
+        region: null,
+      });
     }
   });
 });
@@ -118,7 +136,9 @@ describe('categories from names and synonyms', () => {
   });
 
   it('an L1 is dropped when one of its L2s is named too; L2s come first', () => {
-    expect(read('footwear like trail running shoes').categories).toEqual([category('Footwear > Running Shoes', 'synonym', 'trail running shoes')]);
+    expect(read('footwear like trail running shoes').categories).toEqual([
+      category('Footwear > Running Shoes', 'synonym', 'trail running shoes'),
+    ]);
     expect(paths(read('toys and a dog bed'))).toEqual(['Pet Supplies > Pet Beds', 'Toys & Games']);
   });
 
@@ -146,7 +166,10 @@ describe('categories from names and synonyms', () => {
 
   it('an ambiguous word resolves to every category it names', () => {
     const si = read('jacket');
-    expect(si.categories).toEqual([category("Women's Clothing > Outerwear", 'synonym', 'jacket'), category("Men's Clothing > Jackets", 'name', 'jacket')]);
+    expect(si.categories).toEqual([
+      category("Women's Clothing > Outerwear", 'synonym', 'jacket'),
+      category("Men's Clothing > Jackets", 'name', 'jacket'),
+    ]);
     expect(si.excludedL1).toEqual([]);
     expect(paths(read('trainers'))).toEqual(['Footwear > Running Shoes', 'Footwear > Sneakers']);
   });
@@ -180,7 +203,9 @@ describe('categories from names and synonyms', () => {
     expect(si.categories).toEqual([category("Women's Clothing > Tops & Blouses", 'name', 'tops')]);
     expect(read('top 10 gifts for dad').categories).toEqual([]);
     expect(read('black dress').categories).toEqual([category("Women's Clothing > Dresses", 'name', 'dress')]);
-    expect(read('can i get a car phone mount').categories).toEqual([category('Automotive > Car Electronics', 'synonym', 'car phone mount')]);
+    expect(read('can i get a car phone mount').categories).toEqual([
+      category('Automotive > Car Electronics', 'synonym', 'car phone mount'),
+    ]);
   });
 
   it('every shopper synonym of every taxonomy L2 resolves to it on its own', () => {
@@ -201,7 +226,9 @@ describe('categories from names and synonyms', () => {
   });
 
   it('after a preposition a category is a use or a place', () => {
-    expect(read('comfy bed for my senior dog').categories).toEqual([category('Pet Supplies > Pet Beds', 'synonym', 'bed for my senior dog')]);
+    expect(read('comfy bed for my senior dog').categories).toEqual([
+      category('Pet Supplies > Pet Beds', 'synonym', 'bed for my senior dog'),
+    ]);
     expect(paths(read('trainers for the gym'))).toEqual(['Footwear > Running Shoes', 'Footwear > Sneakers']);
     expect(paths(read('phone case with card holder'))).toEqual(['Electronics > Phone Accessories']);
     expect(paths(read('mat for the car'))).toEqual(['Automotive']);
@@ -214,12 +241,21 @@ describe('categories from names and synonyms', () => {
   });
 
   it('categories a feed added (not in TAXONOMY) resolve by their names', () => {
-    const withFeed: CategoryRef[] = [...categories, { category_id: 1001, level: 1, name: 'Garden', parent_id: null }, { category_id: 1002, level: 2, name: 'Planters & Pots', parent_id: 1001 }];
-    const si = understandShoppingIntent('cheap planters', { categories: withFeed, priceQuartiles: new Map([[1002, { p25: 1200, p75: 3000 }]]) });
+    const withFeed: CategoryRef[] = [
+      ...categories,
+      { category_id: 1001, level: 1, name: 'Garden', parent_id: null },
+      { category_id: 1002, level: 2, name: 'Planters & Pots', parent_id: 1001 },
+    ];
+    const si = understandShoppingIntent('cheap planters', {
+      categories: withFeed,
+      priceQuartiles: new Map([[1002, { p25: 1200, p75: 3000 }]]),
+    });
     expect(si.categories).toEqual([category('Garden > Planters & Pots', 'name', 'planters', withFeed)]);
     // Its own catalog prices price the budget word.
     expect(si.budget).toEqual({ minCents: null, maxCents: 1200, phrase: 'cheap', source: 'word' });
-    expect(understandShoppingIntent('garden', { categories: withFeed }).categories).toEqual([category('Garden', 'name', 'garden', withFeed)]);
+    expect(understandShoppingIntent('garden', { categories: withFeed }).categories).toEqual([
+      category('Garden', 'name', 'garden', withFeed),
+    ]);
   });
 });
 
@@ -292,13 +328,28 @@ describe('budget', () => {
   it("without a category: the whole catalog's quartiles, or $25 / $100 when none are known", () => {
     expect(read('cheap gift').budget).toEqual({ minCents: null, maxCents: 2200, phrase: 'cheap', source: 'word' });
     expect(read('luxury gift').budget).toEqual({ minCents: 9900, maxCents: null, phrase: 'luxury', source: 'word' });
-    expect(understandShoppingIntent('cheap gift', { categories }).budget).toEqual({ minCents: null, maxCents: 2500, phrase: 'cheap', source: 'word' });
-    expect(understandShoppingIntent('luxury gift', { categories }).budget).toEqual({ minCents: 10000, maxCents: null, phrase: 'luxury', source: 'word' });
+    expect(understandShoppingIntent('cheap gift', { categories }).budget).toEqual({
+      minCents: null,
+      maxCents: 2500,
+      phrase: 'cheap',
+      source: 'word',
+    });
+    expect(understandShoppingIntent('luxury gift', { categories }).budget).toEqual({
+      minCents: 10000,
+      maxCents: null,
+      phrase: 'luxury',
+      source: 'word',
+    });
   });
 
   it('an audience hint prices a budget word too', () => {
     // The runner hint: Running Shoes.
-    expect(read('budget-friendly gift for a runner').budget).toEqual({ minCents: null, maxCents: 7699, phrase: 'budget-friendly', source: 'word' });
+    expect(read('budget-friendly gift for a runner').budget).toEqual({
+      minCents: null,
+      maxCents: 7699,
+      phrase: 'budget-friendly',
+      source: 'word',
+    });
   });
 
   it('the text wins over a budget word, which still is no keyword', () => {
@@ -314,7 +365,12 @@ describe('audience', () => {
     ['gift for a gamer', 'gamers', 'for a gamer', ['Electronics > Headphones & Earbuds', 'Computers & Office > Keyboards & Mice']],
     ['something for a runner', 'runners', 'for a runner', ['Footwear > Running Shoes']],
     ['ideas for a home cook', 'home cooks', 'for a home cook', ['Home & Kitchen > Cookware', 'Home & Kitchen > Small Kitchen Appliances']],
-    ['for a college student', 'students', 'for a college student', ['Computers & Office > Laptop Accessories', 'Computers & Office > Office Supplies']],
+    [
+      'for a college student',
+      'students',
+      'for a college student',
+      ['Computers & Office > Laptop Accessories', 'Computers & Office > Office Supplies'],
+    ],
     ['for a frequent flyer', 'travelers', 'for a frequent flyer', ['Bags & Accessories > Backpacks']],
     ['gift for a dog lover', 'dog owners', 'for a dog lover', ['Pet Supplies > Dog Food & Treats', 'Pet Supplies > Pet Toys']],
     ['baby shower gift', 'new parents', 'baby shower', ['Baby & Kids']],
@@ -329,9 +385,21 @@ describe('audience', () => {
   });
 
   it('men, women and teens get no guessed categories', () => {
-    expect(read('gift for my dad')).toMatchObject({ categories: [], excludedL1: ["Women's Clothing"], audience: { label: 'men', phrase: 'for my dad', age: null } });
-    expect(read('for her')).toMatchObject({ categories: [], excludedL1: ["Men's Clothing"], audience: { label: 'women', phrase: 'for her', age: null } });
-    expect(read('gifts for a teenager')).toMatchObject({ categories: [], excludedL1: [], audience: { label: 'teens', phrase: 'for a teenager', age: '13-19' } });
+    expect(read('gift for my dad')).toMatchObject({
+      categories: [],
+      excludedL1: ["Women's Clothing"],
+      audience: { label: 'men', phrase: 'for my dad', age: null },
+    });
+    expect(read('for her')).toMatchObject({
+      categories: [],
+      excludedL1: ["Men's Clothing"],
+      audience: { label: 'women', phrase: 'for her', age: null },
+    });
+    expect(read('gifts for a teenager')).toMatchObject({
+      categories: [],
+      excludedL1: [],
+      audience: { label: 'teens', phrase: 'for a teenager', age: '13-19' },
+    });
   });
 
   it('hints only when the text names no category', () => {
@@ -341,14 +409,25 @@ describe('audience', () => {
   });
 
   it('stated ages set the life stage', () => {
-    expect(read('for a 15-year-old girl')).toMatchObject({ audience: { label: 'teens', phrase: 'for a 15-year-old girl', age: '13-19' }, excludedL1: ["Men's Clothing"], categories: [], keywords: [] });
+    expect(read('for a 15-year-old girl')).toMatchObject({
+      audience: { label: 'teens', phrase: 'for a 15-year-old girl', age: '13-19' },
+      excludedL1: ["Men's Clothing"],
+      categories: [],
+      keywords: [],
+    });
     expect(read('toys for an 18 month old').audience).toEqual({ label: 'babies', phrase: 'for an 18 month old', age: '0-2' });
     // A grown son is a man: the stated age outranks "son".
-    expect(read('gift for my 30 year old son')).toMatchObject({ audience: { label: 'men', phrase: 'for my 30 year old son', age: null }, categories: [] });
+    expect(read('gift for my 30 year old son')).toMatchObject({
+      audience: { label: 'men', phrase: 'for my 30 year old son', age: null },
+      categories: [],
+    });
   });
 
   it('"her" before a person is a possessive', () => {
-    expect(read('gift for her son')).toMatchObject({ audience: { label: 'kids', phrase: 'for her son', age: '3-12' }, excludedL1: ["Women's Clothing"] });
+    expect(read('gift for her son')).toMatchObject({
+      audience: { label: 'kids', phrase: 'for her son', age: '3-12' },
+      excludedL1: ["Women's Clothing"],
+    });
   });
 
   it('an interest outranks the stage and gender it comes with, which still set age and exclusions', () => {

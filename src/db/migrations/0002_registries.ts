@@ -42,7 +42,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('endpoint', 'text', (c) => c.notNull())
     .addColumn('checked_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('merchant_health_probes_merchant_idx').on('merchant_health_probes').columns(['merchant_id', 'checked_at desc']).execute();
+  await db.schema
+    .createIndex('merchant_health_probes_merchant_idx')
+    .on('merchant_health_probes')
+    .columns(['merchant_id', 'checked_at desc'])
+    .execute();
 
   await db.schema
     .createTable('commerce_agents')

@@ -37,7 +37,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('category_l2', 'text')
     .addColumn('category_id', 'integer', (c) => c.references('categories.category_id'))
     .addColumn('region_allow', sql`text[]`, textArray)
-    .addColumn('risk_level', 'text', (c) => c.notNull().defaultTo('low').check(sql`risk_level in ('low', 'medium', 'high')`))
+    .addColumn('risk_level', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('low')
+        .check(sql`risk_level in ('low', 'medium', 'high')`),
+    )
     .addColumn('tags', sql`text[]`, textArray)
     .addColumn('inventory_qty', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('link', 'text')
@@ -50,7 +55,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('products_feed_has_external_id', sql`source <> 'feed' or external_id is not null`)
     .execute();
   // The feed importer upserts on the merchant's own id.
-  await db.schema.createIndex('products_feed_external_id_key').on('products').column('external_id').unique().where(sql.ref('source'), '=', 'feed').execute();
+  await db.schema
+    .createIndex('products_feed_external_id_key')
+    .on('products')
+    .column('external_id')
+    .unique()
+    .where(sql.ref('source'), '=', 'feed')
+    .execute();
   await db.schema.createIndex('products_category_gmv_idx').on('products').columns(['category_id', 'gmv_cents desc']).execute();
   await db.schema.createIndex('products_tags_gin').on('products').using('gin').column('tags').execute();
 

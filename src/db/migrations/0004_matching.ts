@@ -64,7 +64,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('proposals_intent_idx').on('proposals').columns(['intent_id', 'created_at']).execute();
   // The expiry sweep only ever looks at live proposals with a deadline.
-  await sql`create index proposals_expiry_idx on proposals (valid_until) where proposal_state not in ('settled', 'expired') and valid_until is not null`.execute(db);
+  await sql`create index proposals_expiry_idx on proposals (valid_until) where proposal_state not in ('settled', 'expired') and valid_until is not null`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('proposal_transitions')
@@ -113,7 +115,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', now)
     .execute();
   // One live token per proposal in a session: accepting twice (or concurrently) yields the same token.
-  await sql`create unique index match_tokens_live_idx on match_tokens (match_session_id, proposal_id) where acceptance_state not in ('expired', 'revoked')`.execute(db);
+  await sql`create unique index match_tokens_live_idx on match_tokens (match_session_id, proposal_id) where acceptance_state not in ('expired', 'revoked')`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('payment_authorizations')

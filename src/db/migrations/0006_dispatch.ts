@@ -6,7 +6,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // When the surge workflow for an intent was started; null = still to start (the API sweeps these).
   await db.schema.alterTable('intents').addColumn('surge_started_at', 'timestamptz').execute();
-  await db.schema.createIndex('intents_surge_unstarted_idx').on('intents').column('created_at').where(sql.ref('surge_started_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('intents_surge_unstarted_idx')
+    .on('intents')
+    .column('created_at')
+    .where(sql.ref('surge_started_at'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('deliveries')

@@ -27,5 +27,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('rec_clicks_rec_idx').on('rec_clicks').columns(['rec_id', 'clicked_at']).execute();
 
   // A match session keeps the cards of its top proposals, issued once at creation.
-  await db.schema.alterTable('match_sessions').addColumn('top_cards', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`)).execute();
+  await db.schema
+    .alterTable('match_sessions')
+    .addColumn('top_cards', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
+    .execute();
 }

@@ -36,11 +36,27 @@ export async function up(db: Kysely<any>): Promise<void> {
       merchant_id: CATALOG_MERCHANT_ID,
       agent_endpoint: 'https://gateway.invalid/catalog',
       capabilities: sql`'{catalog_offers}'`,
-      metadata: JSON.stringify({ system: true, description: 'Offers taken from the gateway catalog at catalog price by GET /v1/recommend.' }),
+      metadata: JSON.stringify({
+        system: true,
+        description: 'Offers taken from the gateway catalog at catalog price by GET /v1/recommend.',
+      }),
       // What the catalog really commits to: the catalog price until the session ends, attribution by rec_id and match token.
-      workflow_context: JSON.stringify({ origin_workflow: 'gateway_recommend', accepted_intent_shapes: ['natural_language'], proposal_response_sla_seconds: 1, checkout_modes: ['match_token_checkout', 'payment_authorization'] }),
-      trust_evidence_policy: JSON.stringify({ community_proof_required: false, accepted_sources: ['creator_video_outcomes'], contradiction_handling: 'flag' }),
-      agent_ready_profile: JSON.stringify({ destination_strategy: 'merchant_site', proposal_contract: 'committed', attribution_mode: 'match_token' }),
+      workflow_context: JSON.stringify({
+        origin_workflow: 'gateway_recommend',
+        accepted_intent_shapes: ['natural_language'],
+        proposal_response_sla_seconds: 1,
+        checkout_modes: ['match_token_checkout', 'payment_authorization'],
+      }),
+      trust_evidence_policy: JSON.stringify({
+        community_proof_required: false,
+        accepted_sources: ['creator_video_outcomes'],
+        contradiction_handling: 'flag',
+      }),
+      agent_ready_profile: JSON.stringify({
+        destination_strategy: 'merchant_site',
+        proposal_contract: 'committed',
+        attribution_mode: 'match_token',
+      }),
       token_hash: 'none',
       webhook_secret_sealed: 'none',
     })

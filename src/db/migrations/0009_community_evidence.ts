@@ -24,7 +24,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('product_name', 'text', (c) => c.notNull())
     .addColumn('claims', 'jsonb', (c) => c.notNull().check(sql`jsonb_typeof(claims) = 'array'`))
     .addColumn('upvotes', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('comment_count', 'integer', (c) => c.notNull().defaultTo(0).check(sql`comment_count >= 0`))
+    .addColumn('comment_count', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`comment_count >= 0`),
+    )
     .addColumn('posted_at', 'timestamptz', (c) => c.notNull())
     .addColumn('imported_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('import_batch', 'text', (c) => c.notNull())
@@ -47,7 +52,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('community_evidence_batch_idx').on('community_evidence').column('import_batch').execute();
 
   // The commerce feed's default page is the top of this order, read straight off the index.
-  await sql`create index videos_proof_rank_idx on videos (conversion_score desc, gmv_cents desc, task_id) where orders > 0 and gmv_cents > 0`.execute(db);
+  await sql`create index videos_proof_rank_idx on videos (conversion_score desc, gmv_cents desc, task_id) where orders > 0 and gmv_cents > 0`.execute(
+    db,
+  );
 }
 
 export async function down(): Promise<void> {

@@ -26,7 +26,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('consent', 'jsonb')
     .addColumn('payment_authorization_id', 'text')
     .addColumn('receipt', 'jsonb')
-    .addColumn('audit_trail', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`).check(sql`jsonb_typeof(audit_trail) = 'array'`))
+    .addColumn('audit_trail', 'jsonb', (c) =>
+      c
+        .notNull()
+        .defaultTo(sql`'[]'::jsonb`)
+        .check(sql`jsonb_typeof(audit_trail) = 'array'`),
+    )
     .addColumn('failure', 'jsonb')
     .addColumn('workflow_id', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())

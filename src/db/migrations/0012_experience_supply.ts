@@ -37,7 +37,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('window_days', 'integer', (c) => c.notNull())
     .addColumn('computed_at', 'timestamptz', now)
     .execute();
-  await db.schema.createIndex('merchant_reputation_snapshots_merchant_idx').on('merchant_reputation_snapshots').columns(['merchant_id', 'computed_at']).execute();
+  await db.schema
+    .createIndex('merchant_reputation_snapshots_merchant_idx')
+    .on('merchant_reputation_snapshots')
+    .columns(['merchant_id', 'computed_at'])
+    .execute();
 
   // Rows of a platform-affiliate order report (docs/RECONCILIATION.md). The platform's order id is not
   // unique here on purpose: a report that lists an order twice is a discrepancy to report, not to drop.
@@ -97,11 +101,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('currency', 'text')
     .addColumn('detail', 'jsonb', jsonb('{}'))
     .execute();
-  await db.schema.createIndex('reconciliation_discrepancies_run_idx').on('reconciliation_discrepancies').columns(['run_id', 'kind']).execute();
+  await db.schema
+    .createIndex('reconciliation_discrepancies_run_idx')
+    .on('reconciliation_discrepancies')
+    .columns(['run_id', 'kind'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['reconciliation_discrepancies', 'reconciliation_runs', 'affiliate_orders', 'merchant_reputation_snapshots', 'decision_events']) {
+  for (const t of [
+    'reconciliation_discrepancies',
+    'reconciliation_runs',
+    'affiliate_orders',
+    'merchant_reputation_snapshots',
+    'decision_events',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

@@ -9,7 +9,9 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('rec_clicks').addColumn('product_id', 'integer').execute();
-  await sql`update rec_clicks k set product_id = c.product_id from rec_cards c where c.rec_id = k.rec_id and k.product_id is null`.execute(db);
+  await sql`update rec_clicks k set product_id = c.product_id from rec_cards c where c.rec_id = k.rec_id and k.product_id is null`.execute(
+    db,
+  );
   // Channel '' stands for a card without a channel, so the key needs no nullable column.
   await sql`create table rec_click_daily (
               day date not null, channel text not null, product_id integer not null, clicks integer not null,

@@ -15,9 +15,7 @@ const DOCUMENT_COLUMNS: Record<string, string[]> = {
 export async function up(db: Kysely<any>): Promise<void> {
   for (const [table, columns] of Object.entries(DOCUMENT_COLUMNS)) {
     const alter = columns.map((c) => `alter column ${c} set compression lz4`).join(', ');
-    await sql
-      .raw(`do $$ begin alter table ${table} ${alter}; exception when feature_not_supported then null; end $$`)
-      .execute(db);
+    await sql.raw(`do $$ begin alter table ${table} ${alter}; exception when feature_not_supported then null; end $$`).execute(db);
   }
 }
 

@@ -19,7 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table match_sessions drop column top_cards`.execute(db);
   await sql`alter table match_sessions alter column ranked_top drop not null`.execute(db);
   await sql`drop index intents_surge_unstarted_idx`.execute(db);
-  await sql`create index intents_surge_unstarted_idx on intents (created_at) where surge_started_at is null and answered_by is null`.execute(db);
+  await sql`create index intents_surge_unstarted_idx on intents (created_at) where surge_started_at is null and answered_by is null`.execute(
+    db,
+  );
 }
 
 export async function down(): Promise<void> {

@@ -17,8 +17,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     end $$`.execute(db);
   for (const table of ['products', 'categories', 'videos', 'creators']) {
     await sql
-      .raw(`create trigger ${table}_bump_catalog_version after insert or update or delete or truncate on ${table}
-            for each statement execute function bump_catalog_version()`)
+      .raw(
+        `create trigger ${table}_bump_catalog_version after insert or update or delete or truncate on ${table}
+            for each statement execute function bump_catalog_version()`,
+      )
       .execute(db);
   }
   // The catalog merchant's readiness is part of the snapshot; other merchants' heartbeats are not.

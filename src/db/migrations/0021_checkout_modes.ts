@@ -23,7 +23,9 @@ export async function up(db: Kysely<any>): Promise<void> {
               add column voided_at timestamptz,
               add column void_reason text`.execute(db);
   await sql`alter table payment_authorizations drop constraint if exists payment_authorizations_match_token_id_key`.execute(db);
-  await sql`create unique index payment_authorizations_live_token_key on payment_authorizations (match_token_id) where status = 'authorized'`.execute(db);
+  await sql`create unique index payment_authorizations_live_token_key on payment_authorizations (match_token_id) where status = 'authorized'`.execute(
+    db,
+  );
   await sql`create index payment_authorizations_token_idx on payment_authorizations (match_token_id)`.execute(db);
 }
 
