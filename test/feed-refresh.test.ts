@@ -16,7 +16,8 @@ import { onboard, type Onboarded } from './helpers/console';
 import { startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
-import { workflowBundle } from '../worker/run';
+import { bootWorker, workflowBundle } from '../worker/run';
+import { ensureFeedSchedules } from '../src/feed-refresh/client';
 
 /**
  * Feeds that refresh themselves (docs/CATALOG.md): a merchant registers a feed URL served by a
@@ -24,7 +25,7 @@ import { workflowBundle } from '../worker/run';
  * workflow on a real worker. Runs are triggered through the schedule handle instead of waiting for
  * the interval. Covered: first run, unchanged (304), changed, a row removed (unavailable, card still
  * resolves), a hanging server (failed run with its reason within the fetch bound; the schedule keeps
- * going), another merchant's view, and removal.
+ * going), another merchant's view, a schedule lost and ensured back by the worker's boot, and removal.
  */
 
 const FETCH_TIMEOUT_MS = 2000;
@@ -247,6 +248,56 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
     expect((await asMerchant(otherToken, 'GET', `/v1/merchant/${other}/feeds`)).body).toEqual({ feeds: [] });
     const crossed = await asMerchant(token, 'GET', `/v1/merchant/${other}/feeds`);
     expect([crossed.status, crossed.body.error]).toEqual([403, 'invalid_registration_token']);
+  });
+
+  it('a schedule lost (deleted by hand, or with a namespace reset) is back once the worker boots, and refreshes the feed', async () => {
+    const client = api.temporal!.client;
+    await client.schedule.getHandle(scheduleId).delete();
+    await expect(client.schedule.getHandle(scheduleId).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    // A removed feed gets no schedule back.
+    const removed = await db
+      .insertInto('merchant_feeds')
+      .values({
+        feed_id: `feed_removed${Date.now()}`,
+        merchant_id: M,
+        url: `${feedServer.url}/old.tsv`,
+        refresh_interval_s: 3600,
+        status: 'deleted',
+      })
+      .returning('feed_id')
+      .executeTakeFirstOrThrow();
+
+    const booted = await bootWorker({ deps: { db, config: api.config }, temporal: api.temporal! });
+    const others = [booted.schedules.reconciliation, booted.schedules.runtimeReconcile, ...booted.schedules.housekeeping];
+    try {
+      await booted.worker.runUntil(Promise.resolve());
+    } finally {
+      await booted.close();
+      for (const s of others)
+        await client.schedule
+          .getHandle(s.scheduleId)
+          .delete()
+          .catch(() => undefined);
+    }
+    expect(booted.schedules.feeds).toEqual({ ensured: 1, created: [scheduleId] });
+    const described = await client.schedule.getHandle(scheduleId).describe();
+    expect(described.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'feedRefresh',
+      taskQueue: api.config.TEMPORAL_TASK_QUEUE,
+    });
+    expect(described.action.type === 'startWorkflow' && described.action.args).toEqual([{ feedId, merchantId: M }]);
+    expect(described.spec.intervals?.[0]?.every).toBe(3_600_000);
+    await expect(client.schedule.getHandle(`feed-refresh-${removed.feed_id}`).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+
+    // Idempotent: the next boot finds it in place and creates nothing.
+    expect(await ensureFeedSchedules(client, db, api.config.TEMPORAL_TASK_QUEUE)).toEqual({ ensured: 1, created: [] });
+
+    // The schedule is the feed's again: a tick refreshes it.
+    await trigger();
+    const [run] = await runsWhenDone(M, token, feedId, 7);
+    expect(run).toMatchObject({ trigger: 'schedule', status: 'not_modified', error: null });
+    expect(run.workflow_id).toMatch(new RegExp(`^feed-refresh-${feedId}`));
   });
 
   it('bad registrations are clear 400s', async () => {

@@ -45,6 +45,7 @@ async function main() {
     : undefined;
   if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'worker metrics listening');
   logger.info({ schedules: schedules.housekeeping }, 'housekeeping schedules in place');
+  logger.info({ feeds: schedules.feeds.ensured, recreated: schedules.feeds.created.length }, 'feed refresh schedules in place');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // SIGINT/SIGTERM (the SDK's default shutdown signals) call worker.shutdown(): polling stops, in-flight
   // activities get SHUTDOWN_GRACE_MS to finish, and Worker.run() returns once they have.

@@ -16,6 +16,7 @@ import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import type { TemporalHandle } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
 import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
+import { ensureFeedSchedules } from '../src/feed-refresh/client';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import { Resource } from '@opentelemetry/resources';
 
@@ -103,8 +104,8 @@ export async function createWorker(opts: {
 
 /**
  * The worker side of a deployment, the same for `npm run worker` (worker/main.ts) and `npm start`
- * (api/dev.ts): the search attributes the flows write, the worker itself, and the Schedules that
- * start the scheduled flows. The caller runs the worker and closes it.
+ * (bin/all-in-one.ts): the search attributes the flows write, the worker itself, and the Schedules that
+ * start the scheduled flows, one per active registered feed included. The caller runs the worker and closes it.
  */
 export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalHandle }) {
   const { config } = opts.deps;
@@ -120,6 +121,8 @@ export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalH
     runtimeReconcile: await ensureRuntimeReconcileSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
     // Housekeeping (purges, expiry sweep, missed fan-outs) once per deployment, not per API process.
     housekeeping: await ensureHousekeepingSchedules(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
+    // Feeds registered before a namespace reset (or whose schedule was deleted by hand) refresh again.
+    feeds: await ensureFeedSchedules(opts.temporal.client, opts.deps.db, config.TEMPORAL_TASK_QUEUE),
   };
   return { worker, close, addedSearchAttributes: added, schedules };
 }

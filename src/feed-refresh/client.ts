@@ -1,5 +1,6 @@
-import { ScheduleNotFoundError, type ScheduleOptions } from '@temporalio/client';
+import { ScheduleNotFoundError, type Client, type ScheduleOptions } from '@temporalio/client';
 import { feedScheduleId } from '../catalog/feed-refresh';
+import type { Db } from '../db/connect';
 import { temporalUnavailable } from '../errors';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA } from '../temporal/names';
@@ -59,5 +60,48 @@ export async function unscheduleFeedRefresh(temporal: TemporalHandle | null, fee
   } catch (err) {
     if (err instanceof ScheduleNotFoundError) return;
     throw temporalUnavailable('Feed refresh');
+  }
+}
+
+/** Feeds read per page at boot, and schedules ensured at once within a page. */
+const ENSURE_PAGE = 200;
+const ENSURE_CONCURRENCY = 8;
+
+/**
+ * One Schedule per active registered feed, ensured at every worker boot (worker/run.ts): a schedule
+ * lost to a namespace reset or deleted by hand is created again (its next tick within one interval),
+ * an existing one is brought to the feed's interval while keeping what operators set (paused,
+ * notes). Pages through the feeds by id, a bounded number of Temporal calls in flight; safe from
+ * any number of workers at once. A feed removed while this runs may get its schedule back: its runs
+ * then find the feed gone and do nothing (`refreshFeed` skips a feed that is not active).
+ */
+export async function ensureFeedSchedules(client: Client, db: Db, taskQueue: string): Promise<{ ensured: number; created: string[] }> {
+  const created: string[] = [];
+  let ensured = 0;
+  let after = '';
+  for (;;) {
+    const page = await db
+      .selectFrom('merchant_feeds')
+      .select(['feed_id', 'merchant_id', 'refresh_interval_s'])
+      .where('status', '=', 'active')
+      .where('feed_id', '>', after)
+      .orderBy('feed_id')
+      .limit(ENSURE_PAGE)
+      .execute();
+    for (let i = 0; i < page.length; i += ENSURE_CONCURRENCY) {
+      const slice = page.slice(i, i + ENSURE_CONCURRENCY);
+      const results = await Promise.all(
+        slice.map((f) =>
+          ensureSchedule(
+            client,
+            scheduleOptions(taskQueue, { feedId: f.feed_id, merchantId: f.merchant_id, refreshIntervalS: f.refresh_interval_s }),
+          ),
+        ),
+      );
+      for (const r of results) if (r.created) created.push(r.scheduleId);
+    }
+    ensured += page.length;
+    if (page.length < ENSURE_PAGE) return { ensured, created };
+    after = page.at(-1)!.feed_id;
   }
 }
