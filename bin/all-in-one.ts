@@ -8,7 +8,7 @@ import { loadSigningKeys } from '../src/crypto/signing-keys';
 import { connectTemporal } from '../src/temporal/client';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { PROJECT_ROOT } from '../src/temporal/cli';
-import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
+import { NPM_START_POSTGRES, startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
 import { loadOrCreateDevSecrets } from '../src/dev/secrets';
 import { isPortFree } from '../src/net';
 import { bootWorker } from '../worker/run';
@@ -16,7 +16,7 @@ import { buildAppDeps, startApi } from '../api/server';
 import { DEMO_AGENT_PORT, startDemoMerchant } from '../api/demo';
 
 const DATA_DIR = path.join(PROJECT_ROOT, '.data');
-const EMBEDDED_PG_PORT = 54329;
+const EMBEDDED_PG_PORT = NPM_START_POSTGRES.port;
 const TEMPORAL_PORT = 7233;
 const TEMPORAL_UI_PORT = 8233;
 
@@ -58,7 +58,11 @@ async function main() {
       if (!(await isPortFree(EMBEDDED_PG_PORT)))
         throw new Error(`port ${EMBEDDED_PG_PORT} (embedded Postgres) is in use; set DATABASE_URL or free it`);
       console.log('starting embedded Postgres under .data/pg ...');
-      embedded = await startEmbeddedPostgres({ dir: path.join(DATA_DIR, 'pg'), port: EMBEDDED_PG_PORT, database: 'gateway' });
+      embedded = await startEmbeddedPostgres({
+        dir: path.join(PROJECT_ROOT, NPM_START_POSTGRES.dir),
+        port: EMBEDDED_PG_PORT,
+        database: NPM_START_POSTGRES.database,
+      });
       stops.push(() => embedded!.stop());
       process.env.DATABASE_URL = embedded.url;
     }

@@ -1,14 +1,24 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { embeddedDatabaseUrl, NPM_START_POSTGRES } from '../dev/embedded-postgres';
+import { PROJECT_ROOT } from '../temporal/cli';
 import { createDb, type Db } from './connect';
 import { migrateToLatest } from './migrate';
 
 /**
- * What every command-line loader does around its work: the database of DATABASE_URL (exit 2 when
- * unset), migrated to the latest schema, closed afterwards whatever happens.
+ * What every command-line loader does around its work: the database of DATABASE_URL, else the
+ * embedded Postgres of `npm start` when this checkout has one (a fresh clone with `npm start`
+ * running needs no URL; exit 2 when there is neither), migrated to the latest schema, closed
+ * afterwards whatever happens.
  */
 export async function withCliDatabase(work: (db: Db) => Promise<void>): Promise<void> {
-  const url = process.env.DATABASE_URL;
+  const url =
+    process.env.DATABASE_URL ||
+    (existsSync(path.join(PROJECT_ROOT, NPM_START_POSTGRES.dir))
+      ? embeddedDatabaseUrl(NPM_START_POSTGRES.port, NPM_START_POSTGRES.database)
+      : undefined);
   if (!url) {
-    console.error('DATABASE_URL is not set');
+    console.error('DATABASE_URL is not set (and there is no embedded Postgres of `npm start` under .data/pg)');
     process.exit(2);
   }
   const db = createDb(url);

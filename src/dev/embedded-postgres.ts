@@ -3,6 +3,12 @@ import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 
+/** Where `npm start` keeps its embedded Postgres when DATABASE_URL is unset (bin/all-in-one.ts). */
+export const NPM_START_POSTGRES = { dir: path.join('.data', 'pg'), port: 54329, database: 'gateway' } as const;
+
+/** The connection string of an embedded server (user and password `postgres`, loopback only). */
+export const embeddedDatabaseUrl = (port: number, database: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
+
 export interface EmbeddedDb {
   url: string;
   stop(): Promise<void>;
@@ -67,7 +73,7 @@ export async function startEmbeddedPostgres(opts: {
   // The package's stop() waits for an exit that never comes when the server is already down.
   let running = true;
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/${opts.database}`,
+    url: embeddedDatabaseUrl(opts.port, opts.database),
     stop: async () => {
       if (!running) return;
       running = false;
