@@ -420,7 +420,7 @@ describe('catalogs belong to merchants', () => {
       process.execPath,
       [
         path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-        'src/catalog/import-feed-cli.ts',
+        'bin/import-feed.ts',
         '--merchant',
         'feeds-progress',
         '--progress',
@@ -483,7 +483,7 @@ describe('catalogs belong to merchants', () => {
     await writeFile(file, `${lines.join('\n')}\n`);
     expect((await stat(file)).size).toBeGreaterThan(2 * 2 ** 20);
 
-    const report = await importFeed(db, file, { merchantId: 'feeds-chunks' });
+    const report = await importFeed(db, file, { merchantId: 'feeds-chunks', parseThreads: 2 });
     expect(report).toMatchObject({ format: 'merchant_center_tsv', rows_read: rows + 1, rejected: expected.length });
     expect(report.skipped).toEqual(expected);
     // Two sizes per item group of ten: 8 + 1 products per ten rows, less the rows without a price.

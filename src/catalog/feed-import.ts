@@ -8,7 +8,7 @@ import { newId } from '../ids';
 import { CountingSource, FeedFileError, fileSource, openFeed, type FeedFormat } from './feed-format';
 import { BulkIndexWork } from './bulk-index';
 import { canonicalRecords } from './feed-mappings';
-import { chunkedCopy, CHUNKED_FORMATS } from './feed-parallel';
+import { chunkedCopy, CHUNKED_FORMATS, DEFAULT_PARSE_THREADS } from './feed-parallel';
 import { CategoryNames, REQUIRED, RowEncoder, STAGE_COLUMNS, type NewCategory } from './feed-rows';
 import { SEED_CATEGORY_ID_LIMIT } from './taxonomy';
 
@@ -58,6 +58,8 @@ export interface ImportOptions {
   /** The run record's id when the caller chose it (a scheduled refresh: a retried attempt reuses its run). */
   runId?: string;
   workflowId?: string | null;
+  /** Worker threads parsing a large delimited or JSON Lines feed (default by cores: DEFAULT_PARSE_THREADS; 0: this thread). */
+  parseThreads?: number;
   /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far; `final` once all are read. */
   onProgress?: (p: { rows: number; bytes: number; final?: boolean }) => void;
 }
@@ -227,6 +229,7 @@ async function runImport(
       yield* chunkedCopy(feed, {
         mapping,
         knownCategories: categories.names(),
+        threads: opts.parseThreads ?? DEFAULT_PARSE_THREADS,
         onChunk: (c) => {
           counted(c.rows);
           for (const r of c.rejects) reject(r.line, r.reason);

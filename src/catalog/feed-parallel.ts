@@ -13,19 +13,23 @@ import { CategoryNames, RowEncoder, type NewCategory } from './feed-rows';
  * CHUNK_BYTES at record boundaries (a newline outside quotes), each with the number of lines before
  * it; worker threads parse, map, validate and encode the chunks into COPY rows, and the chunks'
  * rows go to COPY in file order while the next ones are parsed. Line numbers in rejections are
- * the file's. A feed of one chunk is encoded on this thread with the same code (no thread is
- * started for it). Memory: at most 2 chunks per thread in flight.
+ * the file's. A feed of one chunk, or any feed with no parse threads (DEFAULT_PARSE_THREADS), is
+ * encoded on this thread with the same code. Memory: at most 2 chunks per thread in flight.
  */
 
 /** Formats whose records can be cut apart without reading them: a Shopify product spans rows, XML nests. */
 export const CHUNKED_FORMATS: ReadonlySet<FeedFormat> = new Set(['csv', 'tsv', 'merchant_center_tsv', 'jsonl', 'acp_jsonl']);
 
-const CHUNK_BYTES = 1 << 20;
-const PIECE_BYTES = 256 << 10;
+const CHUNK_BYTES = 256 << 10;
+const PIECE_BYTES = 128 << 10;
 /** A record longer than this (an unterminated quote, most likely) fails the file instead of filling memory. */
 const MAX_RECORD_BYTES = 64 << 20;
-/** One core is left to this thread (chunking, COPY) and Postgres; at least one parse thread. */
-const THREADS = Math.max(1, Math.min(3, os.availableParallelism() - 1));
+/**
+ * Parse threads by default: one core is left to this thread (chunking, COPY) and one to Postgres,
+ * at most 3. On 2 cores none: one parse thread only moves the same work elsewhere and adds its
+ * start-up and messages (measured, docs/BENCHMARKS.md), so the chunks are encoded here.
+ */
+export const DEFAULT_PARSE_THREADS = Math.max(0, Math.min(3, os.availableParallelism() - 2));
 /** Per parse thread: its garbage is short-lived rows, so a small heap keeps the import's memory bounded. */
 const THREAD_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 const NL = 10;
@@ -172,13 +176,13 @@ class ChunkPool {
   private nextId = 0;
   private failure: Error | null = null;
 
-  constructor(spec: ChunkSpec, known: Map<string, string>) {
+  constructor(spec: ChunkSpec, known: Map<string, string>, threads: number) {
     const self = fileURLToPath(import.meta.url);
     const ext = extname(self);
     const file = new URL(`./feed-parse-worker${ext}`, import.meta.url);
     // Sources run through tsx in development and tests; the build compiles the worker next to this module.
     const execArgv = ext === '.ts' ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
-    for (let i = 0; i < THREADS; i++) {
+    for (let i = 0; i < threads; i++) {
       const worker = new Worker(file, { workerData: { spec, known: [...known] }, execArgv, resourceLimits: THREAD_LIMITS });
       const slot = { worker, busy: 0 };
       worker.on('message', (m: { id: number; result?: ChunkResult; error?: string; fileError?: boolean }) => {
@@ -226,21 +230,26 @@ class ChunkPool {
  */
 export async function* chunkedCopy(
   feed: OpenedFeed,
-  opts: { mapping: MappingOptions; knownCategories: Map<string, string>; onChunk: (c: ChunkResult) => void },
+  opts: { mapping: MappingOptions; knownCategories: Map<string, string>; threads: number; onChunk: (c: ChunkResult) => void },
 ): AsyncGenerator<string> {
   const spec: ChunkSpec = { format: feed.format, delimiter: feed.delimiter, header: feed.header, mapping: opts.mapping };
   const chunks = chunksOf(feed);
   const first = await chunks.next();
   if (first.done) return;
-  if (first.value.last) {
-    // One chunk: no thread is worth starting.
+  if (first.value.last || opts.threads < 1) {
+    // One chunk (no thread is worth starting), or no parse threads: the chunks are encoded here.
     const encoder = new RowEncoder(new CategoryNames(opts.knownCategories));
-    const r = await encodeChunk(spec, encoder, first.value.bytes, first.value.lineOffset);
-    opts.onChunk(r);
-    if (r.copy) yield r.copy;
+    for (let c: { bytes: Buffer; lineOffset: number } | undefined = first.value; c;) {
+      const r = await encodeChunk(spec, encoder, c.bytes, c.lineOffset);
+      opts.onChunk(r);
+      if (r.copy) yield r.copy;
+      const next = await chunks.next();
+      c = next.done ? undefined : next.value;
+    }
     return;
   }
-  const pool = new ChunkPool(spec, opts.knownCategories);
+  const threads = opts.threads;
+  const pool = new ChunkPool(spec, opts.knownCategories, threads);
   const inFlight: Array<Promise<ChunkResult>> = [];
   const send = (c: { bytes: Buffer; lineOffset: number }) => {
     const p = pool.run(c.bytes, c.lineOffset);
@@ -251,7 +260,7 @@ export async function* chunkedCopy(
     send(first.value);
     for await (const c of chunks) {
       send(c);
-      while (inFlight.length >= 2 * THREADS) {
+      while (inFlight.length >= 2 * threads) {
         const r = await inFlight.shift()!;
         opts.onChunk(r);
         if (r.copy) yield r.copy;
