@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { embeddedDatabaseUrl, NPM_START_POSTGRES } from '../dev/embedded-postgres';
+import { embeddedDatabaseUrl, NPM_START_POSTGRES } from './npm-start-postgres';
 import { PROJECT_ROOT } from '../temporal/cli';
 import { createDb, type Db } from './connect';
 import { migrateToLatest } from './migrate';

@@ -2,12 +2,9 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { embeddedDatabaseUrl } from '../db/npm-start-postgres';
 
-/** Where `npm start` keeps its embedded Postgres when DATABASE_URL is unset (bin/all-in-one.ts). */
-export const NPM_START_POSTGRES = { dir: path.join('.data', 'pg'), port: 54329, database: 'gateway' } as const;
-
-/** The connection string of an embedded server (user and password `postgres`, loopback only). */
-export const embeddedDatabaseUrl = (port: number, database: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
+export { embeddedDatabaseUrl, NPM_START_POSTGRES } from '../db/npm-start-postgres';
 
 export interface EmbeddedDb {
   url: string;
