@@ -420,7 +420,7 @@ describe('catalogs belong to merchants', () => {
       process.execPath,
       [
         path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-        'src/catalog/import-feed-cli.ts',
+        'bin/import-feed.ts',
         '--merchant',
         'feeds-progress',
         '--progress',

@@ -103,7 +103,7 @@ export async function createWorker(opts: {
 
 /**
  * The worker side of a deployment, the same for `npm run worker` (worker/main.ts) and `npm start`
- * (api/dev.ts): the search attributes the flows write, the worker itself, and the Schedules that
+ * (bin/all-in-one.ts): the search attributes the flows write, the worker itself, and the Schedules that
  * start the scheduled flows. The caller runs the worker and closes it.
  */
 export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalHandle }) {
