@@ -418,14 +418,7 @@ describe('catalogs belong to merchants', () => {
     await writeFile(file, `${lines.join('\n')}\n`);
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      [
-        path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-        'bin/import-feed.ts',
-        '--merchant',
-        'feeds-progress',
-        '--progress',
-        file,
-      ],
+      [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bin/import-feed.ts', '--merchant', 'feeds-progress', '--progress', file],
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: scratch.url },
