@@ -69,9 +69,7 @@ export function workflowBundle(codePath?: string): Promise<WorkflowBundleOption>
     if (!existsSync(codePath)) return Promise.reject(new Error(`WORKFLOW_BUNDLE_PATH: no workflow bundle at ${codePath}`));
     return Promise.resolve({ codePath });
   }
-  bundle ??= existsSync(PREBUILT_WORKFLOW_BUNDLE)
-    ? Promise.resolve({ codePath: PREBUILT_WORKFLOW_BUNDLE })
-    : bundleWorkflowsFromSource();
+  bundle ??= existsSync(PREBUILT_WORKFLOW_BUNDLE) ? Promise.resolve({ codePath: PREBUILT_WORKFLOW_BUNDLE }) : bundleWorkflowsFromSource();
   return bundle;
 }
 

@@ -1,6 +1,10 @@
 import type { Config } from '../../src/config';
 import type { Db } from '../../src/db/connect';
-import { createWorker } from '../../worker/run';
+import { inject } from 'vitest';
+import { createWorker, workflowBundle } from '../../worker/run';
+
+/** The run's workflow bundle (test/global-setup.ts), for replaying histories without bundling again. */
+export const testWorkflowBundle = () => workflowBundle(inject('workflowBundlePath'));
 
 const workerOn = (config: Config, db: Db) =>
   createWorker({
