@@ -8,7 +8,7 @@ import { seedCatalog } from '../src/catalog/seed';
 import { startDevServer } from '../src/temporal/dev-server';
 import { createScratchDatabase } from '../src/dev/scratch-database';
 import { freePort } from '../src/net';
-import { bundleWorkflowsToFile } from '../worker/run';
+import { bundleWorkflowsToFile } from '../worker/bundle';
 
 /**
  * One real Temporal dev server and one fresh Postgres database per test run, shared by all files

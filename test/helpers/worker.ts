@@ -1,7 +1,8 @@
 import type { Config } from '../../src/config';
 import type { Db } from '../../src/db/connect';
 import { inject } from 'vitest';
-import { createWorker, workflowBundle } from '../../worker/run';
+import { createWorker } from '../../worker/run';
+import { workflowBundle } from '../../worker/bundle';
 
 /** The run's workflow bundle (test/global-setup.ts), for replaying histories without bundling again. */
 export const testWorkflowBundle = () => workflowBundle(inject('workflowBundlePath'));
