@@ -438,7 +438,7 @@ describe('Idempotency-Key on console creates (owner: the developer of the sessio
     expect(replay.body).toEqual(retry.body);
   });
 
-  it('invite verification and reveal accept a key too; a key is the account’s, another developer’s same key is its own', async () => {
+  it('invite verification accepts a key too; a key is the account’s, another developer’s same key is its own', async () => {
     const reg = await call(base, 'POST', '/v1/developers/register', {
       body: { display_name: 'Ada', contact_email: uniqueEmail(), password },
     });
