@@ -199,11 +199,16 @@ async function killAfterCommit<T>(keys: string[], tables: string[], committed: (
       50,
     );
     await claimLock.query('begin');
+    const claimPid = (await claimLock.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
     await claimLock.query('select 1 from idempotency_keys where owner_id = $1 and idem_key = any($2) for update', [dev.developerId, keys]);
     await tableLock.query('commit');
     await eventually('every create committed', committed, 30_000, 50);
     await sleep(300); // the API reaches the (blocked) storing of its answers
     await d.api.kill();
+    // The dead process's statements still queued behind the claim lock would run once it is released
+    // (Postgres notices the closed socket only when it answers): end them, as if the process had died
+    // before sending them, so that no answer gets stored.
+    await tableLock.query('select pg_terminate_backend(pid) from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [claimPid]);
     await claimLock.query('rollback');
     return await inFlight;
   } finally {
@@ -315,6 +320,8 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
       const retried = await send();
       console.log(`[faults] keyed creates committed before an API SIGKILL: retries answered within ${Date.now() - t0} ms`);
       const [regs, sessions, created, proposals] = [retried.slice(0, 2), retried.slice(2, 4), retried.slice(4, 6), retried.slice(6)];
+      // Taken over, not replayed: the kill left no answer stored.
+      for (const r of retried) expect(r.headers.get('idempotent-replayed'), r.text).toBeNull();
 
       // Registration: created (as the first run would have said), with credentials that work.
       for (const r of regs) expect(r.status, r.text).toBe(200);
@@ -423,6 +430,7 @@ describe('API SIGKILL after a keyed decision event and a keyed console key creat
     );
     const [events, [created]] = [retried.slice(0, 2), retried.slice(2)];
     for (const r of events) expect(r.status, r.text).toBe(201);
+    for (const r of retried) expect(r.headers.get('idempotent-replayed'), 'taken over, not replayed: no answer was stored').toBeNull();
     expect(events.map((r) => r.body.decision_event.feedback_id).sort()).toEqual(eventsBefore);
     expect((await eventsOf()).map((e) => e.feedback_id).sort()).toEqual(eventsBefore);
 
