@@ -15,8 +15,7 @@ import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
-import { startTestWorker } from './helpers/worker';
-import { workflowBundle } from '../worker/run';
+import { startTestWorker, testWorkflowBundle } from './helpers/worker';
 
 /**
  * Feeds that refresh themselves (docs/CATALOG.md): a merchant registers a feed URL served by a
@@ -33,7 +32,7 @@ const HISTORIES = path.join(import.meta.dirname, 'histories');
 /** A finished run replays against the current workflow code; recorded for the replay suite (test/temporal.test.ts). */
 async function replayAndRecord(workflowId: string, file: string) {
   const history = await api.temporal!.client.workflow.getHandle(workflowId).fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId);
+  await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, workflowId);
   const target = path.join(HISTORIES, file);
   if (process.env.RECORD_HISTORIES || !existsSync(target)) await writeFile(target, `${historyToJSON(history)}\n`);
 }
