@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { seedCatalog } from '../src/catalog/seed';
 import { connectTemporal } from '../src/temporal/client';
 import { stockedProduct } from '../test/helpers/catalog';
+import { pgCostBetween, readPgCounters, type PgCost, type PgCounters } from './pg-cost';
 import { startCpuMeter, cpuTable, type CpuSplit } from './cpu';
 import { FLOOR_TASK_QUEUE, floorEmpty, floorFinish, floorUpdate } from './floor-workflows';
 import { machine, percentile, post, startBenchStack } from './harness';
@@ -72,6 +73,7 @@ interface PhaseResult {
   failed: Map<string, number>;
   firstError?: string;
   cpu: CpuSplit;
+  pg: PgCost;
 }
 
 /** The timed window of each phase in µs of the monotonic clock, the clock V8's CPU profiles stamp samples with. */
@@ -118,15 +120,21 @@ async function phase(
   const meterStarted = new Promise<void>((resolve) =>
     setTimeout(() => {
       meter = startCpuMeter(processes, stack.databaseUrl);
-      void meter.ready.then(resolve, resolve);
+      void Promise.all([meter.ready, readPgCounters(stack.databaseUrl).then((c) => (pgAtStart = c))]).then(
+        () => resolve(),
+        () => resolve(),
+      );
     }, WARMUP * 1000),
   );
   let cpu: CpuSplit | undefined;
+  let pgAtStart: PgCounters | undefined;
+  let pgCost: PgCost | undefined;
   const meterStopped = new Promise<void>((resolve) =>
     setTimeout(
       async () => {
         await meterStarted;
         cpu = await meter!.stop();
+        pgCost = await pgCostBetween(stack.databaseUrl, pgAtStart!, await readPgCounters(stack.databaseUrl));
         resolve();
       },
       (WARMUP + DURATION) * 1000,
@@ -147,7 +155,7 @@ async function phase(
     }),
   );
   await meterStopped;
-  return { name, seconds: DURATION, ops, failed, firstError, cpu: cpu! };
+  return { name, seconds: DURATION, ops, failed, firstError, cpu: cpu!, pg: pgCost! };
 }
 
 // ---------- the stack ----------
@@ -343,6 +351,17 @@ try {
     for (const [op, n] of r.failed) if (!r.ops.has(op)) lines.push(`| ${op} | 0 | 0 | – | – | – | ${n} |`);
     if (r.firstError) lines.push('', `first error: ${r.firstError}`);
     lines.push('', ...cpuTable(r.cpu, os.cpus().length));
+    // Postgres per completed unit of the phase's main operation (its first operation, e.g. one runtime).
+    const units = [...r.ops.values()].reduce((n, xs) => Math.max(n, xs.length), 0);
+    if (units) {
+      const per = (x: number) => (x / units).toFixed(1);
+      lines.push(
+        '',
+        `Postgres over the timed window: ${r.pg.commits} commits, ${r.pg.rowsWritten} rows written, ` +
+          `${(r.pg.walBytes / 1024).toFixed(0)} KiB WAL (server-wide); per completed operation (${units}): ` +
+          `${per(r.pg.commits)} commits, ${per(r.pg.rowsWritten)} rows, ${(r.pg.walBytes / units / 1024).toFixed(1)} KiB WAL`,
+      );
+    }
   }
 
   // Against the targets and the floors of this run.

@@ -13,12 +13,12 @@
  * After it, `node dist/api/main.js` and `node dist/worker/main.js` run with production dependencies only.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { builtinModules, createRequire } from 'node:module';
+import { builtinModules } from 'node:module';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowsFromSource } from '../worker/bundle';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROD_DEPENDENCIES: Record<string, string> = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies;
@@ -146,14 +146,8 @@ async function main() {
   await rm(DIST, { recursive: true, force: true });
   const modules = await compile();
   await cp(path.join(ROOT, 'api', 'documents'), path.join(DIST, 'api', 'documents'), { recursive: true });
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: path.join(ROOT, 'workflows', 'index.ts'),
-    // As worker/run.ts bundles in development: the OpenTelemetry workflow interceptors are always in.
-    workflowInterceptorModules: [
-      createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-    ],
-    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
-  });
+  // The same bundle a worker makes in development (worker/bundle.ts).
+  const bundle = await bundleWorkflowsFromSource();
   await mkdir(DIST, { recursive: true });
   await writeFile(path.join(DIST, WORKFLOW_BUNDLE_FILE), bundle.code);
   // Marks dist/ as ES modules on its own, whatever copies it (the root package.json also does).

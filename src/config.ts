@@ -93,6 +93,12 @@ export const envSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInt.max(600_000).default(20_000),
   /** When set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * A workflow bundle already built (by `npm run build` or `bundleWorkflowsToFile`) for the worker to
+   * load instead of bundling the workflows at start; unset: `dist/workflow-bundle.js` when it exists,
+   * else bundle from source.
+   */
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   /** The worker's metrics and health listener (`/metrics`, `/healthz`); 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { workflowBundle } from '../worker/run';
 import { findTemporalCli } from '../src/temporal/cli';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
@@ -19,7 +18,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
 import { redirectRecId } from '../src/checkout/seller';
 import { startTestApi, type TestApi } from './helpers/stack';
-import { startTestWorker } from './helpers/worker';
+import { startTestWorker, testWorkflowBundle } from './helpers/worker';
 import { startTimeSkippingTemporal } from './helpers/time-skipping';
 
 /**
@@ -379,7 +378,7 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     // The run completed; its history replays against the current workflow code.
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(id));
     expect(await handle.result()).toEqual({ checkoutId: id, status: 'confirmed' });
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
+    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
     if (process.env.RECORD_HISTORIES) {
       const cli = await findTemporalCli();
       const { stdout } = await promisify(execFile)(
@@ -621,7 +620,7 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
     });
     expect(byType).toContain(workflowIds.checkout(id));
     // The Failed run replays against the current code (and is kept in test/histories for later changes).
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
+    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
     if (process.env.RECORD_HISTORIES) {
       const cli = await findTemporalCli();
       const { stdout } = await promisify(execFile)(
@@ -729,7 +728,7 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id));
     expect(await handle.result()).toEqual({ checkoutId: checkout.checkout_id, status: 'handed_off' });
     await Worker.runReplayHistory(
-      { workflowBundle: await workflowBundle() },
+      { workflowBundle: await testWorkflowBundle() },
       await handle.fetchHistory(),
       workflowIds.checkout(checkout.checkout_id),
     );

@@ -366,3 +366,100 @@ describe('secrets at rest', () => {
     expect(devRow.password_hash).toMatch(/^scrypt\$/);
   });
 });
+
+describe('Idempotency-Key on console creates (owner: the developer of the session token)', () => {
+  const keyed = (token: string, idem: string, body: Record<string, unknown>) =>
+    call(base, 'POST', '/v1/developers/keys', { token, body, headers: { 'idempotency-key': idem } });
+  const keysOf = (developerId: string) =>
+    api.db.selectFrom('api_keys').select(['key_id', 'key_hash']).where('developer_id', '=', developerId).execute();
+  const claimOf = (developerId: string, idem: string) =>
+    api.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('owner_id', '=', developerId)
+      .where('idem_key', '=', idem)
+      .executeTakeFirstOrThrow();
+
+  it('a keyed key creation replays the same key, sealed at rest; another body is 409; no second key', async () => {
+    const dev = await onboard(base);
+    const body = { label: 'ci', scopes: ['match'] };
+    const first = await keyed(dev.developerToken, 'mk-1', body);
+    expect(first.status, first.text).toBe(201);
+    const replay = await keyed(dev.developerToken, 'mk-1', body);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect((await call(base, 'GET', '/v1/whoami', { token: replay.body.api_key })).status).toBe(200);
+
+    const stored = await claimOf(dev.developerId, 'mk-1');
+    expect(stored.response_sealed).toBe(true);
+    expect(JSON.stringify(stored)).not.toContain(first.body.api_key);
+    expect(JSON.stringify(stored)).not.toContain(first.body.api_key.slice(12));
+
+    const other = await keyed(dev.developerToken, 'mk-1', { label: 'other' });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toBe('idempotency_conflict');
+    // The onboarding key and the keyed one: nothing more.
+    expect((await keysOf(dev.developerId)).map((k) => k.key_id).sort()).toEqual([dev.keyId, first.body.key.key_id].sort());
+  });
+
+  it('retried after the process died between the commit and the answer: the same key id with a fresh secret, never a second key', async () => {
+    const dev = await onboard(base);
+    const body = { label: 'after-crash' };
+    const first = await keyed(dev.developerToken, 'mk-crash', body);
+    expect(first.status, first.text).toBe(201);
+    // As if the process died after committing the key but before storing the answer: the claim in
+    // flight, its heartbeat stale (the caller never saw the first secret).
+    await api.db
+      .updateTable('idempotency_keys')
+      .set({ state: 'in_flight', response_status: null, response_body: null, locked_at: sql<Date>`now() - interval '1 minute'` })
+      .where('owner_id', '=', dev.developerId)
+      .where('idem_key', '=', 'mk-crash')
+      .execute();
+    // A new console session of the same developer: the key belongs to the account, not the session.
+    const login = await call(base, 'POST', '/v1/developers/login', {
+      body: { contact_email: dev.email, password: 'correct horse battery' },
+    });
+    expect(login.status).toBe(200);
+    const retry = await keyed(login.body.developer_token, 'mk-crash', body);
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.body.key.key_id).toBe(first.body.key.key_id);
+    expect(retry.body.api_key).not.toBe(first.body.api_key);
+    expect((await call(base, 'GET', '/v1/whoami', { token: retry.body.api_key })).status).toBe(200);
+    expect((await call(base, 'GET', '/v1/whoami', { token: first.body.api_key })).status).toBe(401);
+    expect((await keysOf(dev.developerId)).map((k) => k.key_id).sort()).toEqual([dev.keyId, first.body.key.key_id].sort());
+    // The revealable copy follows the secret the caller now holds.
+    const revealed = await call(base, 'POST', `/v1/developers/keys/${retry.body.key.key_id}/reveal`, { token: dev.developerToken });
+    expect(revealed.body.api_key).toBe(retry.body.api_key);
+    // And the key now replays the retry's answer.
+    const replay = await keyed(dev.developerToken, 'mk-crash', body);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(retry.body);
+  });
+
+  it('invite verification accepts a key too; a key is the account’s, another developer’s same key is its own', async () => {
+    const reg = await call(base, 'POST', '/v1/developers/register', {
+      body: { display_name: 'Ada', contact_email: uniqueEmail(), password },
+    });
+    const token = reg.body.developer_token as string;
+    const verify = () =>
+      call(base, 'POST', '/v1/developers/invite/verify', {
+        token,
+        body: { invite_code: TEST_INVITE },
+        headers: { 'idempotency-key': 'iv-1' },
+      });
+    const v1 = await verify();
+    expect(v1.status, v1.text).toBe(200);
+    const v2 = await verify();
+    expect(v2.headers.get('idempotent-replayed')).toBe('true');
+    expect(v2.body).toEqual(v1.body);
+
+    const other = await onboard(base);
+    const mine = await keyed(token, 'shared-key', {});
+    const theirs = await keyed(other.developerToken, 'shared-key', {});
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(theirs.body.key.key_id).not.toBe(mine.body.key.key_id);
+  });
+});

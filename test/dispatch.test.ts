@@ -2,7 +2,6 @@ import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { Worker as ReplayWorker } from '@temporalio/worker';
-import { workflowBundle } from '../worker/run';
 import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-agent/agent';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
@@ -10,7 +9,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 import { startWorkerProcess } from './helpers/worker-process';
-import { startTestWorker } from './helpers/worker';
+import { startTestWorker, testWorkflowBundle } from './helpers/worker';
 
 /**
  * Intent.Surge dispatch end to end: the real API starts the fan-out on Temporal, a real worker runs
@@ -223,7 +222,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
 
     // The history of that run replays deterministically against the current workflow code.
     const history = await api.temporal!.client.workflow.getHandle(d.workflow_id).fetchHistory();
-    await ReplayWorker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, d.workflow_id);
+    await ReplayWorker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, d.workflow_id);
   });
 
   it('dead-letters: a merchant that always fails (schedule exhausted), one that hangs (timeout), one that answers 410 (at once)', async () => {

@@ -15,8 +15,8 @@ import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
-import { startTestWorker } from './helpers/worker';
-import { bootWorker, workflowBundle } from '../worker/run';
+import { startTestWorker, testWorkflowBundle } from './helpers/worker';
+import { bootWorker } from '../worker/run';
 import { ensureFeedSchedules } from '../src/feed-refresh/client';
 
 /**
@@ -34,7 +34,7 @@ const HISTORIES = path.join(import.meta.dirname, 'histories');
 /** A finished run replays against the current workflow code; recorded for the replay suite (test/temporal.test.ts). */
 async function replayAndRecord(workflowId: string, file: string) {
   const history = await api.temporal!.client.workflow.getHandle(workflowId).fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId);
+  await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, workflowId);
   const target = path.join(HISTORIES, file);
   if (process.env.RECORD_HISTORIES || !existsSync(target)) await writeFile(target, `${historyToJSON(history)}\n`);
 }

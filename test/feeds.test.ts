@@ -449,60 +449,6 @@ describe('catalogs belong to merchants', () => {
     expect(found.map((p) => p.external_id)).toContain('P-29999');
   });
 
-  it("a feed of many chunks (worker threads): rejections carry the file's line numbers across quoted multi-line fields, duplicates across chunks, one new category", async () => {
-    await registerMerchant('feeds-chunks');
-    const file = path.join(tmp, 'chunks.tsv');
-    const lines = ['id\ttitle\tdescription\tprice\tlink\tproduct_type\titem_group_id\tsize'];
-    const expected: Array<{ line: number; reason: string }> = [];
-    let line = 1;
-    const rows = 12_000; // about 2.5 MiB: three chunks
-    for (let i = 0; i < rows; i++) {
-      line++;
-      // Every 97th description is quoted and spans two lines (with a tab inside); the record starts on `line`.
-      const quoted = i % 97 === 5;
-      const description = quoted ? `"Two lines\tof text,\n""quoted"" for item ${i}"` : `Plain description of item ${i}, ${'x'.repeat(120)}`;
-      const price = i % 1000 === 7 ? '' : `${(1 + (i % 90)).toFixed(2)} USD`;
-      const group = i % 10 >= 8 ? `G-${i - (i % 10)}` : '';
-      const size = group ? (i % 10 === 8 ? 'M' : 'L') : '';
-      lines.push(
-        [`C-${i}`, `Chunky item ${i}`, description, price, `https://shop.test/c/${i}`, 'Quokka Gear > Trail Packs', group, size].join('\t'),
-      );
-      if (!price) expected.push({ line, reason: 'price is missing' });
-      if (quoted) line++;
-    }
-    // The same id again at the end: the first row wins, this one is rejected with both lines.
-    lines.push(['C-0', 'Chunky item again', 'Again', '9.00 USD', 'https://shop.test/c/0', '', '', ''].join('\t'));
-    expected.push({ line: line + 1, reason: 'duplicate id "C-0" (first on line 2)' });
-    await writeFile(file, `${lines.join('\n')}\n`);
-    expect((await stat(file)).size).toBeGreaterThan(2 * 2 ** 20);
-
-    const report = await importFeed(db, file, { merchantId: 'feeds-chunks', parseThreads: 2 });
-    expect(report).toMatchObject({ format: 'merchant_center_tsv', rows_read: rows + 1, rejected: expected.length });
-    expect(report.skipped).toEqual(expected);
-    // Two sizes per item group of ten: 8 + 1 products per ten rows, less the rows without a price.
-    const products = await db
-      .selectFrom('products')
-      .select(['external_id', 'category_id', 'category_l1', 'category_l2', 'description', 'variants'])
-      .where('merchant_id', '=', 'feeds-chunks')
-      .execute();
-    const priceless = expected.filter((e) => e.reason === 'price is missing').length;
-    expect(products.length).toBe(rows - rows / 10 - priceless);
-    const categoryIds = new Set(products.map((p) => p.category_id));
-    expect(categoryIds.size).toBe(1);
-    expect(products[0]).toMatchObject({ category_l1: 'Quokka Gear', category_l2: 'Trail Packs' });
-    const created = await db
-      .selectFrom('categories')
-      .select(['category_id', 'level', 'slug'])
-      .where('slug', 'like', 'quokka-gear%')
-      .execute();
-    expect(created.map((c) => c.level).sort()).toEqual([1, 2]);
-    expect(created.find((c) => c.level === 2)!.category_id).toBe([...categoryIds][0]);
-    const quotedItem = products.find((p) => p.external_id === 'C-5')!;
-    expect(quotedItem.description).toBe('Two lines\tof text,\n"quoted" for item 5');
-    const grouped = products.find((p) => p.external_id === 'G-11990')!;
-    expect((grouped.variants as Array<{ id: string }>).map((v) => v.id)).toEqual(['C-11998', 'C-11999']);
-  });
-
   it('README: each format imports with the one command shown', async () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
     const commands = [...readme.matchAll(/^npm run import-feed -- (.+?)\s+# (.+)$/gm)].map((m) => ({

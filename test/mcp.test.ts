@@ -399,21 +399,11 @@ describe('MCP endpoint /mcp', () => {
   it('the MCP Inspector CLI (--strict) lists every tool with no schema portability finding, and calls a tool with a bearer API key', async () => {
     // The Inspector keeps a server catalog in its home directory: a throwaway one per run.
     const home = await mkdtemp(join(tmpdir(), 'mcp-inspector-'));
-    const inspector = async (...args: string[]) => {
+    const inspectorAs = async (apiKey: string, ...args: string[]) => {
       try {
         const { stdout, stderr } = await promisify(execFile)(
           'node_modules/.bin/mcp-inspector',
-          [
-            '--cli',
-            `${api.url}/mcp`,
-            '--transport',
-            'http',
-            '--header',
-            `Authorization: Bearer ${dev.apiKey}`,
-            '--format',
-            'json',
-            ...args,
-          ],
+          ['--cli', `${api.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${apiKey}`, '--format', 'json', ...args],
           { timeout: 60_000, env: { ...process.env, MCP_CATALOG_PATH: join(home, 'mcp.json'), HOME: home } },
         );
         return { code: 0, stdout, stderr };
@@ -422,7 +412,14 @@ describe('MCP endpoint /mcp', () => {
         return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
       }
     };
+    const inspector = (...args: string[]) => inspectorAs(dev.apiKey, ...args);
     try {
+      // A wrong key: run non-interactively (--stored-auth-only, so it does not start an OAuth flow that
+      // cannot finish), the Inspector shows the server's own message.
+      const refused = await inspectorAs('cig_sk_not_a_key', '--method', 'tools/list', '--stored-auth-only');
+      expect(refused.code).not.toBe(0);
+      expect(`${refused.stdout}${refused.stderr}`).toContain('invalid API key');
+
       const listed = await inspector('--method', 'tools/list', '--strict');
       expect(listed.code, listed.stderr).toBe(0);
       // --strict prints every finding (errors and warnings) on stderr and adds them to the JSON envelope.

@@ -19,11 +19,11 @@ import { recordRunStarted } from '../src/reconciliation/runs';
 import { windowEnding } from '../src/supply/window';
 import { ensureReconciliationSchedule, reconciliationScheduleId } from '../src/reconciliation/schedule';
 import { workflowIds } from '../src/temporal/names';
-import { workflowBundle } from '../worker/run';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
+import { testWorkflowBundle } from './helpers/worker';
 
 /**
  * Platform-affiliate reconciliation (docs/RECONCILIATION.md): the importer, a run over a hand-built
@@ -342,7 +342,7 @@ describe('reconciliation runs', () => {
 
     // The completed run replays against the current workflow code; recorded for the replay suite.
     const history = await api.temporal!.client.workflow.getHandle(run.workflow_id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, run.workflow_id);
+    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, run.workflow_id);
     if (process.env.RECORD_HISTORIES || !existsSync(HISTORY_FILE)) await writeFile(HISTORY_FILE, `${historyToJSON(history)}\n`);
   });
 

@@ -7,13 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { Worker } from '@temporalio/worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { workflowBundle } from '../worker/run';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
-import { startTestWorker } from './helpers/worker';
+import { startTestWorker, testWorkflowBundle } from './helpers/worker';
 import { stockedProduct } from './helpers/catalog';
 import { sql } from 'kysely';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -189,7 +188,7 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
 
     // The completed run's history replays against the current workflow code; it is kept for the replay test.
     const history = await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, rt.runtime_session.workflow_id);
+    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, rt.runtime_session.workflow_id);
     // Re-recorded only on request (or when missing), so test runs do not churn the checked-in file.
     if (process.env.RECORD_HISTORIES || !existsSync(HISTORY_FILE)) await writeFile(HISTORY_FILE, `${historyToJSON(history)}\n`);
   });
@@ -520,7 +519,7 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
       .execute();
     expect(auths).toEqual([]);
     const history = await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, rt.runtime_session.workflow_id);
+    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, rt.runtime_session.workflow_id);
     if (process.env.RECORD_HISTORIES || !existsSync(SKIPPED_HISTORY)) await writeFile(SKIPPED_HISTORY, `${historyToJSON(history)}\n`);
   });
 

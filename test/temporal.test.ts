@@ -6,8 +6,7 @@ import { connectTemporal, type TemporalHandle } from '../src/temporal/client';
 import { ensureSearchAttributes, listCustomSearchAttributes } from '../src/temporal/search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES, workflowIds } from '../src/temporal/names';
 import { createDb, type Db } from '../src/db/connect';
-import { workflowBundle } from '../worker/run';
-import { withTestWorker } from './helpers/worker';
+import { withTestWorker, testWorkflowBundle } from './helpers/worker';
 import { findTemporalCli } from '../src/temporal/cli';
 import { ping } from '../workflows/index';
 import { testConfig } from './helpers/stack';
@@ -78,7 +77,7 @@ describe('Temporal server and worker', () => {
     for (const file of files) {
       // runReplayHistory accepts the JSON form that `temporal workflow show -o json` writes.
       const history = JSON.parse(await readFile(HISTORIES + file, 'utf8'));
-      await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, file);
+      await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, file);
     }
   });
 });

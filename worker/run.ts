@@ -1,7 +1,4 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
@@ -19,39 +16,9 @@ import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
 import { ensureFeedSchedules } from '../src/feed-refresh/client';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import { Resource } from '@opentelemetry/resources';
+import { workflowBundle } from './bundle';
 
 const EMPTY_RESOURCE = Resource.empty();
-
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
-/** Written by `npm run build` next to the compiled modules (dist/workflow-bundle.js); absent in development. */
-export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
-
-/**
- * The OpenTelemetry workflow interceptors are always in the bundle (the prebuilt one cannot depend on
- * the env at start); with tracing off their spans go to a processor that drops them.
- */
-export const WORKFLOW_INTERCEPTOR_MODULES = [
-  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-];
-
-let bundle: Promise<WorkflowBundleOption> | undefined;
-/**
- * The production build's prebuilt bundle when there is one (no bundler work at start), else the
- * workflows bundled from source once per process: every worker built here shares it.
- */
-export function workflowBundle(): Promise<WorkflowBundleOption> {
-  bundle ??= existsSync(PREBUILT_WORKFLOW_BUNDLE)
-    ? Promise.resolve({ codePath: PREBUILT_WORKFLOW_BUNDLE })
-    : bundleWorkflowCode({
-        workflowsPath: WORKFLOWS_PATH,
-        workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-        logger: quietBundlerLogger,
-      });
-  return bundle;
-}
-
-const noop = () => {};
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
 
 export async function createWorker(opts: {
   address: string;
@@ -65,7 +32,7 @@ export async function createWorker(opts: {
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(opts.deps.config.WORKFLOW_BUNDLE_PATH),
     activities: createActivities(opts.deps),
     // Activity latency and outcomes for the worker's /metrics (docs/OPERATIONS.md).
     // With tracing on: activity spans in the workflow's trace, and workflows the activities start

@@ -56,11 +56,13 @@ async function claimOrTakeOver(db: Db, r: IdempotencyRequest): Promise<Claim> {
 }
 
 /**
- * `Idempotency-Key` for API-key callers on POST (the ACP/UCP convention): the first request with a
- * key runs and its response is stored for 24 h; the same key with the same body replays it with
- * `Idempotent-Replayed: true`; a different body is 409 `idempotency_conflict`; a request still
- * running is 409 `idempotency_in_flight`. 5xx responses are never stored, so they may be retried.
- * Keys are scoped to the developer account, so rotating API keys mid-retry is safe.
+ * `Idempotency-Key` on POST (the ACP/UCP convention), for API-key callers and for the developer
+ * console's session-token callers alike: the first request with a key runs and its response is stored
+ * for 24 h (sealed when it carries a secret, e.g. a new API key); the same key with the same body
+ * replays it with `Idempotent-Replayed: true`; a different body is 409 `idempotency_conflict`; a
+ * request still running is 409 `idempotency_in_flight`. 5xx responses are never stored, so they may
+ * be retried. Keys are scoped to the developer account, so rotating API keys or console sessions
+ * mid-retry is safe.
  *
  * Crash safety (docs/OPERATIONS.md, failure modes): the claim carries a seed from which the request
  * derives the ids it creates (`requestResourceId`), and a heartbeat; when the process running it
@@ -69,14 +71,14 @@ async function claimOrTakeOver(db: Db, r: IdempotencyRequest): Promise<Claim> {
  */
 export const idempotency: Middleware<AppState> = async (ctx, next) => {
   const key = ctx.get('idempotency-key');
-  const principal = ctx.state.apiKey;
-  if (ctx.method !== 'POST' || !key || !principal) return next();
+  // The developer account owns the key, whichever credential proved it (API key or console session).
+  const ownerId = ctx.state.apiKey?.developerId ?? ctx.state.developer?.developer_id;
+  if (ctx.method !== 'POST' || !key || !ownerId) return next();
   if (!KEY_SHAPE.test(key)) {
     throw new AppError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1-255 printable ASCII characters.');
   }
   const db = ctx.deps.db;
   const sealKey = ctx.deps.config.KEY_ENCRYPTION_KEY;
-  const ownerId = principal.developerId;
   const claim = await claimOrTakeOver(db, {
     ownerId,
     key,

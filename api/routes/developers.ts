@@ -5,6 +5,7 @@ import { listRequestLogs } from '../../src/console/request-logs';
 import { apiKeyView, developerView, sessionView } from '../../src/console/views';
 import type { Developer, DeveloperSession } from '../../src/db/schema';
 import type { AppContext } from '../context';
+import { requestResourceId } from '../middleware/idempotency';
 import { auth, type RouteRegistry } from './registry';
 
 const TAG = 'Developer console';
@@ -130,13 +131,13 @@ export function developerRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Create an API key',
     description:
-      'Returns the full api_key once. The service stores its hash for authentication and, when encrypted key storage is configured, an AES-256-GCM copy for reveal.',
+      'Returns the full api_key once. The service stores its hash for authentication and, when encrypted key storage is configured, an AES-256-GCM copy for reveal. With Idempotency-Key a retry answers the same key (a retry after the first run died before answering gets the same key id with a fresh secret), never a second key.',
     auth: auth.developer,
     body: S.KeyCreateBody,
     responses: { 201: { description: 'Key created.', schema: S.KeyCreateResponse } },
     errors: [[403, 'invite_verification_required', 'Verify an invite code before creating API keys.']],
     handler: async (ctx, { body }) => {
-      const { apiKey, key } = await createApiKey(consoleDeps(ctx), me(ctx).developer, body);
+      const { apiKey, key } = await createApiKey(consoleDeps(ctx), me(ctx).developer, body, requestResourceId(ctx, 'key'));
       return {
         status: 201,
         body: {

@@ -60,7 +60,8 @@ export const developersZhCN: LocaleTexts = {
     },
     postV1DevelopersKeys: {
       summary: '创建 API 密钥',
-      description: '仅返回一次完整的 api_key。服务保存其哈希用于鉴权；配置了加密存储时，另存一份 AES-256-GCM 密文用于再次查看。',
+      description:
+        '仅返回一次完整的 api_key。服务保存其哈希用于鉴权；配置了加密存储时，另存一份 AES-256-GCM 密文用于再次查看。带 Idempotency-Key 的重试返回同一个密钥（首次执行在应答前中断时，重试得到同一 key id 和新的密钥值），绝不创建第二个密钥。',
       responses: {
         '201': '密钥已创建。',
         '400':

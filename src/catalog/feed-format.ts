@@ -25,10 +25,6 @@ export interface OpenedFeed {
   /** Lower-cased header of a delimited feed (null for XML and JSON Lines). */
   header: string[] | null;
   records: AsyncGenerator<RawRecord>;
-  /** The delimiter of delimited text (null for XML and JSON Lines). */
-  delimiter: string | null;
-  /** The raw bytes from the start, for a reader that splits them itself instead of reading `records` (one or the other). */
-  bytes: AsyncIterable<Buffer>;
 }
 
 /** Bytes looked at to recognise a format. */
@@ -91,7 +87,7 @@ export async function openFeed(source: AsyncIterable<Buffer>): Promise<OpenedFee
   if (start.startsWith('<')) {
     const format = /<rss[\s>]/.test(start) ? 'merchant_center_rss' : /<feed[\s>]/.test(start) ? 'merchant_center_atom' : null;
     if (!format) throw new FeedFileError('an XML feed must be RSS 2.0 (<rss>) or Atom (<feed>)');
-    return { format, header: null, delimiter: null, records: xmlRecords(replay), bytes: replay };
+    return { format, header: null, records: xmlRecords(replay) };
   }
   if (start.startsWith('{')) {
     const first = start.split('\n', 1)[0]!;
@@ -102,26 +98,18 @@ export async function openFeed(source: AsyncIterable<Buffer>): Promise<OpenedFee
     } catch {
       // A first line that is not JSON is that record's error; the format stays JSON Lines.
     }
-    return { format: acp ? 'acp_jsonl' : 'jsonl', header: null, delimiter: null, records: jsonlRecords(replay), bytes: replay };
+    return { format: acp ? 'acp_jsonl' : 'jsonl', header: null, records: jsonlRecords(replay) };
   }
   const firstLine = start.split(/\r?\n/, 1)[0]!;
   const delimiter = firstLine.includes('\t') ? '\t' : ',';
   const names = firstLine.split(delimiter).map((h) => h.replace(/^"|"$/g, '').trim().toLowerCase());
   const shopify = names.includes('handle') && (names.includes('variant price') || names.includes('body (html)'));
   const format: FeedFormat = shopify ? 'shopify_csv' : delimiter === '\t' ? (names.includes('id') ? 'merchant_center_tsv' : 'tsv') : 'csv';
-  return { format, header: names, delimiter, records: delimitedRecords(replay, delimiter), bytes: replay };
+  return { format, header: names, records: delimitedRecords(replay, delimiter) };
 }
 
-/**
- * Delimited text (RFC 4180 quoting): the header row names the fields of every later row. A chunk
- * of a file (src/catalog/feed-parallel.ts) comes with the file's `header` and `lineOffset`, the
- * number of lines before it.
- */
-export async function* delimitedRecords(
-  source: AsyncIterable<Buffer>,
-  delimiter: string,
-  chunk: { header: string[]; lineOffset: number } | null = null,
-): AsyncGenerator<RawRecord> {
+/** Delimited text (RFC 4180 quoting): the header row names the fields of every later row. */
+async function* delimitedRecords(source: AsyncIterable<Buffer>, delimiter: string): AsyncGenerator<RawRecord> {
   const parser = Readable.from(source).pipe(
     parseCsv({
       delimiter,
@@ -134,14 +122,14 @@ export async function* delimitedRecords(
       quote: '"',
     }),
   );
-  let header: string[] | null = chunk?.header ?? null;
-  const offset = chunk?.lineOffset ?? 0;
-  let lastEnd = offset;
+  let header: string[] | null = null;
+  let lastEnd = 0;
   try {
     for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
       // info.lines is the line the record ends on; a quoted field may span several lines.
-      const line = offset + info.lines - innerNewlines(raw);
-      lastEnd = offset + info.lines;
+      const body = raw.replace(/^[\r\n]+/, '').replace(/\r?\n$/, '');
+      const line = info.lines - (body.match(/\n/g)?.length ?? 0);
+      lastEnd = info.lines;
       if (record.length === 1 && !record[0]!.trim()) continue;
       if (!header) {
         header = record.map((h) => h.trim().toLowerCase());
@@ -168,24 +156,10 @@ export async function* delimitedRecords(
   if (!header) throw new FeedFileError('the file has no header row');
 }
 
-/** Newlines inside a record's raw text (a quoted field spanning lines), not counting those before or the one ending it. */
-function innerNewlines(raw: string): number {
-  let start = 0;
-  while (start < raw.length && (raw.charCodeAt(start) === 10 || raw.charCodeAt(start) === 13)) start++;
-  let end = raw.length;
-  if (end > start && raw.charCodeAt(end - 1) === 10) {
-    end--;
-    if (end > start && raw.charCodeAt(end - 1) === 13) end--;
-  }
-  let n = 0;
-  for (let i = raw.indexOf('\n', start); i !== -1 && i < end; i = raw.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
-async function* splitLines(source: AsyncIterable<Buffer>, lineOffset: number): AsyncGenerator<{ no: number; text: string }> {
+async function* splitLines(source: AsyncIterable<Buffer>): AsyncGenerator<{ no: number; text: string }> {
   const decoder = new TextDecoder('utf-8');
   let rest = '';
-  let no = lineOffset;
+  let no = 0;
   for await (const chunk of source) {
     rest += decoder.decode(chunk, { stream: true });
     let i: number;
@@ -193,16 +167,15 @@ async function* splitLines(source: AsyncIterable<Buffer>, lineOffset: number): A
       const text = rest.slice(0, i).replace(/\r$/, '');
       rest = rest.slice(i + 1);
       no++;
-      yield { no, text: no === lineOffset + 1 ? text.replace(/^\uFEFF/, '') : text };
+      yield { no, text: no === 1 ? text.replace(/^\uFEFF/, '') : text };
     }
   }
   rest += decoder.decode();
-  if (rest) yield { no: no + 1, text: no === lineOffset ? rest.replace(/^\uFEFF/, '') : rest };
+  if (rest) yield { no: no + 1, text: no === 0 ? rest.replace(/^\uFEFF/, '') : rest };
 }
 
-/** JSON Lines; a chunk of a file comes with `lineOffset`, the number of lines before it. */
-export async function* jsonlRecords(source: AsyncIterable<Buffer>, lineOffset = 0): AsyncGenerator<RawRecord> {
-  for await (const { no, text } of splitLines(source, lineOffset)) {
+async function* jsonlRecords(source: AsyncIterable<Buffer>): AsyncGenerator<RawRecord> {
+  for await (const { no, text } of splitLines(source)) {
     if (!text.trim()) continue;
     let value: unknown;
     try {

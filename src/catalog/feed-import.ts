@@ -4,13 +4,13 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { poolOf, type Db } from '../db/connect';
 import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
+import type { Availability, ProductVariant } from '../db/schema-catalog';
 import { newId } from '../ids';
+import { minorUnitDigits, parseMajorUnits } from '../money';
 import { CountingSource, FeedFileError, fileSource, openFeed, type FeedFormat } from './feed-format';
 import { BulkIndexWork } from './bulk-index';
 import { canonicalRecords } from './feed-mappings';
-import { chunkedCopy, CHUNKED_FORMATS, DEFAULT_PARSE_THREADS } from './feed-parallel';
-import { CategoryNames, REQUIRED, RowEncoder, STAGE_COLUMNS, type NewCategory } from './feed-rows';
-import { SEED_CATEGORY_ID_LIMIT } from './taxonomy';
+import { SEED_CATEGORY_ID_LIMIT, categorySlug, searchTags, slugify } from './taxonomy';
 
 /**
  * Loads a merchant's product feed into the catalog (docs/CATALOG.md). The format is detected from
@@ -58,14 +58,85 @@ export interface ImportOptions {
   /** The run record's id when the caller chose it (a scheduled refresh: a retried attempt reuses its run). */
   runId?: string;
   workflowId?: string | null;
-  /** Worker threads parsing a large delimited or JSON Lines feed (default by cores: DEFAULT_PARSE_THREADS; 0: this thread). */
-  parseThreads?: number;
   /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far; `final` once all are read. */
   onProgress?: (p: { rows: number; bytes: number; final?: boolean }) => void;
 }
 
+/** Header aliases, lower-case (Google Merchant Center and ACP names are accepted too). */
+const FIELDS = {
+  id: ['id', 'external_id', 'sku', 'item_id', 'offer_id'],
+  group: ['item_group_id', 'group_id'],
+  title: ['title', 'name'],
+  description: ['description'],
+  brand: ['brand'],
+  price: ['price'],
+  sale_price: ['sale_price'],
+  compare_at: ['compare_at_price', 'list_price'],
+  currency: ['currency'],
+  category: ['category', 'category_path', 'product_category', 'product_type', 'google_product_category'],
+  image: ['image', 'image_link', 'image_url', 'main_image'],
+  gallery: ['additional_image_link', 'additional_images', 'gallery'],
+  link: ['link', 'url', 'product_url'],
+  region: ['region', 'regions', 'region_allow', 'country', 'countries'],
+  quantity: ['inventory', 'inventory_qty', 'quantity', 'inventory_quantity'],
+  availability: ['availability'],
+} as const;
+
+const REQUIRED: Record<string, readonly string[]> = { id: FIELDS.id, title: FIELDS.title, price: FIELDS.price };
+/** Attributes kept on the product as they are (feed_attributes). */
+const KEPT_ATTRIBUTES = [
+  'gtin',
+  'mpn',
+  'condition',
+  'shipping',
+  'shipping_weight',
+  'google_product_category',
+  'product_type',
+  'seller_name',
+  'seller_url',
+  'age_group',
+  'gender',
+  'material',
+  'pattern',
+  'color',
+  'size',
+  'availability_date',
+  'expiration_date',
+] as const;
+/** Merchant Center attributes that tell an item_group_id's variants apart. */
+const VARIANT_ATTRIBUTES = ['color', 'size', 'material', 'pattern', 'age_group', 'gender', 'size_type'] as const;
+
+/** Stock a feed does not state: treated as available. */
+const DEFAULT_INVENTORY = 100;
+const MAX_MINOR_UNITS = 1_000_000_000;
 const MAX_REPORTED_REJECTIONS = 10_000;
 const PROGRESS_ROWS = 10_000;
+
+export interface FeedItem {
+  line: number;
+  product_key: string;
+  variant_key: string;
+  title: string;
+  description: string;
+  brand: string | null;
+  price_cents: number;
+  original_price_cents: number | null;
+  currency: string;
+  discount_label: string | null;
+  main_image: string | null;
+  gallery: string[];
+  category_path: string[];
+  region_allow: string[];
+  inventory_qty: number;
+  availability: Availability;
+  link: string | null;
+  keywords: string[];
+  attributes: Record<string, unknown>;
+  variant: ProductVariant;
+  has_options: boolean;
+}
+
+class RowError extends Error {}
 
 /** `npm run import-feed`, tests and the bench: a feed file. */
 export async function importFeed(db: Db, filePath: string, opts: ImportOptions = {}): Promise<FeedReport> {
@@ -186,6 +257,33 @@ async function finishRun(db: Db, r: FeedReport, bytes: number, status: 'succeede
     .execute();
 }
 
+const STAGE_COLUMNS = [
+  'seq',
+  'line',
+  'product_key',
+  'variant_key',
+  'title',
+  'description',
+  'brand',
+  'price_cents',
+  'original_price_cents',
+  'currency',
+  'discount_label',
+  'main_image',
+  'gallery',
+  'category_l1',
+  'category_l2',
+  'category_id',
+  'region_allow',
+  'tags',
+  'inventory_qty',
+  'availability',
+  'link',
+  'feed_attributes',
+  'variant',
+  'has_options',
+] as const;
+
 async function runImport(
   client: pg.PoolClient,
   source: CountingSource,
@@ -204,9 +302,9 @@ async function runImport(
   }
   const categories = await Categories.load(client);
   await client.query(`create temp table feed_stage (
-    seq bigint, line integer, product_key text, variant_key text, title text, description text, brand text, price_cents integer,
+    seq integer, line integer, product_key text, variant_key text, title text, description text, brand text, price_cents integer,
     original_price_cents integer, currency text, discount_label text, main_image text, gallery jsonb, category_l1 text, category_l2 text,
-    category_slug text, region_allow text[], tags text[], inventory_qty integer, availability text, link text, feed_attributes jsonb,
+    category_id integer, region_allow jsonb, tags jsonb, inventory_qty integer, availability text, link text, feed_attributes jsonb,
     variant jsonb, has_options boolean) on commit drop`);
 
   const reject = (line: number, reason: string) => {
@@ -214,47 +312,63 @@ async function runImport(
     if (report.skipped.length < MAX_REPORTED_REJECTIONS) report.skipped.push({ line, reason });
   };
   const mapping = { defaultCurrency: (opts.defaultCurrency ?? 'USD').toUpperCase(), storeUrl: opts.storeUrl ?? null };
+  let seq = 0;
   let lastProgress = 0;
-  const counted = (rows: number) => {
-    report.rows_read += rows;
-    if (opts.onProgress && report.rows_read - lastProgress >= PROGRESS_ROWS) {
-      lastProgress = report.rows_read;
-      opts.onProgress({ rows: report.rows_read, bytes: source.bytes });
-    }
-  };
-  // Delimited text and JSON Lines split into chunks at record boundaries, encoded on worker threads
-  // when the feed is large; a Shopify export (a product spans rows) and XML stream through this thread.
   async function* copyLines(): AsyncGenerator<string> {
-    if (CHUNKED_FORMATS.has(feed.format)) {
-      yield* chunkedCopy(feed, {
-        mapping,
-        knownCategories: categories.names(),
-        threads: opts.parseThreads ?? DEFAULT_PARSE_THREADS,
-        onChunk: (c) => {
-          counted(c.rows);
-          for (const r of c.rejects) reject(r.line, r.reason);
-          categories.add(c.newCategories);
-        },
-      });
-      return;
-    }
-    const names = new CategoryNames(categories.names());
-    const encoder = new RowEncoder(names);
     let buffer = '';
     for await (const record of canonicalRecords(feed.format, feed.records, mapping)) {
-      counted(1);
-      const row = encoder.encode(record);
-      if (typeof row !== 'string') {
-        reject(row.line, row.reason);
+      report.rows_read++;
+      if (opts.onProgress && report.rows_read - lastProgress >= PROGRESS_ROWS) {
+        lastProgress = report.rows_read;
+        opts.onProgress({ rows: report.rows_read, bytes: source.bytes });
+      }
+      if ('error' in record) {
+        reject(record.line, record.error);
         continue;
       }
-      buffer += row;
+      let item: FeedItem;
+      try {
+        item = parseFeedRow(record.values, record.line);
+      } catch (err) {
+        if (!(err instanceof RowError)) throw err;
+        reject(record.line, err.message);
+        continue;
+      }
+      const [l1, l2] = item.category_path;
+      const c1 = l1 ? categories.resolve(l1, null) : null;
+      const c2 = l1 && l2 ? categories.resolve(l2, c1!) : null;
+      const tags = [...new Set([...searchTags(item.title, item.brand, c1?.name, c2?.name), ...searchTags(...item.keywords)])];
+      buffer += copyRow([
+        ++seq,
+        item.line,
+        item.product_key,
+        item.variant_key,
+        item.title,
+        item.description,
+        item.brand,
+        item.price_cents,
+        item.original_price_cents,
+        item.currency,
+        item.discount_label,
+        item.main_image,
+        item.gallery,
+        c1?.name ?? null,
+        c2?.name ?? null,
+        (c2 ?? c1)?.id ?? null,
+        item.region_allow,
+        tags,
+        item.inventory_qty,
+        item.availability,
+        item.link,
+        item.attributes,
+        item.variant,
+        item.has_options,
+      ]);
       if (buffer.length >= 256 * 1024) {
         yield buffer;
         buffer = '';
       }
     }
-    categories.add(names.takeNew());
     if (buffer) yield buffer;
   }
   const t = Date.now();
@@ -264,6 +378,24 @@ async function runImport(
   report.timings_ms.parse_copy = Date.now() - t;
   await categories.insertNew(client);
   await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject, indexWork);
+}
+
+/** COPY text format: tab-separated, \N for null, backslash escapes; arrays and objects as JSON. */
+function copyRow(values: unknown[]): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i) line += '\t';
+    if (v === null || v === undefined) line += '\\N';
+    else if (typeof v === 'number') line += String(v);
+    else if (typeof v === 'boolean') line += v ? 't' : 'f';
+    else line += escapeCopy(typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  return `${line}\n`;
+}
+
+function escapeCopy(s: string): string {
+  return /[\\\t\n\r]/.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
 }
 
 /** The staged rows into products, as set operations (docs/CATALOG.md, "How an import is applied"). */
@@ -294,9 +426,8 @@ async function merge(
   await client.query('analyze feed_stage');
   // One row per product: the fields of its first row, its variants in file order, stock summed.
   await client.query(`create temp table feed_products on commit drop as
-    select f.*, c.category_id, g.variants, g.stock, g.avail
+    select f.*, g.variants, g.stock, g.avail
     from (select distinct on (product_key) * from feed_stage order by product_key, seq) f
-    left join categories c on c.slug = f.category_slug
     join (select product_key,
                  case when count(*) > 1 or bool_or(has_options) then jsonb_agg(variant order by seq) else '[]'::jsonb end as variants,
                  least(sum(inventory_qty), 2147483647)::integer as stock,
@@ -315,7 +446,7 @@ async function merge(
   const fields = `title = x.title, description = x.description, brand = x.brand, price_cents = x.price_cents,
     original_price_cents = x.original_price_cents, currency = x.currency, discount_label = x.discount_label, main_image = x.main_image,
     gallery = x.gallery, category_l1 = x.category_l1, category_l2 = x.category_l2, category_id = x.category_id,
-    region_allow = x.region_allow, tags = x.tags,
+    region_allow = array(select jsonb_array_elements_text(x.region_allow)), tags = array(select jsonb_array_elements_text(x.tags)),
     inventory_qty = x.stock, availability = x.avail, link = x.link, variants = x.variants, feed_attributes = x.feed_attributes`;
   const matched = await client.query<{ n: number }>(
     `select count(*)::int as n from feed_products x join products p on p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key`,
@@ -330,7 +461,7 @@ async function merge(
             p.category_id, p.region_allow, p.tags, p.inventory_qty, p.availability, p.link, p.variants, p.feed_attributes)
            is distinct from
            (x.title, x.description, x.brand, x.price_cents, x.original_price_cents, x.currency, x.discount_label, x.main_image, x.gallery,
-            x.category_id, x.region_allow, x.tags,
+            x.category_id, array(select jsonb_array_elements_text(x.region_allow)), array(select jsonb_array_elements_text(x.tags)),
             x.stock, x.avail, x.link, x.variants, x.feed_attributes)`,
     [merchantId],
   );
@@ -345,7 +476,7 @@ async function merge(
        variants, feed_attributes, risk_level, gmv_cents, orders, views, created_at)
      select (select coalesce(max(product_id), 0) from products) + row_number() over (order by x.seq), $1, 'feed', x.product_key, x.title,
        x.description, x.brand, x.price_cents, x.original_price_cents, x.currency, x.discount_label, x.main_image, x.gallery, x.category_l1,
-       x.category_l2, x.category_id, x.region_allow, x.tags,
+       x.category_l2, x.category_id, array(select jsonb_array_elements_text(x.region_allow)), array(select jsonb_array_elements_text(x.tags)),
        x.stock, x.avail, x.link, x.variants, x.feed_attributes, 'low', 0, 0, 0, now()
      from feed_products x
      where not exists (select 1 from products p where p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key)`,
@@ -366,15 +497,234 @@ async function merge(
   }
 }
 
-/**
- * The catalog's categories for one import: the known ones by slug, and the new ones the feed names
- * (from any thread), numbered in file order after the COPY and inserted before the rows are grouped.
- */
+/** Validates one flat record; throws RowError with a reason naming the field. */
+export function parseFeedRow(values: Record<string, unknown>, line: number): FeedItem {
+  const get = (field: keyof typeof FIELDS): unknown => {
+    for (const alias of FIELDS[field])
+      if (values[alias] !== undefined && values[alias] !== null && values[alias] !== '') return values[alias];
+    return undefined;
+  };
+  const text = (field: keyof typeof FIELDS, max: number, required = false): string | null => {
+    const v = get(field);
+    if (v === undefined || (typeof v === 'string' && !v.trim())) {
+      if (required) throw new RowError(`${field} is missing`);
+      return null;
+    }
+    if (typeof v !== 'string' && typeof v !== 'number') throw new RowError(`${field} must be text`);
+    const s = String(v).trim();
+    if (s.length > max) throw new RowError(`${field} is longer than ${max} characters`);
+    return s;
+  };
+  const plain = (key: string, max = 500): string | null => {
+    const v = values[key];
+    if (v === undefined || v === null || v === '') return null;
+    if (typeof v !== 'string' && typeof v !== 'number') return null;
+    const s = String(v).trim();
+    return s ? s.slice(0, max) : null;
+  };
+
+  const enableSearch = values.enable_search;
+  if (enableSearch === false || (typeof enableSearch === 'string' && enableSearch.trim().toLowerCase() === 'false')) {
+    throw new RowError('enable_search is false: not listed');
+  }
+
+  const externalId = text('id', 128, true)!;
+  const group = text('group', 128);
+  const title = text('title', 500, true)!;
+  const description = text('description', 10_000) ?? '';
+  const brand = text('brand', 200);
+
+  const currencyColumn = text('currency', 16)?.toUpperCase() ?? null;
+  if (currencyColumn !== null && !/^[A-Z]{3}$/.test(currencyColumn))
+    throw new RowError(`currency ${JSON.stringify(currencyColumn)} is not an ISO 4217 code`);
+  const price = parseMoney('price', get('price'), currencyColumn, true)!;
+  const sale = parseMoney('sale_price', get('sale_price'), price.currency, false);
+  if (sale && sale.currency !== price.currency) throw new RowError('sale_price and price have different currencies');
+  const compareAt = parseMoney('compare_at_price', get('compare_at'), price.currency, false);
+  if (compareAt && compareAt.currency !== price.currency) throw new RowError('compare_at_price and price have different currencies');
+  let priceCents = price.minor;
+  let original: number | null = null;
+  if (sale && sale.minor < price.minor) {
+    priceCents = sale.minor;
+    original = price.minor;
+  } else if (compareAt && compareAt.minor > price.minor) original = compareAt.minor;
+  const label = original !== null ? `-${Math.round((1 - priceCents / original) * 100)}%` : null;
+
+  const categoryRaw = get('category');
+  const categoryText = typeof categoryRaw === 'string' && /^\s*\d+\s*$/.test(categoryRaw) ? undefined : categoryRaw; // a bare Google category id names no path
+  const categoryPath = (
+    Array.isArray(categoryText) ? categoryText.map(String) : typeof categoryText === 'string' ? categoryText.split('>') : []
+  )
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (categoryPath.some((c) => c.length > 120)) throw new RowError('category: a level is longer than 120 characters');
+  if (categoryPath.some((c) => !slugify(c))) throw new RowError('category: a level has no letters or digits');
+
+  const image = url('image', text('image', 2048));
+  const extra = list(get('gallery'), /[|,]/).map((u) => url('additional_image_link', u)!);
+  const gallery = [...new Set([...(image ? [image] : []), ...extra])];
+  const link = url('link', text('link', 2048));
+  const variantImage = url('variant_image', plain('variant_image', 2048));
+
+  const regions = list(get('region'), /[\s,;|]+/).map((r) => r.toUpperCase());
+  const badRegion = regions.find((r) => !/^[A-Z]{2}$/.test(r));
+  if (badRegion) throw new RowError(`region ${JSON.stringify(badRegion)} is not an ISO 3166-1 alpha-2 code`);
+
+  const stock = stockOf(get('quantity'), get('availability'));
+
+  const attributes: Record<string, unknown> = {};
+  for (const k of KEPT_ATTRIBUTES) {
+    const v = values[k];
+    if (v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && !v.length)) attributes[k] = v;
+  }
+  let options = Array.isArray(values.options)
+    ? (values.options as Array<{ name?: unknown; value?: unknown }>)
+        .filter((o) => o && typeof o.name === 'string' && typeof o.value === 'string')
+        .map((o) => ({ name: String(o.name), value: String(o.value) }))
+    : [];
+  if (!options.length && group) {
+    options = VARIANT_ATTRIBUTES.filter((k) => plain(k)).map((k) => ({ name: k, value: plain(k)! }));
+  }
+  const keywords = Array.isArray(values.keywords) ? (values.keywords as unknown[]).map(String) : [];
+  const gtin = plain('gtin', 50);
+  const mpn = plain('mpn', 70);
+
+  return {
+    line,
+    product_key: group ?? externalId,
+    variant_key: externalId,
+    title,
+    description,
+    brand,
+    price_cents: priceCents,
+    original_price_cents: original,
+    currency: price.currency,
+    discount_label: label,
+    main_image: gallery[0] ?? null,
+    gallery,
+    category_path: categoryPath.slice(0, 2),
+    region_allow: [...new Set(regions)].sort(),
+    inventory_qty: stock.qty,
+    availability: stock.availability,
+    link,
+    keywords,
+    attributes,
+    has_options: options.length > 0,
+    variant: {
+      id: externalId,
+      sku: plain('sku', 128) ?? null,
+      title: plain('variant_title') ?? null,
+      options,
+      price_cents: priceCents,
+      compare_at_price_cents: original,
+      availability: stock.availability,
+      inventory_qty: stock.qty,
+      image: variantImage ?? gallery[0] ?? null,
+      link,
+      gtin,
+      mpn,
+    },
+  };
+}
+
+function parseMoney(field: string, raw: unknown, currency: string | null, required: boolean): { minor: number; currency: string } | null {
+  if (raw === undefined || raw === null || (typeof raw === 'string' && !raw.trim())) {
+    if (required) throw new RowError(`${field} is missing`);
+    return null;
+  }
+  let minor: number | null;
+  let cur = currency;
+  if (typeof raw === 'object' && !Array.isArray(raw)) {
+    // ACP: {amount: integer minor units, currency}.
+    const o = raw as { amount?: unknown; currency?: unknown };
+    if (!Number.isSafeInteger(o.amount) || typeof o.currency !== 'string' || !/^[A-Za-z]{3}$/.test(o.currency))
+      throw new RowError(`${field} must be {amount: integer minor units, currency}`);
+    cur = o.currency.toUpperCase();
+    minor = o.amount as number;
+  } else {
+    let amount: string;
+    if (typeof raw === 'number') amount = String(raw);
+    else if (typeof raw === 'string') {
+      // "19.99", "19.99 USD", "USD 19.99", "$19.99", "1,299.00 USD"
+      const m = /^\s*(?:([A-Za-z]{3})\s+)?\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:([A-Za-z]{3}))?\s*$/.exec(raw);
+      if (!m) throw new RowError(`${field} ${JSON.stringify(raw)} is not a price`);
+      amount = m[2]!.replace(/,/g, '');
+      const named = (m[1] ?? m[3])?.toUpperCase();
+      if (named && cur && named !== cur) throw new RowError(`${field} is in ${named} but currency says ${cur}`);
+      cur = named ?? cur;
+    } else throw new RowError(`${field} is not a price`);
+    cur ??= 'USD';
+    minor = parseMajorUnits(amount, cur);
+    if (minor === null) throw new RowError(`${field} ${amount} has more than ${minorUnitDigits(cur)} decimals for ${cur}`);
+  }
+  if (!Number.isSafeInteger(minor) || minor <= 0) throw new RowError(`${field} must be greater than 0`);
+  if (minor > MAX_MINOR_UNITS) throw new RowError(`${field} is implausibly large`);
+  return { minor, currency: cur! };
+}
+
+function url(field: string, value: string | null): string | null {
+  if (value === null) return null;
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new RowError(`${field} is not a URL`);
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new RowError(`${field} must be an http(s) URL`);
+  return u.toString();
+}
+
+function list(raw: unknown, separator: RegExp): string[] {
+  const items = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(separator) : [];
+  return items.map((s) => s.trim()).filter(Boolean);
+}
+
+const AVAILABILITY: Record<string, Availability> = {
+  in_stock: 'in_stock',
+  limited_stock: 'in_stock',
+  available: 'in_stock',
+  out_of_stock: 'out_of_stock',
+  sold_out: 'out_of_stock',
+  preorder: 'preorder',
+  pre_order: 'preorder',
+  backorder: 'backorder',
+  discontinued: 'discontinued',
+};
+
+/** Stock from a quantity and/or an availability word; a quantity alone implies in or out of stock. */
+function stockOf(quantity: unknown, availability: unknown): { qty: number; availability: Availability } {
+  let word: Availability | null = null;
+  let qtyFromWord: unknown;
+  if (availability !== undefined) {
+    // Older feeds put a quantity in the availability column.
+    if (typeof availability === 'number' || /^\s*\d+\s*$/.test(String(availability))) qtyFromWord = availability;
+    else {
+      const s = String(availability)
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_');
+      word = AVAILABILITY[s] ?? null;
+      if (!word) throw new RowError(`inventory ${JSON.stringify(availability)} is neither a quantity nor in stock/out of stock`);
+    }
+  }
+  const q = quantity ?? qtyFromWord;
+  if (q !== undefined && q !== null && q !== '') {
+    const n = typeof q === 'number' ? q : /^\s*-?\d+\s*$/.test(String(q)) ? Number(q) : NaN;
+    if (!Number.isSafeInteger(n) || n > 2_147_483_647) throw new RowError('inventory must be a whole number ≥ 0');
+    const qty = Math.max(0, n);
+    if (n < 0 && word !== 'backorder') throw new RowError('inventory must be a whole number ≥ 0');
+    return { qty, availability: word ?? (qty > 0 ? 'in_stock' : 'out_of_stock') };
+  }
+  if (!word) return { qty: DEFAULT_INVENTORY, availability: 'in_stock' };
+  return { qty: word === 'out_of_stock' || word === 'discontinued' ? 0 : DEFAULT_INVENTORY, availability: word };
+}
+
+/** Category resolution for one import: known slugs reused, new ones numbered and inserted after the COPY. */
 class Categories {
-  private readonly fresh = new Map<string, NewCategory>();
+  private readonly created: Array<{ category_id: number; parent_id: number | null; level: number; name: string; slug: string }> = [];
   private constructor(
     private readonly bySlug: Map<string, { id: number; name: string }>,
-    private readonly nextId: number,
+    private nextId: number,
   ) {}
 
   static async load(client: pg.PoolClient): Promise<Categories> {
@@ -385,35 +735,23 @@ class Categories {
     return new Categories(new Map(rows.map((c) => [c.slug, { id: c.category_id, name: c.name }])), max + 1);
   }
 
-  /** Slug to name of the known categories, what a row's category names are resolved against. */
-  names(): Map<string, string> {
-    return new Map([...this.bySlug].map(([slug, c]) => [slug, c.name]));
-  }
-
-  /** New categories met by a thread; a slug met twice keeps its first row's name. */
-  add(found: NewCategory[]): void {
-    for (const c of found) {
-      const had = this.fresh.get(c.slug);
-      if (!had || c.seq < had.seq) this.fresh.set(c.slug, c);
-    }
+  /** Finds a category by slug (so "Footwear > Running Shoes" lands in the seed taxonomy) or creates it. */
+  resolve(name: string, parent: { id: number; name: string } | null): { id: number; name: string } {
+    const slug = parent ? categorySlug(parent.name, name) : categorySlug(name);
+    const known = this.bySlug.get(slug);
+    if (known) return known;
+    const created = { id: this.nextId++, name };
+    this.created.push({ category_id: created.id, parent_id: parent?.id ?? null, level: parent ? 2 : 1, name, slug });
+    this.bySlug.set(slug, created);
+    return created;
   }
 
   async insertNew(client: pg.PoolClient): Promise<void> {
-    if (!this.fresh.size) return;
-    const ids = new Map<string, number>();
-    let next = this.nextId;
-    // Parents first, each level in file order: ids as a single-threaded read would give them.
-    const ordered = [...this.fresh.values()].sort((a, b) => a.level - b.level || a.seq - b.seq);
-    const rows = ordered.map((c) => {
-      const id = next++;
-      ids.set(c.slug, id);
-      const parent = c.parent_slug === null ? null : (this.bySlug.get(c.parent_slug)?.id ?? ids.get(c.parent_slug) ?? null);
-      return { category_id: id, parent_id: parent, level: c.level, name: c.name, slug: c.slug };
-    });
+    if (!this.created.length) return;
     await client.query(
       `insert into categories (category_id, parent_id, level, name, slug)
        select category_id, parent_id, level, name, slug from jsonb_to_recordset($1::jsonb) as x(category_id integer, parent_id integer, level smallint, name text, slug text)`,
-      [JSON.stringify(rows)],
+      [JSON.stringify(this.created)],
     );
   }
 }

@@ -19,32 +19,43 @@ export interface ApiKeyPrincipal {
 
 const keyNotFound = () => new AppError(404, 'api_key_not_found', 'API key not found.');
 
+/**
+ * Creates a key. `keyId` is given by a keyed request (derived from its Idempotency-Key claim): when
+ * the first run committed the key and its process died before answering, the retry finds that key
+ * and gives it a fresh secret, since the caller never saw the first one; so a retried creation never
+ * leaves a second key behind.
+ */
 export async function createApiKey(
   deps: ConsoleDeps,
   developer: Developer,
   input: { label?: string; scopes?: string[] },
+  keyId: string = newId('key'),
 ): Promise<{ apiKey: string; key: ApiKey }> {
   if (!developer.invite_verified_at) {
     throw new AppError(403, 'invite_verification_required', 'Verify an invite code before creating API keys.');
   }
-  const keyId = newId('key');
   const apiKey = newSecret(API_KEY_PREFIX);
   const scopes = normalizeScopes(input.scopes);
+  const secret = {
+    key_prefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH),
+    key_hash: sha256Hex(apiKey),
+    // Without an encryption key the key is stored hash-only and can never be revealed.
+    key_ciphertext: deps.keyEncryptionKey ? encryptSecret(deps.keyEncryptionKey, apiKey, keyId) : null,
+  };
   const key = await deps.db
     .insertInto('api_keys')
     .values({
       key_id: keyId,
       developer_id: developer.developer_id,
-      key_prefix: apiKey.slice(0, DISPLAY_PREFIX_LENGTH),
-      key_hash: sha256Hex(apiKey),
-      // Without an encryption key the key is stored hash-only and can never be revealed.
-      key_ciphertext: deps.keyEncryptionKey ? encryptSecret(deps.keyEncryptionKey, apiKey, keyId) : null,
+      ...secret,
       label: input.label ?? null,
       scopes: JSON.stringify(scopes),
       status: 'active',
       created_at: new Date(),
     })
+    .onConflict((oc) => oc.column('key_id').doUpdateSet(secret).where('api_keys.developer_id', '=', developer.developer_id))
     .returningAll()
+    // No row: the id is another developer's, which a derived id (sha-256 of a random seed) never is.
     .executeTakeFirstOrThrow();
   return { apiKey, key };
 }

@@ -199,11 +199,16 @@ async function killAfterCommit<T>(keys: string[], tables: string[], committed: (
       50,
     );
     await claimLock.query('begin');
+    const claimPid = (await claimLock.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
     await claimLock.query('select 1 from idempotency_keys where owner_id = $1 and idem_key = any($2) for update', [dev.developerId, keys]);
     await tableLock.query('commit');
     await eventually('every create committed', committed, 30_000, 50);
     await sleep(300); // the API reaches the (blocked) storing of its answers
     await d.api.kill();
+    // The dead process's statements still queued behind the claim lock would run once it is released
+    // (Postgres notices the closed socket only when it answers): end them, as if the process had died
+    // before sending them, so that no answer gets stored.
+    await tableLock.query('select pg_terminate_backend(pid) from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [claimPid]);
     await claimLock.query('rollback');
     return await inFlight;
   } finally {
@@ -315,6 +320,8 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
       const retried = await send();
       console.log(`[faults] keyed creates committed before an API SIGKILL: retries answered within ${Date.now() - t0} ms`);
       const [regs, sessions, created, proposals] = [retried.slice(0, 2), retried.slice(2, 4), retried.slice(4, 6), retried.slice(6)];
+      // Taken over, not replayed: the kill left no answer stored.
+      for (const r of retried) expect(r.headers.get('idempotent-replayed'), r.text).toBeNull();
 
       // Registration: created (as the first run would have said), with credentials that work.
       for (const r of regs) expect(r.status, r.text).toBe(200);
@@ -373,4 +380,73 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
       await merchant.server.close();
     }
   }, 90_000);
+});
+
+describe('API SIGKILL after a keyed decision event and a keyed console key creation committed, before they were answered', () => {
+  it('retries answer the events and the key the first run stored: none twice, and the key works with the secret the retry shows', async () => {
+    const tag = letters();
+    const intent = await call(d.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: `${tag} trail running shoes` } });
+    expect(intent.status, intent.text).toBe(201);
+    const intentId = intent.body.intent.intent_id as string;
+    const label = `crash-${tag}`;
+    const requests = [
+      ...[0, 1].map((i) => ({
+        path: '/v1/decision-events',
+        key: `fb-${tag}-${i}`,
+        token: dev.apiKey,
+        body: { event_type: 'click', intent_id: intentId, agent_id: `shopper-${tag}-${i}` },
+      })),
+      // The console creates with the developer session token: the developer owns this key as well.
+      { path: '/v1/developers/keys', key: `key-${tag}`, token: dev.developerToken, body: { label, scopes: ['match'] } },
+    ];
+    const send = () =>
+      Promise.all(
+        requests.map((r) => tryCall(d.url, 'POST', r.path, { token: r.token, body: r.body, headers: { 'idempotency-key': r.key } })),
+      );
+    const eventsOf = () => db.selectFrom('decision_events').select('feedback_id').where('intent_id', '=', intentId).execute();
+    const keysOf = () =>
+      db
+        .selectFrom('api_keys')
+        .select(['key_id', 'key_hash'])
+        .where('developer_id', '=', dev.developerId)
+        .where('label', '=', label)
+        .execute();
+
+    const cut = await killAfterCommit(
+      requests.map((r) => r.key),
+      ['decision_events', 'api_keys'],
+      async () => (await eventsOf()).length === 2 && (await keysOf()).length === 1,
+      send,
+    );
+    expect(cut.map((r) => r.status)).toEqual(requests.map(() => 0));
+    const eventsBefore = (await eventsOf()).map((e) => e.feedback_id).sort();
+    const [keyBefore] = await keysOf();
+
+    await d.startApi();
+    const t0 = Date.now();
+    const retried = await send();
+    console.log(
+      `[faults] keyed decision events and key creation committed before an API SIGKILL: retries answered within ${Date.now() - t0} ms`,
+    );
+    const [events, [created]] = [retried.slice(0, 2), retried.slice(2)];
+    for (const r of events) expect(r.status, r.text).toBe(201);
+    for (const r of retried) expect(r.headers.get('idempotent-replayed'), 'taken over, not replayed: no answer was stored').toBeNull();
+    expect(events.map((r) => r.body.decision_event.feedback_id).sort()).toEqual(eventsBefore);
+    expect((await eventsOf()).map((e) => e.feedback_id).sort()).toEqual(eventsBefore);
+
+    expect(created!.status, created!.text).toBe(201);
+    expect(created!.body.key.key_id).toBe(keyBefore!.key_id);
+    const keysAfter = await keysOf();
+    expect(keysAfter.map((k) => k.key_id)).toEqual([keyBefore!.key_id]);
+    // The first secret was never shown to anyone: the retry's replaces it, and works.
+    expect(keysAfter[0]!.key_hash).not.toBe(keyBefore!.key_hash);
+    expect((await call(d.url, 'GET', '/v1/whoami', { token: created!.body.api_key })).status).toBe(200);
+    const replay = await tryCall(d.url, 'POST', requests[2]!.path, {
+      token: dev.developerToken,
+      body: requests[2]!.body,
+      headers: { 'idempotency-key': requests[2]!.key },
+    });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(created!.body);
+  }, 60_000);
 });

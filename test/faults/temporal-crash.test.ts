@@ -118,7 +118,6 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
     const settledMs = Date.now() - back;
     for (const w of d.workers) expect(w.child.exitCode, `worker exited:\n${w.stderrTail()}`).toBeNull();
     expect(atKill).toBeLessThan(total);
-    expect(deliveredAtRestart, 'the kill landed mid fan-out: deliveries were left for after the restart').toBeLessThan(total);
 
     // None lost: every delivery delivered, to its own merchant.
     expect(deliveries.filter((r) => r.state !== 'delivered')).toEqual([]);
@@ -161,7 +160,10 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
       'every delivery workflow closed',
       async () => {
         const all = await Promise.all(
-          ids.map(async (id) => [id, (await d.temporal.workflow.getHandle(id).describe()).status.name] as const),
+          ids.map(async (id) => {
+            const desc = await d.temporal.workflow.getHandle(id).describe();
+            return [id, desc.status.name, desc.closeTime?.getTime() ?? 0] as const;
+          }),
         );
         return all.every(([, st]) => st !== 'RUNNING') ? all : null;
       },
@@ -170,6 +172,9 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
     );
     console.log(`[faults] Temporal SIGKILL mid fan-out: every delivery workflow closed ${Date.now() - back} ms after the restart`);
     expect(statuses.filter(([, st]) => st !== 'COMPLETED')).toEqual([]);
+    // The kill landed mid fan-out: work was left for the restarted server (deliveries whose workflow
+    // closed only after the restart; their attempts may have finished while it was down).
+    expect(statuses.filter(([, , closedAt]) => closedAt >= back).length, 'delivery workflows closed after the restart').toBeGreaterThan(0);
     expect(seen.filter((s) => byId.has(s.webhookId))).toHaveLength(mine.length); // still nothing sent again
   }, 150_000);
 });

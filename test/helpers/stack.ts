@@ -19,6 +19,8 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
     DATABASE_URL: inject('databaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: `test-${Math.random().toString(36).slice(2, 10)}`,
+    // In-process workers load the run's bundle (test/global-setup.ts) instead of bundling per file.
+    WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
     INVITE_CODES: TEST_INVITE,
     SUPPLY_KEY: TEST_SUPPLY_KEY,
     KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,

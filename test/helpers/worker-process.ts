@@ -16,6 +16,8 @@ export function startWorkerProcess(api: Pick<TestApi, 'url' | 'config'>, env: Re
     TEMPORAL_TASK_QUEUE: api.config.TEMPORAL_TASK_QUEUE,
     KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     PUBLIC_BASE_URL: api.url,
+    // The run's bundle (test/global-setup.ts): a restarted worker is polling in seconds, not after a bundler run.
+    WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
     // No metrics listener on the fixed default port: test files run worker processes side by side.
     WORKER_METRICS_PORT: '0',
     ...env,

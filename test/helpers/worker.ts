@@ -1,6 +1,11 @@
 import type { Config } from '../../src/config';
 import type { Db } from '../../src/db/connect';
+import { inject } from 'vitest';
 import { createWorker } from '../../worker/run';
+import { workflowBundle } from '../../worker/bundle';
+
+/** The run's workflow bundle (test/global-setup.ts), for replaying histories without bundling again. */
+export const testWorkflowBundle = () => workflowBundle(inject('workflowBundlePath'));
 
 const workerOn = (config: Config, db: Db) =>
   createWorker({
