@@ -141,10 +141,12 @@ export type CreatorEvidenceT = z.infer<typeof CreatorEvidence>;
 
 export const DecisionEventBody = z
   .object({
-    // Checked in the domain so that a missing, unknown or non-string type is one error: unsupported_decision_event.
+    // Required (a missing one is the route's missingFields), its value checked in the domain so that
+    // a missing, unknown or non-string type is one error: unsupported_decision_event.
     event_type: z
-      .unknown()
-      .optional()
+      // Refusing undefined is what makes the document list it as required; the route's missingFields
+      // answers its absence before this runs.
+      .custom<unknown>((v) => v !== undefined)
       .meta({ type: 'string', enum: [...DECISION_EVENT_TYPES], description: 'Anything else, or none, is 400 unsupported_decision_event.' }),
     intent_id: text(100).optional(),
     proposal_id: text(100).optional(),

@@ -43,15 +43,16 @@ export const IntentMandateSignBody = z
       .optional()
       .meta({ description: 'Free-form JSON object (at most 4096 characters), signed with the rest of the payload.' }),
   })
+  // A member the schema did not know would be dropped and so left unsigned while the caller believes
+  // it part of the mandate: strict, so it is refused (400 invalid_body naming it) and the document
+  // says `additionalProperties: false`.
+  .strict()
   .meta({
     id: 'IntentMandateSignBody',
     description: 'Unknown members are refused (400 invalid_body), so nothing the caller sent goes unsigned.',
   });
 
 export type IntentMandateSignInput = z.infer<typeof IntentMandateSignBody>;
-
-/** Members of the request body; any other member is refused. */
-export const SIGN_BODY_MEMBERS = Object.keys(IntentMandateSignBody.shape);
 
 export const IntentMandatePayload = z
   .object({
