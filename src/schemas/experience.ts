@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { DECISION_EVENT_TYPES } from '../db/schema-supply';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /** Experience commerce (docs/CONTRACT.md#decision-events). See docs/EXPERIENCE.md. */
 
-const text = (max = 500) => z.string().trim().min(1).max(max);
 const freeObject = z.record(z.string(), z.unknown());
 
 export const REMIX_DIMENSIONS = ['scene', 'mood', 'lighting', 'palette', 'framing'] as const;
