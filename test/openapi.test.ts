@@ -105,7 +105,10 @@ describe('/openapi.json', () => {
     const doc = (await call(api.url, 'GET', '/openapi.json')).body;
     const schemas = doc.components.schemas;
     const intent = schemas[doc.paths['/v1/intents'].post.requestBody.content['application/json'].schema.$ref.split('/').pop()];
-    expect(intent.properties.raw_query.pattern).toBe(TEXT_PATTERN);
+    // Free text: no NUL, and not blank (the service trims it and needs a character left).
+    const rawQuery = new RegExp(intent.properties.raw_query.pattern);
+    expect(rawQuery.test('shoes 👟')).toBe(true);
+    for (const bad of ['', ' \t\u3000', 'sho\u0000es']) expect(rawQuery.test(bad), JSON.stringify(bad)).toBe(false);
     const proof = Object.fromEntries(doc.paths['/v1/proof-feed'].get.parameters.map((p: any) => [p.name, p.schema]));
     expect(proof.intent.pattern).toBe(TEXT_PATTERN);
     const products = new RegExp(proof.products.pattern, 'u');

@@ -16,7 +16,7 @@ const TRIMMED = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202
  * Text that must say something: at least one character trim() keeps, and no NUL. As a pattern the
  * document publishes, so a blank string is schema-invalid there as it is a 400 here.
  */
-const NON_BLANK = new RegExp(`^[^${NUL_ESCAPE}]*[^${NUL_ESCAPE}${TRIMMED}][^${NUL_ESCAPE}]*$`, 'u');
+const NON_BLANK = new RegExp(`^[^${NUL_ESCAPE}]*[^${NUL_ESCAPE}${TRIMMED}][^${NUL_ESCAPE}]*$`);
 
 /** Free text, trimmed, 1..max characters after trimming. */
 export const text = (max = 500) => z.string().regex(NON_BLANK, 'must not be blank').trim().min(1).max(max);

@@ -34,11 +34,7 @@ const commaList = <T extends z.ZodType<string, string>>(piece: string, item: T) 
   z
     .string()
     .max(2000)
-    // `u`: counted in characters (code points), as JSON Schema counts them, not UTF-16 units.
-    .regex(
-      new RegExp(`^${piece}(?:,${piece}){0,${MAX_FILTER_NAMES - 1}}$`, 'u'),
-      `a comma-separated list of at most ${MAX_FILTER_NAMES} names`,
-    )
+    .regex(new RegExp(`^${piece}(?:,${piece}){0,${MAX_FILTER_NAMES - 1}}$`), `a comma-separated list of at most ${MAX_FILTER_NAMES} names`)
     .transform((s) => s.split(',').map(unpad).filter(Boolean))
     .pipe(z.array(item).max(MAX_FILTER_NAMES))
     .transform((names) => (names.length ? uniqueIgnoringCase(names) : undefined));

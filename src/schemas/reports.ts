@@ -17,9 +17,9 @@ export const AttributionQuery = z.object({
     .meta({ description: 'Only this channel (the card channel, or the intent source_channel for tokens and checkouts).' }),
   product_id: z
     .string()
-    .regex(/^\d{1,10}$/, 'a catalog product id (digits)')
+    // Exactly what the pattern says (1..999,999,999, no leading zero), so a schema-valid id is never a 400.
+    .regex(/^[1-9]\d{0,8}$/, 'a catalog product id (digits)')
     .transform(Number)
-    .pipe(z.number().int().positive().max(2_147_483_647))
     .optional()
     .meta({ description: 'Only this catalog product (integer as a string).' }),
 });
