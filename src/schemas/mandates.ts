@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /**
  * Intent mandates (docs/MANDATES.md): a caller asks the gateway to sign "this integration may spend up to
@@ -13,11 +13,11 @@ export const MANDATE_TTL_MAX_S = 7 * 24 * 3600;
 export const MANDATE_AMOUNT_MAX = 1_000_000_000;
 const METADATA_MAX_CHARS = 4096;
 
-const id = z.string().trim().min(1).max(128);
+const id = text(128);
 
 export const IntentMandateSignBody = z
   .object({
-    product_id: z.string().trim().min(1).max(256).meta({ description: 'The product the mandate authorizes.' }),
+    product_id: text(256).meta({ description: 'The product the mandate authorizes.' }),
     amount_limit: z
       .number()
       .positive()

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 import { NUL_ESCAPE } from '../input-guard';
 
 /** GET /v1/proof-feed (docs/PROOF.md): the commerce and community variants. */
@@ -51,7 +51,7 @@ export const ProofFeedQuery = z.object({
     description:
       '`commerce` (default): outcome-backed creator videos. `community`, `community-proof` and `reddit` all select imported community evidence.',
   }),
-  intent: z.string().trim().min(1).max(500).optional().meta({
+  intent: text(500).optional().meta({
     description:
       'Shopping intent in free text. Its keywords filter by full-text search: all keywords, else any keyword; filters.match says which.',
   }),
