@@ -163,8 +163,12 @@ export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g
 function validationError(code: string, where: string, error: z.ZodError): AppError {
   // Body members are named bare (`intent_id`); an issue with no path is about the body itself.
   const name = (path: PropertyKey[]) => [where, ...path].filter((p) => p !== '').join('.') || 'body';
-  // A member a strict object does not know is named itself, not the object that holds it.
-  const fields = error.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys.map((k) => name([...i.path, k])) : [name(i.path)]));
+  // A member a strict object does not know is named itself, after the object that holds it (if any).
+  const fields = error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? [...(i.path.length ? [name(i.path)] : []), ...i.keys.map((k) => name([...i.path, k]))]
+      : [name(i.path)],
+  );
   const first = error.issues[0];
   if (first?.code === 'unrecognized_keys') {
     const unknown = first.keys.map((k) => name([...first.path, k]));
