@@ -4,6 +4,7 @@ import type { AnyRouteSpec } from './routes/registry';
 import { RATE_LIMIT_EXEMPT_PATHS } from './middleware/rate-limit';
 import { LOCALES, translate, type Locale } from './openapi-locales';
 import { operationIdOf } from './openapi-text';
+import { TEXT_PATTERN } from '../src/input-guard';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -62,6 +63,10 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
             ...(r.body ? [[415, 'unsupported_media_type', 'The body is not application/json.'] as const] : []),
           ] as const)
         : []),
+      // The registry refuses a query parameter the operation does not declare (api/routes/registry.ts).
+      ...(r.extraQueryIgnored
+        ? []
+        : [[400, 'invalid_query', 'A query parameter the operation does not declare; `fields` names it.'] as const]),
       ...r.auth.errors,
       ...(r.errors ?? []),
       ...(RATE_LIMIT_EXEMPT_PATHS.has(r.path)
@@ -133,6 +138,43 @@ function nullableRefs(doc: unknown): void {
   }
 }
 
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * The input guard refuses NUL in every string of a path, query or body (src/input-guard.ts). Every
+ * request string without a pattern, format or enum of its own says so with TEXT_PATTERN; a string
+ * with its own pattern excludes NUL in it. Free-form objects cannot say it: OpenAPI 3.0 has no
+ * `propertyNames` for their keys, and their values are of any type (docs/CONTRACT.md#errors).
+ */
+function declareTextRule(document: unknown): void {
+  const doc = document as { paths?: unknown; components?: { schemas?: Record<string, SchemaNode> } };
+  const named = doc.components?.schemas ?? {};
+  const stack: unknown[] = [];
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, SchemaNode>>)) {
+    for (const op of Object.values(item)) {
+      for (const p of (op.parameters ?? []) as SchemaNode[]) if (p.in === 'path' || p.in === 'query') stack.push(p.schema);
+      const content = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content ?? {};
+      for (const media of Object.values(content)) stack.push(media.schema);
+    }
+  }
+  const seen = new Set<unknown>();
+  while (stack.length) {
+    const node = stack.pop() as SchemaNode | undefined;
+    if (!node || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    if (typeof node.$ref === 'string') {
+      stack.push(named[node.$ref.slice('#/components/schemas/'.length)]);
+      continue;
+    }
+    if (node.type === 'string' && node.pattern === undefined && node.format === undefined && node.enum === undefined) {
+      node.pattern = TEXT_PATTERN;
+    }
+    for (const key of ['items', 'additionalProperties', 'not']) stack.push(node[key]);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(node[key])) stack.push(...(node[key] as unknown[]));
+    if (node.properties && typeof node.properties === 'object') stack.push(...Object.values(node.properties));
+  }
+}
+
 /** The OpenAPI 3.0.3 document, in one locale; paths, methods and field names never change with it. */
 export function buildOpenApiDocument(routes: AnyRouteSpec[], opts: { locale: Locale; serverUrl: string }) {
   const doc = new OpenApiGeneratorV3(buildRegistry(routes).definitions).generateDocument({
@@ -145,6 +187,7 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], opts: { locale: Loc
     servers: [{ url: opts.serverUrl }],
   });
   nullableRefs(doc);
+  declareTextRule(doc);
   return opts.locale === 'en' ? doc : translate(doc, opts.locale);
 }
 

@@ -11,6 +11,17 @@
  *   The walk here is iterative.
  */
 
+/**
+ * The NUL rule as a JSON Schema `pattern`, which the OpenAPI document puts on every request string
+ * that has no pattern, format or enum of its own (api/openapi.ts), so the contract says it too. The
+ * lone-surrogate rule has no portable pattern: JSON Schema strings are sequences of code points, and
+ * validators built on Unicode scalar values (Rust's regex, used by several) refuse a pattern that
+ * names U+D800–U+DFFF. It is stated in docs/CONTRACT.md instead.
+ */
+export const TEXT_PATTERN = '^[^\\u0000]*$';
+/** NUL as a regex escape, for the character classes of patterns that exclude other characters too. */
+export const NUL_ESCAPE = '\\u0000';
+
 /** Deepest nesting of arrays and objects a request body may have (the body itself is level 1). */
 export const MAX_BODY_DEPTH = 64;
 

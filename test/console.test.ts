@@ -275,7 +275,7 @@ describe('console error rows (docs/CONTRACT.md#errors)', () => {
   it('logs: newest first, limit 1..200 default 50, only the caller’s keys', async () => {
     const dev = await onboard(base);
     const other = await onboard(base);
-    for (let i = 0; i < 3; i++) await call(base, 'GET', `/v1/whoami?channel=c${i}`, { token: dev.apiKey });
+    for (let i = 0; i < 3; i++) await call(base, 'GET', '/v1/whoami', { token: dev.apiKey, headers: { 'x-channel': `c${i}` } });
     await call(base, 'GET', '/v1/whoami', { token: other.apiKey });
     const logs = await call(base, 'GET', '/v1/developers/logs', { token: dev.developerToken });
     expect(logs.status).toBe(200);

@@ -226,6 +226,31 @@ describe('bodies that would break a recursive reader', () => {
   });
 });
 
+describe('undeclared query parameters', () => {
+  it('are a 400 invalid_query naming them, on GET and POST routes alike; declared ones still answer', async () => {
+    const supply = { 'x-supply-key': api.config.SUPPLY_KEY! };
+    const report = await call(api.url, 'GET', '/v1/report/attribution?days=7&dayz=8', { headers: supply });
+    expect(report.status, JSON.stringify(report.body)).toBe(400);
+    expect(report.body).toMatchObject({ error: 'invalid_query', fields: ['query.dayz'] });
+    expect(report.body.message).toContain('"dayz"');
+    const ok = await call(api.url, 'GET', '/v1/report/attribution?days=7', { headers: supply });
+    expect(ok.status).toBe(200);
+    // A route that declares no query parameter at all, and one with a body.
+    const whoami = await call(api.url, 'GET', '/v1/whoami?channel=web', { token: dev.apiKey });
+    expect(whoami.status).toBe(400);
+    expect(whoami.body).toMatchObject({ error: 'invalid_query', fields: ['query.channel'] });
+    const intent = await call(api.url, 'POST', '/v1/intents?raw_query=shoes', { token: dev.apiKey, body: { raw_query: 'shoes' } });
+    expect(intent.status).toBe(400);
+    expect(intent.body).toMatchObject({ error: 'invalid_query', fields: ['query.raw_query'] });
+  });
+
+  it('the shopper-facing card link ignores them (tracking parameters are appended on the way)', async () => {
+    const res = await call(api.url, 'GET', '/r/rec_missing?utm_source=mail&fbclid=x');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('not_found');
+  });
+});
+
 describe('methods', () => {
   it.each(['TRACE', 'QUERY', 'PROPFIND', 'PUT', 'DELETE'])('%s on a known path → 405 JSON with the path’s Allow', async (method) => {
     const res = await rawRequest(method, '/v1/intents', { headers: { authorization: `Bearer ${dev.apiKey}` } });

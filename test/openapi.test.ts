@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from '../api/openapi';
 import { requireRegistrationToken } from '../api/middleware/auth';
 import { AppError } from '../src/errors';
 import { translations } from '../api/openapi-locales';
+import { TEXT_PATTERN } from '../src/input-guard';
 import { call } from './helpers/http';
 import { startTestApi, type TestApi } from './helpers/stack';
 
@@ -97,6 +98,37 @@ describe('/openapi.json', () => {
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       if (!path.includes('{')) continue;
       for (const [method, o] of Object.entries<any>(ops)) expect(o.responses['404'], `${method} ${path}`).toBeDefined();
+    }
+  });
+
+  it('says what the service enforces: the NUL rule, list and email patterns, required members, unknown members and query parameters', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    const schemas = doc.components.schemas;
+    const intent = schemas[doc.paths['/v1/intents'].post.requestBody.content['application/json'].schema.$ref.split('/').pop()];
+    // Free text: no NUL, and not blank (the service trims it and needs a character left).
+    const rawQuery = new RegExp(intent.properties.raw_query.pattern);
+    expect(rawQuery.test('shoes 👟')).toBe(true);
+    for (const bad of ['', ' \t\u3000', 'sho\u0000es']) expect(rawQuery.test(bad), JSON.stringify(bad)).toBe(false);
+    const proof = Object.fromEntries(doc.paths['/v1/proof-feed'].get.parameters.map((p: any) => [p.name, p.schema]));
+    expect(proof.intent.pattern).toBe(TEXT_PATTERN);
+    const products = new RegExp(proof.products.pattern, 'u');
+    for (const ok of ['', ',', 'a', 'running shoes, cold brew', Array.from({ length: 10 }, () => 'x'.repeat(200)).join(',')]) {
+      expect(products.test(ok), ok).toBe(true);
+    }
+    for (const bad of ['x'.repeat(201), Array.from({ length: 11 }, () => 'x').join(','), 'a\u0000'])
+      expect(products.test(bad), bad).toBe(false);
+    const email = new RegExp(schemas.DeveloperRegisterRequest.properties.contact_email.pattern);
+    expect(email.test('Dev.1+x@Example.com')).toBe(true);
+    for (const bad of ['not-an-email', ' a@b.co', 'a..b@b.co', 'a@b']) expect(email.test(bad), bad).toBe(false);
+    expect(schemas.DecisionEventRequest.required).toContain('event_type');
+    expect(schemas.IntentMandateSignBody.additionalProperties).toBe(false);
+    expect(doc.paths['/v1/commerce-runtime'].post.requestBody.required).toBe(true);
+    // Every operation documents invalid_query, except the shopper-facing link that ignores extra parameters.
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, o] of Object.entries<any>(ops)) {
+        const documented = (o.responses['400']?.description ?? '').includes('`invalid_query`');
+        expect(documented, `${method} ${path}`).toBe(path !== '/r/{recId}');
+      }
     }
   });
 

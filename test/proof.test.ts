@@ -151,6 +151,17 @@ describe('commerce proof feed (docs/PROOF.md)', () => {
     );
     expect((await get('/v1/proof-feed?products=100%25_cotton')).body.count).toBe(0);
     expect((await get(`/v1/proof-feed?products=${Array.from({ length: 11 }, (_, i) => `name${i}`).join(',')}`)).status).toBe(400);
+    // What the published pattern allows is accepted: blank names are ignored (none left: no filter),
+    // one-letter names filter; a name over 200 characters is refused, as the pattern says.
+    const all = await get('/v1/proof-feed?limit=24');
+    for (const blank of ['', ',', '%20,%20']) {
+      const res = await get(`/v1/proof-feed?products=${blank}&limit=24`);
+      expect(res.status, blank).toBe(200);
+      expect(res.body.filters.products).toEqual([]);
+      expect(res.body.items.map((i: any) => i.task_id)).toEqual(all.body.items.map((i: any) => i.task_id));
+    }
+    expect((await get('/v1/proof-feed?products=x')).status).toBe(200);
+    expect((await get(`/v1/proof-feed?products=${'x'.repeat(201)}`)).status).toBe(400);
   });
 });
 

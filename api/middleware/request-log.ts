@@ -8,6 +8,7 @@ export const requestLog: Middleware<AppState> = async (ctx, next) => {
   } finally {
     const key = ctx.state.apiKey;
     if (key) {
+      // The route's own `?channel=` where it declares one (elsewhere the registry refuses it), else X-Channel.
       const channel = (typeof ctx.query.channel === 'string' ? ctx.query.channel : ctx.get('x-channel')) || null;
       ctx.deps.requestLogs.push({
         request_id: ctx.state.requestId,

@@ -80,6 +80,7 @@ export function cardRoutes(r: RouteRegistry): void {
       'The URL in cta.primary.url. Records the click against the rec_id and redirects (302) to the product page with rec_id attached. Hand the URL to the shopper verbatim: the rec_id in it is what attributes the order.',
     auth: auth.none,
     params: R.RecIdParams,
+    extraQueryIgnored: 'The link travels to shoppers; sites and mail clients append tracking parameters (utm_*, fbclid) on the way.',
     responses: { 302: { description: 'Redirect to the product page.' } },
     errors: [[404, 'not_found', 'No card with this rec_id.']],
     handler: async (ctx, { params }) => {

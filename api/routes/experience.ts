@@ -18,6 +18,8 @@ export function experienceRoutes(r: RouteRegistry): void {
     auth: auth.apiKey('experience'),
     body: E.DecisionEventBody,
     bodyRequired: true,
+    missingFields: ['event_type'],
+    missingCode: 'unsupported_decision_event',
     responses: { 201: { description: 'The stored event.', schema: E.DecisionEventEnvelope } },
     errors: [
       [400, 'unsupported_decision_event', 'event_type is missing or not one of the supported types.'],

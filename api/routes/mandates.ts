@@ -1,6 +1,5 @@
 import * as S from '../../src/schemas/mandates';
 import { signIntentMandate } from '../../src/mandates/sign';
-import { refuseUnknownMembers } from '../../src/mandates/body';
 import { requestResourceId } from '../middleware/idempotency';
 import { auth, type RouteRegistry } from './registry';
 
@@ -25,7 +24,6 @@ export function mandateRoutes(r: RouteRegistry): void {
       [503, 'signing_unavailable', 'Signing unavailable for this integration (no mandate signing key configured).'],
     ],
     handler: async (ctx, { body }) => {
-      refuseUnknownMembers((ctx.request as { body?: unknown }).body);
       const { db, config, signingKeys } = ctx.deps;
       const deps = { db, signingKey: signingKeys.mandate, issuer: config.publicBaseUrl };
       const mandate = await signIntentMandate(deps, body, ctx.state.apiKey!, requestResourceId(ctx, 'mnd'));

@@ -131,12 +131,20 @@ export interface RouteSpec<
   bodyRequired?: boolean;
   /** Body members whose absence is a 400 `missing_fields` (docs/CONTRACT.md#errors) (checked before validation). */
   missingFields?: string[];
-  /** The code of a missing-fields 400 when the operation has its own (default `missing_fields`). */
+  /**
+   * The code of a missing-fields 400 when the operation has its own (default `missing_fields`); with
+   * it, a required body that is absent is answered the same way (every member of it is missing).
+   */
   missingCode?: string;
   /** Error code for a request that fails validation (the operation's own code, default `invalid_payload`). */
   invalidCode?: string;
   /** A path parameter that cannot name anything is a 404 with this code (default `not_found`). */
   notFoundCode?: string;
+  /**
+   * Why this route ignores query parameters it does not declare instead of answering 400
+   * `invalid_query` (e.g. links handed to shoppers, which pick up tracking parameters on the way).
+   */
+  extraQueryIgnored?: string;
   responses: Record<number, ResponseSpec>;
   errors?: ErrorRow[];
   /** Returns the JSON reply, or undefined when it wrote `ctx` itself (non-JSON documents). */
@@ -155,11 +163,42 @@ export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g
 function validationError(code: string, where: string, error: z.ZodError): AppError {
   // Body members are named bare (`intent_id`); an issue with no path is about the body itself.
   const name = (path: PropertyKey[]) => [where, ...path].filter((p) => p !== '').join('.') || 'body';
-  const fields = error.issues.map((i) => name(i.path));
+  // A member a strict object does not know is named itself, after the object that holds it (if any).
+  const fields = error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? [...(i.path.length ? [name(i.path)] : []), ...i.keys.map((k) => name([...i.path, k]))]
+      : [name(i.path)],
+  );
   const first = error.issues[0];
+  if (first?.code === 'unrecognized_keys') {
+    const unknown = first.keys.map((k) => name([...first.path, k]));
+    return new AppError(400, code, `Unknown field(s): ${unknown.join(', ')}.`, { fields: [...new Set(fields)] });
+  }
   return new AppError(400, code, `Invalid ${name(first?.path ?? [])}: ${first?.message ?? 'invalid value'}`, {
     fields: [...new Set(fields)],
   });
+}
+
+/** The query parameters a route declares (none when it has no query schema). */
+function declaredQuery(spec: AnyRouteSpec): Set<string> {
+  const shape = (spec.query as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return new Set(shape ? Object.keys(shape) : []);
+}
+
+/**
+ * A query parameter the route does not declare is refused rather than silently dropped: a misspelt
+ * filter (`?chanel=web`) would otherwise answer as if no filter had been asked for.
+ */
+function refuseUndeclaredQuery(spec: AnyRouteSpec, query: Record<string, unknown>): void {
+  if (spec.extraQueryIgnored) return;
+  const declared = declaredQuery(spec);
+  const unknown = Object.keys(query).filter((k) => !declared.has(k));
+  if (unknown.length) {
+    const named = unknown.map((k) => `query.${k}`);
+    throw new AppError(400, 'invalid_query', `Unknown query parameter(s): ${unknown.map((k) => JSON.stringify(k)).join(', ')}.`, {
+      fields: named,
+    });
+  }
 }
 
 function parse<T extends ZodType>(schema: T | undefined, value: unknown, where: string, code: string): unknown {
@@ -262,13 +301,15 @@ export class RouteRegistry {
         if (spec.body && hasBody(ctx) && !ctx.is('application/json', '+json')) {
           throw new AppError(415, 'unsupported_media_type', 'Send the request body as application/json.');
         }
-        if (spec.body && spec.bodyRequired && !hasBody(ctx)) {
+        // A route with its own code for absent members (missingCode) answers an absent body with it too.
+        if (spec.body && spec.bodyRequired && !hasBody(ctx) && !spec.missingCode) {
           throw new AppError(400, code, 'A JSON request body is required.', { fields: ['body'] });
         }
         if (spec.missingFields) assertPresent(spec.missingFields, rawBody, spec.missingCode);
         // A path parameter that cannot name anything means there is nothing there: 404, not 400.
         const params = spec.params?.safeParse(ctx.params);
         if (params && !params.success) throw new AppError(404, spec.notFoundCode ?? 'not_found', 'Not found.');
+        refuseUndeclaredQuery(spec, ctx.query);
         const input = {
           params: params?.data,
           query: parse(spec.query, ctx.query, 'query', code),

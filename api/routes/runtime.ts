@@ -18,6 +18,8 @@ export function runtimeRoutes(r: RouteRegistry): void {
       'Runs an auditable agent loop (docs/RUNTIME.md): resolve the intent, query the subscribed merchant agents (the catalog answers when none does), rank the proposals, mint the match token and, when the budget does not require the user to confirm, authorize payment. Every iteration is an AgentStep; commerce_budget bounds the loop. The caller waits up to 20 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL.',
     auth: auth.apiKey('runtime'),
     body: R.RuntimeCreateBody,
+    // The document says the body (and its intent) is required; an absent one is 400 missing_intent.
+    bodyRequired: true,
     missingFields: ['intent'],
     missingCode: 'missing_intent',
     responses: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 import { ATTRIBUTION_MODES, CHECKOUT_MODES, PROPOSAL_CONTRACTS, rotateToken } from './merchants';
 
 /**
@@ -11,7 +11,7 @@ import { ATTRIBUTION_MODES, CHECKOUT_MODES, PROPOSAL_CONTRACTS, rotateToken } fr
 export const AGENT_KINDS = ['merchant', 'payment', 'logistics', 'creator', 'demand', 'service_core'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
-const tag = z.string().trim().min(1).max(64);
+const tag = text(64);
 const tags = (max = 50) => z.array(tag).max(max);
 const currency = z.string().regex(/^[A-Z]{3}$/, 'ISO 4217 code, e.g. USD');
 const freeObject = z.record(z.string(), z.unknown());

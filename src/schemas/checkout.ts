@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /** Agentic checkout bodies (docs/CHECKOUT.md) and the checkout record (docs/CHECKOUT.md). */
 
 const freeObject = z.record(z.string(), z.unknown());
-const id = (max = 100) => z.string().trim().min(1).max(max);
+const id = (max = 100) => text(max);
 const currency = z
   .string()
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /** Scopes an API key may carry (docs/CONTRACT.md#credentials). `*` grants all of them. */
 export const API_KEY_SCOPES = [
@@ -16,17 +16,23 @@ export const API_KEY_SCOPES = [
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
-const email = z.string().trim().max(254).email();
+/**
+ * What an email address is here, as one pattern the document publishes verbatim: dot-separated
+ * atoms of letters, digits and `_ ' + -` before the `@`, a domain of labels and a letters-only top
+ * level after it. No surrounding blanks: what the schema refuses, the service refuses.
+ */
+const EMAIL = /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+const email = z.string().max(254).regex(EMAIL, 'not an email address').meta({ description: 'An email address (the pattern says which).' });
 
 export const DeveloperRegisterBody = z
   .object({
-    display_name: z.string().trim().min(1).max(120),
+    display_name: text(120),
     contact_email: email,
     password: z.string().min(8).max(256),
     company: z.string().trim().max(200).optional(),
     website: z.string().url().max(2048).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
-    invite_code: z.string().trim().min(1).max(200).optional(),
+    invite_code: text(200).optional(),
   })
   .meta({ id: 'DeveloperRegisterRequest' });
 
@@ -34,11 +40,11 @@ export const DeveloperLoginBody = z
   .object({ contact_email: email, password: z.string().min(1).max(256) })
   .meta({ id: 'DeveloperLoginRequest' });
 
-export const InviteVerifyBody = z.object({ invite_code: z.string().trim().min(1).max(200) }).meta({ id: 'InviteVerifyRequest' });
+export const InviteVerifyBody = z.object({ invite_code: text(200) }).meta({ id: 'InviteVerifyRequest' });
 
 export const KeyCreateBody = z
   .object({
-    label: z.string().trim().min(1).max(120).optional(),
+    label: text(120).optional(),
     scopes: z
       .array(z.enum(['*', ...API_KEY_SCOPES]))
       .min(1)
@@ -47,7 +53,7 @@ export const KeyCreateBody = z
   })
   .meta({ id: 'ApiKeyCreateRequest' });
 
-export const KeyRenameBody = z.object({ label: z.string().trim().min(1).max(120) }).meta({ id: 'ApiKeyRenameRequest' });
+export const KeyRenameBody = z.object({ label: text(120) }).meta({ id: 'ApiKeyRenameRequest' });
 
 export const LogsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 export const DeliveryStateEnum = z.enum(['pending', 'inflight', 'delivered', 'dlq']);
 
 export const DispatchQueueQuery = z.object({
   state: DeliveryStateEnum.optional(),
-  merchant_id: z.string().trim().min(1).max(200).optional(),
-  intent_id: z.string().trim().min(1).max(100).optional(),
+  merchant_id: text(200).optional(),
+  intent_id: text(100).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: 'Newest first; 1..500, default 100.' }),
 });
 

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { DECISION_EVENT_TYPES } from '../db/schema-supply';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /** Experience commerce (docs/CONTRACT.md#decision-events). See docs/EXPERIENCE.md. */
 
-const text = (max = 500) => z.string().trim().min(1).max(max);
 const freeObject = z.record(z.string(), z.unknown());
 
 export const REMIX_DIMENSIONS = ['scene', 'mood', 'lighting', 'palette', 'framing'] as const;
@@ -141,10 +140,12 @@ export type CreatorEvidenceT = z.infer<typeof CreatorEvidence>;
 
 export const DecisionEventBody = z
   .object({
-    // Checked in the domain so that a missing, unknown or non-string type is one error: unsupported_decision_event.
+    // Required (a missing one is the route's missingFields), its value checked in the domain so that
+    // a missing, unknown or non-string type is one error: unsupported_decision_event.
     event_type: z
-      .unknown()
-      .optional()
+      // Refusing undefined is what makes the document list it as required; the route's missingFields
+      // answers its absence before this runs.
+      .custom<unknown>((v) => v !== undefined)
       .meta({ type: 'string', enum: [...DECISION_EVENT_TYPES], description: 'Anything else, or none, is 400 unsupported_decision_event.' }),
     intent_id: text(100).optional(),
     proposal_id: text(100).optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /**
  * Intent (docs/MATCHING.md). The nested objects are typed here; each
@@ -7,7 +7,6 @@ import { isoDateTime } from './common';
  * verbatim, except budget_range, whose members drive ranking and must be exact.
  */
 
-const text = (max = 500) => z.string().trim().min(1).max(max);
 const freeObject = z.record(z.string(), z.unknown());
 export const currencyCode = z
   .string()

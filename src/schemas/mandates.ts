@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /**
  * Intent mandates (docs/MANDATES.md): a caller asks the gateway to sign "this integration may spend up to
@@ -13,11 +13,11 @@ export const MANDATE_TTL_MAX_S = 7 * 24 * 3600;
 export const MANDATE_AMOUNT_MAX = 1_000_000_000;
 const METADATA_MAX_CHARS = 4096;
 
-const id = z.string().trim().min(1).max(128);
+const id = text(128);
 
 export const IntentMandateSignBody = z
   .object({
-    product_id: z.string().trim().min(1).max(256).meta({ description: 'The product the mandate authorizes.' }),
+    product_id: text(256).meta({ description: 'The product the mandate authorizes.' }),
     amount_limit: z
       .number()
       .positive()
@@ -43,15 +43,16 @@ export const IntentMandateSignBody = z
       .optional()
       .meta({ description: 'Free-form JSON object (at most 4096 characters), signed with the rest of the payload.' }),
   })
+  // A member the schema did not know would be dropped and so left unsigned while the caller believes
+  // it part of the mandate: strict, so it is refused (400 invalid_body naming it) and the document
+  // says `additionalProperties: false`.
+  .strict()
   .meta({
     id: 'IntentMandateSignBody',
     description: 'Unknown members are refused (400 invalid_body), so nothing the caller sent goes unsigned.',
   });
 
 export type IntentMandateSignInput = z.infer<typeof IntentMandateSignBody>;
-
-/** Members of the request body; any other member is refused. */
-export const SIGN_BODY_MEMBERS = Object.keys(IntentMandateSignBody.shape);
 
 export const IntentMandatePayload = z
   .object({

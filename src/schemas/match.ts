@@ -1,17 +1,12 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 const freeObject = z.record(z.string(), z.unknown());
 
 export const MatchCreateBody = z
   .object({
-    intent_id: z.string().trim().min(1).max(100),
-    proposal_ids: z
-      .array(z.string().trim().min(1).max(100))
-      .min(1)
-      .max(500)
-      .optional()
-      .meta({ description: 'Absent: every active proposal of the intent.' }),
+    intent_id: text(100),
+    proposal_ids: z.array(text(100)).min(1).max(500).optional().meta({ description: 'Absent: every active proposal of the intent.' }),
   })
   .meta({ id: 'MatchCreateRequest' });
 
@@ -84,8 +79,8 @@ export const MatchRenderQuery = z.object({ limit: z.coerce.number().int().min(1)
 
 export const AcceptBody = z
   .object({
-    proposal_id: z.string().trim().min(1).max(100).optional(),
-    match_token_id: z.string().trim().min(1).max(100).optional(),
+    proposal_id: text(100).optional(),
+    match_token_id: text(100).optional(),
   })
   .meta({ id: 'MatchAcceptRequest' });
 
@@ -97,7 +92,7 @@ export const PaymentAuthorizationBody = z
       .trim()
       .regex(/^[A-Za-z]{3}$/, 'ISO 4217 code')
       .optional(),
-    proposal_id: z.string().trim().min(1).max(100).optional(),
+    proposal_id: text(100).optional(),
   })
   .meta({ id: 'PaymentAuthorizationRequest' });
 

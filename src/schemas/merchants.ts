@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 
 /**
  * Merchant agent (legacy registry, docs/REGISTRIES.md). The three profile objects have typed members so the
@@ -8,8 +8,8 @@ import { isoDateTime } from './common';
  * members are refused, so a typo cannot silently cost readiness points.
  */
 
-const shortText = z.string().trim().min(1).max(200);
-const tag = z.string().trim().min(1).max(64);
+const shortText = text(200);
+const tag = text(64);
 const tagList = (max = 50) => z.array(tag).max(max);
 const freeObject = z.record(z.string(), z.unknown());
 
@@ -96,7 +96,7 @@ export const MerchantRegisterBody = z
     regions: tagList(50).optional(),
     category_tags: tagList(100).optional(),
     inventory_scope: z.array(InventoryScope).max(100).optional(),
-    protocol_version: z.string().trim().min(1).max(32).optional(),
+    protocol_version: text(32).optional(),
     a2a_capabilities: freeObject.optional(),
     metadata: freeObject.optional(),
     workflow_context: WorkflowContext.optional(),
@@ -112,7 +112,7 @@ export const MerchantRegisterBody = z
 export type MerchantRegisterInput = z.infer<typeof MerchantRegisterBody>;
 
 export const MerchantIdParams = z.object({ merchantId: z.string().min(1).max(128) });
-export const MerchantHeartbeatBody = z.object({ merchant_id: z.string().trim().min(1).max(128) }).meta({ id: 'MerchantHeartbeatRequest' });
+export const MerchantHeartbeatBody = z.object({ merchant_id: text(128) }).meta({ id: 'MerchantHeartbeatRequest' });
 
 export const Merchant = z
   .object({

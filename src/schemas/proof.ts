@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
+import { NUL_ESCAPE } from '../input-guard';
 
 /** GET /v1/proof-feed (docs/PROOF.md): the commerce and community variants. */
 
@@ -9,28 +10,34 @@ export type ProofSource = (typeof PROOF_SOURCES)[number];
 
 export const MAX_FILTER_NAMES = 10;
 
-/** As Reddit allows it (letters, digits, underscore; at most 21), with an optional `r/` that is dropped. */
+/** As Reddit allows it: letters, digits, underscore; 2 to 21 of them, with an optional `r/` that is dropped. */
+const SUBREDDIT = String.raw`(?:/?r/)?[A-Za-z0-9_]{2,21}`;
 export const SubredditName = z
   .string()
   .trim()
-  .regex(/^(?:\/?r\/)?[A-Za-z0-9_]{2,21}$/, 'not a subreddit name')
+  .regex(new RegExp(`^${SUBREDDIT}$`), 'not a subreddit name')
   .transform((s) => s.replace(/^\/?r\//, ''));
 
 /** Case-insensitive duplicates are dropped; the first spelling is kept for display. */
 const uniqueIgnoringCase = (names: string[]) => names.filter((n, i) => names.findIndex((m) => m.toLowerCase() === n.toLowerCase()) === i);
 
-const commaList = <T extends z.ZodType<string, string>>(item: T) =>
+/** Spaces and tabs around a name are dropped (the pattern and the parser agree on exactly these two). */
+const PAD = '[ \\t]*';
+const unpad = (s: string) => s.replace(/^[ \t]+|[ \t]+$/g, '');
+
+/**
+ * A comma-separated list of at most MAX_FILTER_NAMES pieces, each a `piece` pattern (which matches
+ * blank too). The whole rule is the parameter's `pattern`, so the document says exactly what is
+ * accepted: blank pieces are dropped, and a list with none left filters nothing, as if absent.
+ */
+const commaList = <T extends z.ZodType<string, string>>(piece: string, item: T) =>
   z
     .string()
     .max(2000)
-    .transform((s) =>
-      s
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(item).min(1).max(MAX_FILTER_NAMES))
-    .transform(uniqueIgnoringCase);
+    .regex(new RegExp(`^${piece}(?:,${piece}){0,${MAX_FILTER_NAMES - 1}}$`), `a comma-separated list of at most ${MAX_FILTER_NAMES} names`)
+    .transform((s) => s.split(',').map(unpad).filter(Boolean))
+    .pipe(z.array(item).max(MAX_FILTER_NAMES))
+    .transform((names) => (names.length ? uniqueIgnoringCase(names) : undefined));
 
 export const ProofFeedQuery = z.object({
   limit: z.coerce
@@ -44,16 +51,17 @@ export const ProofFeedQuery = z.object({
     description:
       '`commerce` (default): outcome-backed creator videos. `community`, `community-proof` and `reddit` all select imported community evidence.',
   }),
-  intent: z.string().trim().min(1).max(500).optional().meta({
+  intent: text(500).optional().meta({
     description:
       'Shopping intent in free text. Its keywords filter by full-text search: all keywords, else any keyword; filters.match says which.',
   }),
-  products: commaList(z.string().min(2).max(200))
-    .optional()
-    .meta({ description: 'Comma-separated product names (up to 10); an item matches when a product title contains any of them.' }),
-  subreddits: commaList(SubredditName).optional().meta({
+  products: commaList(`[^,${NUL_ESCAPE}]{0,200}`, z.string().max(200)).optional().meta({
     description:
-      'Community only: comma-separated allow-list of subreddits (up to 10). Filters the evidence and bounds the automation plan; nothing is crawled.',
+      'Comma-separated product names (up to 10, each up to 200 characters; blank ones are ignored); an item matches when a product title contains any of them.',
+  }),
+  subreddits: commaList(`${PAD}(?:${SUBREDDIT}${PAD})?`, SubredditName).optional().meta({
+    description:
+      'Community only: comma-separated allow-list of subreddits (up to 10; blank ones are ignored). Filters the evidence and bounds the automation plan; nothing is crawled.',
   }),
 });
 export type ProofFeedQueryT = z.infer<typeof ProofFeedQuery>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 import { AssetRef, AttributionLink, currencyCode, Workflow } from './intents';
 
 /**
@@ -7,7 +7,6 @@ import { AssetRef, AttributionLink, currencyCode, Workflow } from './intents';
  * have typed members; all keep unknown members for the merchant's own use.
  */
 
-const text = (max = 500) => z.string().trim().min(1).max(max);
 const freeObject = z.record(z.string(), z.unknown());
 
 export const INVENTORY_STATUSES = ['in_stock', 'low_stock', 'preorder', 'out_of_stock', 'unknown'] as const;

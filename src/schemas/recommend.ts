@@ -1,19 +1,19 @@
 import { z } from 'zod';
 import { ProductCardDocument } from './catalog';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 import { Proposal } from './proposals';
 import { MATCH_TIERS } from '../recommend/retrieval';
 
 export const RecIdParams = z.object({ recId: z.string().min(1).max(100) });
 export const ProductIdParams = z.object({ productId: z.string().min(1).max(20) });
 export const CardQuery = z.object({
-  channel: z.string().trim().min(1).max(64).optional().meta({ description: 'Recorded with the card and its clicks.' }),
+  channel: text(64).optional().meta({ description: 'Recorded with the card and its clicks.' }),
 });
 
 export const CreatorParams = z.object({ username: z.string().min(1).max(100) });
 export const ShowcaseQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10).default(6),
-  channel: z.string().trim().min(1).max(64).optional(),
+  channel: text(64).optional(),
 });
 export const ShowcaseResponse = z
   .object({ username: z.string(), count: z.number().int(), items: z.array(ProductCardDocument) })
@@ -33,7 +33,7 @@ export const RecommendQuery = z.object({
     .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, e.g. US')
     .optional()
     .meta({ description: 'Ship-to country; wins over a region named in the intent text.' }),
-  channel: z.string().trim().min(1).max(64).optional().meta({
+  channel: text(64).optional().meta({
     description: 'Client hint, recorded with the cards and their clicks. `portal_demo` works without an API key (rate-limited per IP).',
   }),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 import { currencyCode } from './intents';
 
 /** GET /v1/report/attribution and POST /v1/billing/settlement-preview (docs/REPORTS.md). */
@@ -17,9 +17,9 @@ export const AttributionQuery = z.object({
     .meta({ description: 'Only this channel (the card channel, or the intent source_channel for tokens and checkouts).' }),
   product_id: z
     .string()
-    .regex(/^\d{1,10}$/, 'a catalog product id (digits)')
+    // Exactly what the pattern says (1..999,999,999, no leading zero), so a schema-valid id is never a 400.
+    .regex(/^[1-9]\d{0,8}$/, 'a catalog product id (digits)')
     .transform(Number)
-    .pipe(z.number().int().positive().max(2_147_483_647))
     .optional()
     .meta({ description: 'Only this catalog product (integer as a string).' }),
 });
@@ -80,7 +80,7 @@ const CommissionPlanInput = z.object({ rate: z.number().min(0).max(1).optional()
 
 export const SettlementOrder = z
   .object({
-    order_id: z.string().trim().min(1).max(200).optional(),
+    order_id: text(200).optional(),
     amount: z.number().min(0).max(1e9).meta({ description: 'Order amount in major units.' }),
     currency: currencyCode
       .optional()
@@ -99,7 +99,7 @@ export const SettlementOrder = z
 
 export const SettlementPreviewBody = z
   .object({
-    merchant_id: z.string().trim().min(1).max(128),
+    merchant_id: text(128),
     attributed_orders: z
       .array(SettlementOrder)
       .max(10_000)

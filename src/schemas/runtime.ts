@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from './common';
+import { isoDateTime, text } from './common';
 import { Intent, IntentCreateBody } from './intents';
 import { Proposal, ProposalCreateBody } from './proposals';
 import { MatchSession, MatchToken } from './match';
@@ -9,7 +9,6 @@ import { MatchSession, MatchToken } from './match';
  * CommerceMemoryRef and runtime_session open; they are defined here.
  */
 
-const text = (max = 500) => z.string().trim().min(1).max(max);
 const freeObject = z.record(z.string(), z.unknown());
 
 /** Bounds of each budget member (docs/RUNTIME.md). */
