@@ -11,7 +11,7 @@ export const agentsZhCN: LocaleTexts = {
         '200': '已更新现有注册。',
         '201': '已创建。',
         '400':
-          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_endpoint`: 端点不是 https，或解析到私有、回环或链路本地地址。',
+          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_endpoint`: 端点不是 https，或解析到私有、回环或链路本地地址。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `agent_token_required`: 更新已存在的智能体需要其 X-Agent-Token。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -27,7 +27,7 @@ export const agentsZhCN: LocaleTexts = {
         '200': '已根据卡片更新现有注册。',
         '201': '已导入并注册。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `missing_fields`: 既未提供 agent_card 也未提供 agent_card_url。 `invalid_agent_card`: 卡片不符合 A2A Agent Card 结构；`fields` 指出出错的成员。 `invalid_endpoint`: 端点不是 https，或解析到私有、回环或链路本地地址。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `missing_fields`: 既未提供 agent_card 也未提供 agent_card_url。 `invalid_agent_card`: 卡片不符合 A2A Agent Card 结构；`fields` 指出出错的成员。 `invalid_endpoint`: 端点不是 https，或解析到私有、回环或链路本地地址。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `agent_token_required`: 更新已存在的智能体需要其 X-Agent-Token。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -40,7 +40,8 @@ export const agentsZhCN: LocaleTexts = {
       summary: '列出商务智能体',
       responses: {
         '200': '智能体列表，最早注册的在前。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
@@ -50,7 +51,8 @@ export const agentsZhCN: LocaleTexts = {
       summary: '获取商务智能体',
       responses: {
         '200': '智能体记录。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`agent_not_found`: 不存在该 ID 的商务智能体。',
@@ -63,7 +65,7 @@ export const agentsZhCN: LocaleTexts = {
       responses: {
         '200': '刷新后的记录。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `agent_token_required`: 需要 X-Agent-Token。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '404': '`agent_not_found`: 路径参数无法指向任何资源（格式或长度不符）。 `agent_not_found`: 不存在该 ID 的商务智能体。',
@@ -77,7 +79,7 @@ export const agentsZhCN: LocaleTexts = {
       responses: {
         '200': '停用后的记录。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `agent_token_required`: 需要 X-Agent-Token。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '404': '`agent_not_found`: 路径参数无法指向任何资源（格式或长度不符）。 `agent_not_found`: 不存在该 ID 的商务智能体。',

@@ -8,7 +8,8 @@ export const cardsZhCN: LocaleTexts = {
       description: '按该 rec_id 签发时的原样返回卡片（来自匹配会话、商品卡片、橱窗或推荐）。',
       responses: {
         '200': '已存储的卡片。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`not_found`: 不存在该 rec_id 的卡片。',
@@ -26,7 +27,8 @@ export const cardsZhCN: LocaleTexts = {
       },
       responses: {
         '200': '卡片。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`product_not_found`: 不存在该 id 的商品。',
@@ -38,7 +40,8 @@ export const cardsZhCN: LocaleTexts = {
       description: '该创作者转化最好的商品，以商品卡片文档形式返回（limit 1..10，默认 6）。',
       responses: {
         '200': '橱窗。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`creator_not_found`: 不存在该用户名的创作者。',

@@ -11,7 +11,7 @@ export const checkoutZhCN: LocaleTexts = {
         '201': '计划已创建，等待买方明确确认。',
         '202': '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404':
@@ -30,7 +30,8 @@ export const checkoutZhCN: LocaleTexts = {
       description: '状态、计划、回执与审计轨迹，由结账工作流存储。',
       responses: {
         '200': '该结账。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`checkout_not_found`: 不存在该 id 的智能体结账。',
@@ -45,7 +46,7 @@ export const checkoutZhCN: LocaleTexts = {
         '200': 'agent_handoff：状态 confirmed，附商家交接回执与审计轨迹。merchant_redirect：状态 handed_off，附 continue_url。',
         '202': '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`checkout_not_found`: 不存在该 id 的智能体结账。',

@@ -9,7 +9,7 @@ export const developersZhCN: LocaleTexts = {
       responses: {
         '201': '账号已创建。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '409': '`account_exists`: 该邮箱已存在开发者账号。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
@@ -21,7 +21,7 @@ export const developersZhCN: LocaleTexts = {
       responses: {
         '200': '已登录；新的控制台会话。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_credentials`: 邮箱或密码错误。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
@@ -41,7 +41,7 @@ export const developersZhCN: LocaleTexts = {
       responses: {
         '200': '邀请已验证。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_developer_token`: 开发者会话令牌缺失或无效。',
         '403': '`invalid_invite_code`: 邀请码无效。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -65,7 +65,7 @@ export const developersZhCN: LocaleTexts = {
       responses: {
         '201': '密钥已创建。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_developer_token`: 开发者会话令牌缺失或无效。',
         '403': '`invite_verification_required`: 创建 API 密钥前请先验证邀请码。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -81,7 +81,7 @@ export const developersZhCN: LocaleTexts = {
       responses: {
         '200': '密钥已重命名。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_developer_token`: 开发者会话令牌缺失或无效。',
         '404': '`api_key_not_found`: 未找到 API 密钥。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -94,7 +94,8 @@ export const developersZhCN: LocaleTexts = {
       description: '密钥立即停止鉴权；记录会保留用于审计和请求日志关联。',
       responses: {
         '200': '密钥已删除。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_developer_token`: 开发者会话令牌缺失或无效。',
         '404': '`api_key_not_found`: 未找到 API 密钥。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
@@ -106,7 +107,7 @@ export const developersZhCN: LocaleTexts = {
       responses: {
         '200': '密钥已吊销。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_developer_token`: 开发者会话令牌缺失或无效。',
         '404': '`api_key_not_found`: 未找到 API 密钥。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -119,7 +120,7 @@ export const developersZhCN: LocaleTexts = {
       responses: {
         '200': '完整密钥。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_developer_token`: 开发者会话令牌缺失或无效。',
         '404': '`api_key_not_found`: 未找到 API 密钥。',
         '410': '`key_not_revealable`: 仅存哈希的旧密钥无法查看完整密钥。',
@@ -132,7 +133,8 @@ export const developersZhCN: LocaleTexts = {
       description: '按时间倒序。',
       responses: {
         '200': '日志条目。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_developer_token`: 开发者会话令牌缺失或无效。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
       },

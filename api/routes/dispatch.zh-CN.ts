@@ -15,7 +15,8 @@ export const dispatchZhCN: LocaleTexts = {
       },
       responses: {
         '200': '队列汇总与投递列表。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
       },
@@ -25,7 +26,8 @@ export const dispatchZhCN: LocaleTexts = {
       description: '运营方可查看任意投递；商家（API 密钥加 X-Merchant-Token）只能查看自己的投递：其他商家的投递与未知 id 一样返回 404。',
       responses: {
         '200': '该投递及其尝试记录（按时间从早到晚）。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
         '404': '`delivery_not_found`: 不存在该 id 的投递。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
@@ -39,7 +41,7 @@ export const dispatchZhCN: LocaleTexts = {
         '200': '已启动的重放。',
         '202': '仍在启动重放；可通过工作流 id 查看进度。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
         '404': '`delivery_not_found`: 不存在该 id 的投递。',
         '409': '`delivery_not_in_dlq`: 该投递不在死信队列中。',

@@ -10,7 +10,7 @@ export const experienceZhCN: LocaleTexts = {
       responses: {
         '201': '已存储的事件。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `unsupported_decision_event`: event_type 缺失或不是受支持的类型之一。 `invalid_payload`: 某个字段无效，remix 缺少可改编的 payload.dimension 或 payload.value，或 confirm/fulfilled/late_delivery 未指明提案。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `unsupported_decision_event`: event_type 缺失或不是受支持的类型之一。 `invalid_payload`: 某个字段无效，remix 缺少可改编的 payload.dimension 或 payload.value，或 confirm/fulfilled/late_delivery 未指明提案。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404':
@@ -29,7 +29,7 @@ export const experienceZhCN: LocaleTexts = {
       responses: {
         '200': '推荐流。',
         '400':
-          '`invalid_payload`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_payload`: 缺少 agent_id，或某个字段无效（limit 为 1..24）。',
+          '`invalid_payload`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_payload`: 缺少 agent_id，或某个字段无效（limit 为 1..24）。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',

@@ -9,8 +9,9 @@ export const feedsZhCN: LocaleTexts = {
         '将商品数据源导入该商家的目录：Shopify 商品 CSV 导出、Google Merchant Center TSV 或 XML（RSS 2.0 / Atom）数据源、ACP 商品数据源（JSON Lines）或网关自有的 CSV/JSONL，格式由内容识别（docs/CATALOG.md）。以 `content` 提供数据源内容，或提供要抓取的 `url`。商品以商家自己的 id 为键；有问题的行连同行号被拒绝，其余在一个事务中导入。返回带计数的导入运行记录。',
       responses: {
         '200': '导入运行记录：读取、新增、变更、未变、下架和拒绝（附原因）的行数。',
+        '201': '已登记的数据源及其调度 id（Location：该数据源）。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_feed`: 数据源整体无法读取（未知格式、缺少必需列、XML 格式错误、引号未闭合）；未导入任何内容。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_feed`: 数据源整体无法读取（未知格式、缺少必需列、XML 格式错误、引号未闭合）；未导入任何内容。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `missing_registration_token`: 缺少注册令牌（X-Merchant-Token）。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '404': '`merchant_not_found`: 路径参数无法指向任何资源（格式或长度不符）。 `merchant_not_found`: 不存在该 ID 的商家智能体。',
@@ -18,7 +19,6 @@ export const feedsZhCN: LocaleTexts = {
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
         '422': '`feed_unavailable`: 无法抓取数据源 URL（地址不安全、不可达、超时、过大、重定向过多或非 2xx 响应）。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
-        '201': '已登记的数据源及其调度 id（Location：该数据源）。',
       },
     },
     getV1MerchantMerchantIdFeeds: {

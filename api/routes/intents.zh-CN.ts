@@ -10,7 +10,7 @@ export const intentsZhCN: LocaleTexts = {
       responses: {
         '201': '意图。',
         '400':
-          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -24,7 +24,8 @@ export const intentsZhCN: LocaleTexts = {
         '创建它的开发者的密钥可读取；意图已分发到（或已对其提案）的商家在请求携带其 X-Merchant-Token 时也可读取；其他人得到 404 intent_not_found。',
       responses: {
         '200': '意图。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403':
           '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: X-Merchant-Token 不是任何商家的注册令牌。',
@@ -38,7 +39,8 @@ export const intentsZhCN: LocaleTexts = {
         '按时间先后排列。除非 include_expired=true，否则不包含已过期的提案。意图所属的开发者可看到全部提案；收到该意图的商家（X-Merchant-Token）只能看到自己的提案。',
       responses: {
         '200': '提案列表。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403':
           '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: X-Merchant-Token 不是任何商家的注册令牌。',
@@ -51,10 +53,10 @@ export const intentsZhCN: LocaleTexts = {
       description:
         '需要 merchant_agent_id 对应的 X-Merchant-Token。商家可回应已分发给它的意图，或标签、地区和品类符合其订阅的意图（Intent.Surge 规则）；其他意图返回 404 intent_not_found。商品必须存在于目录中；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。',
       responses: {
-        '400':
-          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
-        '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `missing_registration_token`: 缺少注册令牌（X-Merchant-Token）。',
         '201': '提案，附带警告（例如商品不在意图所指的品类中）。',
+        '400':
+          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
+        '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `missing_registration_token`: 缺少注册令牌（X-Merchant-Token）。',
         '403':
           '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 该令牌不是 merchant_agent_id 的注册令牌。',
         '404':
@@ -70,7 +72,8 @@ export const intentsZhCN: LocaleTexts = {
       description: '意图所属开发者的密钥以及提交该提案的商家（X-Merchant-Token）可读取；其他人得到 404 proposal_not_found。',
       responses: {
         '200': '提案。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403':
           '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: X-Merchant-Token 不是任何商家的注册令牌。',

@@ -10,7 +10,7 @@ export const mandatesZhCN: LocaleTexts = {
       responses: {
         '201': '已签署的授权书（已存档以供审计）。',
         '400':
-          '`invalid_body`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_body`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`intent_not_found`: intent_id 未指向调用方开发者的任何意图。',

@@ -15,7 +15,8 @@ export const merchantOpsZhCN: LocaleTexts = {
       },
       responses: {
         '200': '带样本量的 SLA 指标。',
-        '400': '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
         '404': '`merchant_not_found`: 未注册该 id 的商家智能体。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
@@ -33,7 +34,8 @@ export const merchantOpsZhCN: LocaleTexts = {
       },
       responses: {
         '200': '新的快照及其历史与趋势。',
-        '400': '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
         '404': '`merchant_not_found`: 未注册该 id 的商家智能体。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',

@@ -10,7 +10,7 @@ export const merchantsZhCN: LocaleTexts = {
       responses: {
         '200': '已注册或已更新。',
         '400':
-          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_endpoint`: 端点不是 https，或解析到私有、回环或链路本地地址。',
+          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_endpoint`: 端点不是 https，或解析到私有、回环或链路本地地址。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401':
           '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `missing_registration_token`: 更新已存在的商家需要其 X-Merchant-Token。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
@@ -25,7 +25,7 @@ export const merchantsZhCN: LocaleTexts = {
       responses: {
         '200': '刷新后的记录。',
         '400':
-          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`missing_fields`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `missing_registration_token`: 缺少注册令牌（X-Merchant-Token）。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '404': '`merchant_not_found`: 不存在该 ID 的商家智能体。',
@@ -38,7 +38,8 @@ export const merchantsZhCN: LocaleTexts = {
       summary: '查询商家智能体',
       responses: {
         '200': '商家记录。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`merchant_not_found`: 不存在该 ID 的商家智能体。',
@@ -51,7 +52,7 @@ export const merchantsZhCN: LocaleTexts = {
       responses: {
         '200': '停用后的记录。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `missing_registration_token`: 缺少注册令牌（X-Merchant-Token）。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '404': '`merchant_not_found`: 路径参数无法指向任何资源（格式或长度不符）。 `merchant_not_found`: 不存在该 ID 的商家智能体。',
@@ -65,7 +66,8 @@ export const merchantsZhCN: LocaleTexts = {
         '对 agent_endpoint 发起一次有时限的 GET（最多 3 秒）。2xx 或 405 视为健康；否则返回 503，原因为 unreachable、timeout、bad_status、inactive 或 unsafe_endpoint。每次结果都会保存，供 SLA 报表使用。',
       responses: {
         '200': '健康。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`merchant_not_found`: 不存在该 ID 的商家智能体。',
@@ -78,7 +80,8 @@ export const merchantsZhCN: LocaleTexts = {
       description: '四项检查各 25 分：工作流上下文、承诺型提案契约、信任证据策略、MatchToken 归因。next_upgrade 指出最有价值的缺失项。',
       responses: {
         '200': '就绪度评估结果。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`merchant_not_found`: 不存在该 ID 的商家智能体。',

@@ -25,7 +25,8 @@ export const proofZhCN: LocaleTexts = {
       },
       responses: {
         '200': 'source=commerce 时返回 CommerceProofFeed，社区来源时返回 CommunityProofFeed。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',

@@ -18,7 +18,7 @@ export const recommendZhCN: LocaleTexts = {
       responses: {
         '200': '排序后的商品卡片文档，以及为其创建的记录。',
         '400':
-          '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: intent 缺失或为空、limit 不在 1..10 范围内，或 region 不是 ISO 国家代码。',
+          '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: intent 缺失或为空、limit 不在 1..10 范围内，或 region 不是 ISO 国家代码。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '429':

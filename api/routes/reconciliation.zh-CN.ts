@@ -11,7 +11,7 @@ export const reconciliationZhCN: LocaleTexts = {
         '200': '已完成的运行：摘要及每类差异的前若干条。',
         '202': '仍在运行；请轮询 status_url（也在 Location 头中）。',
         '400':
-          '`invalid_days`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_days`: days 不是 1..30 的整数（或请求体成员的 JSON 类型错误；消息中会指明该字段）。 `invalid_source`: 不存在该名称的订单来源。 `invalid_as_of`: as_of 不是过去的 ISO 8601 日期时间。',
+          '`invalid_days`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_days`: days 不是 1..30 的整数（或请求体成员的 JSON 类型错误；消息中会指明该字段）。 `invalid_source`: 不存在该名称的订单来源。 `invalid_as_of`: as_of 不是过去的 ISO 8601 日期时间。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
@@ -24,7 +24,8 @@ export const reconciliationZhCN: LocaleTexts = {
       description: '已保存的运行（定时或按需）：运行中时状态为 running 且无摘要；结束后为其摘要及每类差异的前若干条。',
       responses: {
         '200': '对账运行。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_supply_key`: 供给密钥无效或缺失。',
         '404': '`reconciliation_run_not_found`: 不存在该 id 的运行。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',

@@ -19,7 +19,8 @@ export const reportsZhCN: LocaleTexts = {
       },
       responses: {
         '200': '归因报表。',
-        '400': '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_query`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`unauthorized`: 供给密钥或 API 密钥无效或缺失。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
@@ -32,7 +33,7 @@ export const reportsZhCN: LocaleTexts = {
       responses: {
         '200': '结算预览（preview: true）。',
         '400':
-          '`invalid_payload`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `missing_fields`: merchant_id is missing (checked with the registration token, before the body).',
+          '`invalid_payload`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `missing_fields`: merchant_id is missing (checked with the registration token, before the body). `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401':
           '`unauthorized`: 供给密钥或 API 密钥无效或缺失。 `missing_registration_token`: An API key caller did not send X-Merchant-Token.',
         '403':

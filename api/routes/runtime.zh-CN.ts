@@ -11,7 +11,7 @@ export const runtimeZhCN: LocaleTexts = {
         '201': '已完成的运行时，附带关联的意图、提案、匹配会话和匹配令牌。',
         '202': '仍在运行；请轮询 status_url（也在 Location 头中）。',
         '400':
-          '`missing_intent`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。',
+          '`missing_intent`: 缺少必填字段；`fields` 指出该字段。 `invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
@@ -25,7 +25,8 @@ export const runtimeZhCN: LocaleTexts = {
       description: '已存储的运行时：运行中时为目前的步骤（runtime_trace.audit_status 为 `running`）；结束后为最终状态。',
       responses: {
         '200': '运行时。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`runtime_not_found`: 不存在该 id 的运行时。',

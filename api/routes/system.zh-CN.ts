@@ -17,7 +17,8 @@ export const systemZhCN: LocaleTexts = {
       description: '查询参数 locale 选择描述语言（en、zh-CN）；各语言下的路径、方法和字段名完全一致。',
       responses: {
         '200': 'OpenAPI 文档。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
       },
     },
@@ -39,7 +40,8 @@ export const systemZhCN: LocaleTexts = {
       summary: '面向智能体的技能文档',
       responses: {
         '200': '技能文档（Markdown）。',
-        '400': '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
         '404': '`not_found`: 不存在该技能。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
       },
