@@ -4,6 +4,7 @@ import { onboard, type Onboarded } from './helpers/console';
 import { readBody, startLoopback } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
+import { workerPolls } from '../src/temporal/wait';
 
 /**
  * The checkout's plan and confirm wait on the workflow with a deadline (src/temporal/wait.ts,
@@ -41,6 +42,16 @@ beforeAll(async () => {
   productId = p.product_id;
   priceCents = p.price_cents;
 });
+
+/** A worker, once the server has seen it poll (a worker that has just started may not have polled yet). */
+async function startPolling() {
+  const started = await startTestWorker(api.config, api.db);
+  for (const until = Date.now() + 15_000; !(await workerPolls(api.temporal!));) {
+    if (Date.now() > until) throw new Error('the worker never polled within 15 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return started;
+}
 
 afterAll(async () => {
   await worker?.stop();
@@ -106,14 +117,14 @@ describe('checkout waits have deadlines', () => {
     // The worker-presence check answers in about a second; before, the call was held ~78 s.
     expect(took).toBeLessThan(10_000);
 
-    worker = await startTestWorker(api.config, api.db);
+    worker = await startPolling();
     const again = await post('/v1/agentic-checkout', c.plan);
     expect(again.status, again.text).toBe(201);
     expect(again.body.checkout.status).toBe('awaiting_confirmation');
   });
 
   it('confirm after the worker stopped: answered within Prefer: wait (202 + status URL, or 503 no_worker); once a worker polls again the confirm completes', async () => {
-    worker ??= await startTestWorker(api.config, api.db);
+    worker ??= await startPolling();
     const c = await chain();
     const planned = await post('/v1/agentic-checkout', c.plan);
     expect(planned.status, planned.text).toBe(201);
@@ -135,7 +146,7 @@ describe('checkout waits have deadlines', () => {
     }
 
     // A retried confirm joins the first (or makes it) once a worker polls: one confirmed checkout.
-    worker = await startTestWorker(api.config, api.db);
+    worker = await startPolling();
     const done = await post(`/v1/agentic-checkout/${id}/confirm`, c.confirm);
     expect(done.status, done.text).toBe(200);
     expect(done.body.checkout).toMatchObject({ checkout_id: id, status: 'confirmed' });

@@ -12,7 +12,7 @@ const { TaskQueueType, TaskQueueKind } = proto.temporal.api.enums.v1;
  * started within this window has no worker.
  */
 export const WORKER_SEEN_WITHIN_MS = 75_000;
-/** One answer serves every request of the next second or so (healthz, waits): no Describe call per request. */
+/** One answer that a worker polls serves the next second or so (healthz, waits): no Describe call per request. */
 const CACHE_MS = 1000;
 
 export interface WorkerPresence {
@@ -60,6 +60,10 @@ export function workerPresence(t: TemporalHandle, timeoutMs = 1500): Promise<Wor
     }
   })();
   cache.set(t, { at: Date.now(), value });
+  // Only a worker seen is worth keeping: a worker that has just started must be found by the next call.
+  void value.then((p) => {
+    if (!p || p.workflowPollers === 0) cache.delete(t);
+  });
   return value;
 }
 

@@ -40,6 +40,18 @@ afterAll(async () => {
   await db?.destroy();
 });
 
+/**
+ * What a client following the contract does with 409 `idempotency_in_flight` ("retry shortly"): sends
+ * those requests again until the dead request's claim is taken over (its heartbeat stale). Bounded.
+ */
+async function settleInFlight<R extends { body?: any }>(answers: R[], again: (i: number) => Promise<R>): Promise<R[]> {
+  for (let round = 0; round < 30 && answers.some((r) => r.body?.error === 'idempotency_in_flight'); round++) {
+    await sleep(500);
+    answers = await Promise.all(answers.map((r, i) => (r.body?.error === 'idempotency_in_flight' ? again(i) : r)));
+  }
+  return answers;
+}
+
 describe('API SIGKILL with keyed requests in flight', () => {
   it('retries answer within seconds with the same runtimes and intents; no intent, runtime, query or token twice', async () => {
     const product = await stockedProduct(db);
@@ -317,7 +329,10 @@ describe('API SIGKILL after keyed creates committed, before they were answered',
 
       await d.startApi();
       const t0 = Date.now();
-      const retried = await send();
+      const retried = await settleInFlight(await send(), (i) => {
+        const r = requests[i]!;
+        return post(r.path, r.body, { ...r.headers, 'idempotency-key': r.key });
+      });
       console.log(`[faults] keyed creates committed before an API SIGKILL: retries answered within ${Date.now() - t0} ms`);
       const [regs, sessions, created, proposals] = [retried.slice(0, 2), retried.slice(2, 4), retried.slice(4, 6), retried.slice(6)];
       // Taken over, not replayed: the kill left no answer stored.
@@ -424,7 +439,10 @@ describe('API SIGKILL after a keyed decision event and a keyed console key creat
 
     await d.startApi();
     const t0 = Date.now();
-    const retried = await send();
+    const retried = await settleInFlight(await send(), (j) => {
+      const q = requests[j]!;
+      return tryCall(d.url, 'POST', q.path, { token: q.token, body: q.body, headers: { 'idempotency-key': q.key } });
+    });
     console.log(
       `[faults] keyed decision events and key creation committed before an API SIGKILL: retries answered within ${Date.now() - t0} ms`,
     );
