@@ -101,7 +101,8 @@ describe('GET /healthz', () => {
       let body;
       for (let i = 0; i < 40; i++) {
         body = (await call(api.url, 'GET', '/healthz')).body;
-        if (body.worker === 'ok') break;
+        // The workflow and the activity pollers start one after the other: wait for both.
+        if (body.worker === 'ok' && body.pollers?.workflow > 0 && body.pollers?.activity > 0) break;
         await new Promise((r) => setTimeout(r, 250));
       }
       expect(body).toMatchObject({ status: 'ok', worker: 'ok' });
