@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { describeBadInput, findBadInput } from '../src/input-guard';
 import { bodyParser } from '@koa/bodyparser';
 import { AppError } from '../src/errors';
-import { isDatabaseUnavailable } from '../src/db/connect';
+import { databaseUnavailable } from '../src/db/connect';
 import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../src/runtime/client';
 import { preferredWaitMs } from './prefer-wait';
 import { dispatchA2a } from '../src/a2a/dispatch';
@@ -111,14 +111,16 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
     {
       waitMs: preferredWaitMs(ctx.get('prefer'), { defaultS: DEFAULT_WAIT_S, maxS: MAX_WAIT_S }),
       internalError: (err) => {
-        if (isDatabaseUnavailable(err)) {
+        const unavailable = databaseUnavailable(err);
+        if (unavailable) {
+          ctx.deps.logger.warn(
+            { err, reason: unavailable.reason, requestId: ctx.state.requestId, path: ctx.path },
+            `database ${unavailable.reason}`,
+          );
           return {
             code: RPC.SERVER_ERROR,
             message: 'Service temporarily unavailable.',
-            data: {
-              error: 'service_unavailable',
-              message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.',
-            },
+            data: { error: 'service_unavailable', message: unavailable.message },
           };
         }
         ctx.deps.logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled A2A error');

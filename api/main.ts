@@ -20,7 +20,7 @@ async function main() {
   const signingKeys = await loadSigningKeys(config);
   if (signingKeys.ephemeral) logger.warn('MATCH_TOKEN_SIGNING_KEY unset: using a per-process key; tokens will not verify after a restart');
   if (!config.SUPPLY_KEY) logger.warn('SUPPLY_KEY unset: supply-key operations will answer 401');
-  const db = createDb(config.DATABASE_URL!);
+  const db = createDb(config.DATABASE_URL!, { max: config.DB_POOL_MAX });
   await migrateToLatest(db);
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
   const api = await startApi(buildAppDeps({ config, db, temporal, signingKeys, logger }));

@@ -84,7 +84,7 @@ async function main() {
     }
     const config = loadConfig();
 
-    const db = createDb(config.DATABASE_URL!);
+    const db = createDb(config.DATABASE_URL!, { max: config.DB_POOL_MAX });
     stops.push(() => db.destroy());
     await migrateToLatest(db);
     if (!(await db.selectFrom('products').select('product_id').limit(1).executeTakeFirst())) {

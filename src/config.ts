@@ -41,6 +41,8 @@ export const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATABASE_URL: z.string().url().optional(),
+  /** Query connections per process (plus 4 for the generic-plan search statements). */
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^:\s]+:\d+$/, 'must be host:port')

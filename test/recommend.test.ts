@@ -368,6 +368,34 @@ describe('GET /v1/recommend (docs/RECOMMEND.md)', () => {
   });
 });
 
+describe('a database pool with every connection in use', () => {
+  it('answers 503 "Service busy" with Retry-After 1, told apart from a database that cannot be reached', async () => {
+    // One connection, held by an open transaction: the next statement waits the pool's 3 s in vain.
+    const db = createDb(api.config.DATABASE_URL!, { max: 1 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const holder = db.transaction().execute(async (trx) => {
+      await sql`select 1`.execute(trx);
+      await held;
+    });
+    const busy = await startTestApi({ withTemporal: false, db });
+    try {
+      const res = await call(busy.url, 'GET', '/v1/whoami', { token: dev.apiKey });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ error: 'service_unavailable', message: expect.stringContaining('Service busy') });
+      expect(res.headers.get('retry-after')).toBe('1');
+      release();
+      await holder;
+      // The connection is back: the same request succeeds.
+      expect((await call(busy.url, 'GET', '/v1/whoami', { token: dev.apiKey })).status).toBe(200);
+    } finally {
+      release();
+      await busy.close();
+      await db.destroy();
+    }
+  });
+});
+
 describe('recording recommendations', () => {
   /** Real recommendations, captured instead of written, to hand to a recorder under test. */
   async function capture(intents: string[]): Promise<Recommendation[]> {

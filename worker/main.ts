@@ -28,7 +28,7 @@ async function main() {
       },
     });
   }
-  const db = createDb(config.DATABASE_URL!);
+  const db = createDb(config.DATABASE_URL!, { max: config.DB_POOL_MAX });
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
   const { worker, close: closeWorker, addedSearchAttributes, schedules } = await bootWorker({ deps: { db, config }, temporal });
   if (addedSearchAttributes.length) logger.info({ added: addedSearchAttributes }, 'registered search attributes');

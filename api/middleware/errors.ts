@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../../src/errors';
-import { isDatabaseUnavailable } from '../../src/db/connect';
+import { databaseUnavailable } from '../../src/db/connect';
 import type { AppContext, AppState } from '../context';
 
 /** Errors thrown by Koa's own parsers (co-body, http-errors) carry a status and a type. */
@@ -46,11 +46,15 @@ export function renderError(ctx: AppContext, err: unknown): void {
     }
     return;
   }
-  if (isDatabaseUnavailable(err)) {
+  const unavailable = databaseUnavailable(err);
+  if (unavailable) {
     ctx.status = 503;
-    ctx.set('Retry-After', '5');
-    ctx.body = { error: 'service_unavailable', message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.' };
-    ctx.deps.logger.warn({ err, requestId: ctx.state.requestId, path: ctx.path }, 'database unavailable');
+    ctx.set('Retry-After', String(unavailable.retryAfterS));
+    ctx.body = { error: 'service_unavailable', message: unavailable.message };
+    ctx.deps.logger.warn(
+      { err, reason: unavailable.reason, requestId: ctx.state.requestId, path: ctx.path },
+      `database ${unavailable.reason}`,
+    );
     return;
   }
   ctx.status = 500;

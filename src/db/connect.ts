@@ -15,7 +15,10 @@ function createPool(connectionString: string, max: number, options?: string): pg
     options,
     // Fail fast when Postgres is gone so /healthz answers 503 instead of hanging.
     connectionTimeoutMillis: 3000,
-    idleTimeoutMillis: 10_000,
+    // A burst after a quiet spell should find connections open: up to 4 stay open however long they
+    // idle; the rest close after 30 s (a new connection costs a fork and authentication).
+    idleTimeoutMillis: 30_000,
+    min: Math.min(4, max),
   });
   // An idle client losing its connection (Postgres restarted) must not crash the process.
   pool.on('error', () => {});
@@ -100,6 +103,30 @@ const UNAVAILABLE_CODES = new Set([
   '53300',
 ]);
 
+/** pg-pool's error when every connection of the pool stayed checked out for the whole wait. */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/**
+ * Why the database could not serve a statement, as callers are told: `busy` when every connection of
+ * this process's pool stayed in use for the pool's whole wait (load; the database itself answers), or
+ * `unreachable` (refused, dropped, shutting down, too many connections, a new connection timing out).
+ * Both are 503 with Retry-After; telling them apart is what an operator sizing the pool needs.
+ */
+export function databaseUnavailable(err: unknown): { reason: 'busy' | 'unreachable'; message: string; retryAfterS: number } | null {
+  if (!isDatabaseUnavailable(err)) return null;
+  if ((err as { message?: unknown }).message === POOL_WAIT_TIMEOUT)
+    return {
+      reason: 'busy',
+      message: 'Service busy: every database connection of this server is in use. Retry shortly.',
+      retryAfterS: 1,
+    };
+  return {
+    reason: 'unreachable',
+    message: 'Service temporarily unavailable: the database cannot be reached. Retry shortly.',
+    retryAfterS: 5,
+  };
+}
+
 /** True when an error means the database cannot be reached, not that the query was wrong. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown; errors?: unknown[] } | null;
@@ -108,7 +135,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
   // pg-pool's connect timeout and a connection dropped mid-query carry no code.
   const message = typeof e.message === 'string' ? e.message : '';
-  if (/timeout exceeded when trying to connect|Connection terminated/i.test(message)) return true;
+  if (message === POOL_WAIT_TIMEOUT || /Connection terminated/i.test(message)) return true;
   // Node reports a refused dual-stack connect as an AggregateError of the per-address errors.
   return Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable);
 }

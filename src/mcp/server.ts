@@ -3,7 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config';
 import type { Db } from '../db/connect';
-import { isDatabaseUnavailable } from '../db/connect';
+import { databaseUnavailable } from '../db/connect';
 import type { Logger } from '../logger';
 import type { SigningKeys } from '../crypto/signing-keys';
 import type { TemporalHandle } from '../temporal/client';
@@ -296,9 +296,10 @@ function failed(code: string, message: string, details?: Record<string, unknown>
 /** Business errors become tool results with isError (never a transport failure); nothing internal leaks. */
 function errorResult(deps: McpDeps, caller: McpCaller, tool: string, err: unknown): CallToolResult {
   if (err instanceof AppError) return failed(err.code, err.message, err.details);
-  if (isDatabaseUnavailable(err)) {
-    deps.logger.warn({ err, requestId: caller.requestId, tool }, 'database unavailable');
-    return failed('service_unavailable', 'Service temporarily unavailable: the database cannot be reached. Retry shortly.');
+  const unavailable = databaseUnavailable(err);
+  if (unavailable) {
+    deps.logger.warn({ err, reason: unavailable.reason, requestId: caller.requestId, tool }, `database ${unavailable.reason}`);
+    return failed('service_unavailable', unavailable.message);
   }
   deps.logger.error({ err, requestId: caller.requestId, tool }, 'unhandled MCP tool error');
   return failed('internal_error', `Internal error. Quote request id ${caller.requestId} when reporting it.`);

@@ -9,7 +9,7 @@ import {
   buyable,
   checkoutBody,
   confirmBody,
-  countingMerchant,
+  proposingMerchant,
   eventually,
   letters,
   orderMerchant,
@@ -58,20 +58,7 @@ describe('API SIGKILL with keyed requests in flight', () => {
     const tag = letters();
     const merchantId = `m-${tag}`;
     // Holds every answer 1.2 s (well within the 3 s merchant deadline): the runtimes are mid-query when the API dies.
-    const merchant = await countingMerchant(
-      () => ({
-        proposals: [
-          {
-            product_id: product.product_id,
-            offer_title: product.title,
-            price: product.price_cents / 100,
-            currency: 'USD',
-            shipping_commitment: { max_days: 3 },
-          },
-        ],
-      }),
-      1200,
-    );
+    const merchant = await proposingMerchant(product, 1200);
     try {
       const reg = await call(d.url, 'POST', '/v1/merchant/register', {
         token: dev.apiKey,

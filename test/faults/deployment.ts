@@ -113,6 +113,24 @@ export async function countingMerchant(answer: (body: any) => unknown, holdMs = 
   return { server, byStep, requests };
 }
 
+/** A `countingMerchant` that proposes `product` at its catalog price to every runtime query. */
+export function proposingMerchant(product: { product_id: number; title: string; price_cents: number }, holdMs = 0) {
+  return countingMerchant(
+    () => ({
+      proposals: [
+        {
+          product_id: product.product_id,
+          offer_title: product.title,
+          price: product.price_cents / 100,
+          currency: 'USD',
+          shipping_commitment: { max_days: 3 },
+        },
+      ],
+    }),
+    holdMs,
+  );
+}
+
 /** `call` that reports a cut connection (the API was killed) as status 0 instead of throwing. */
 export async function tryCall(
   base: string,

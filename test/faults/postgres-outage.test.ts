@@ -11,7 +11,7 @@ import { freePort } from '../../src/net';
 import { onboard, type Onboarded } from '../helpers/console';
 import { call } from '../helpers/http';
 import { stockedProduct } from '../helpers/catalog';
-import { countingMerchant, eventually, letters, sleep, startDeployment, tryCall, type Deployment } from './deployment';
+import { proposingMerchant, eventually, letters, sleep, startDeployment, tryCall, type Deployment } from './deployment';
 
 /**
  * Postgres stopped for 20 s under commerce-runtime traffic, on a cluster this file owns (embedded
@@ -47,20 +47,7 @@ describe('Postgres stopped 20 s under runtime traffic', () => {
   it('every run ends terminal and consistent in Temporal and Postgres; nothing stored twice; callers answered within seconds', async () => {
     const product = await stockedProduct(db);
     const tag = letters();
-    const merchant = await countingMerchant(
-      () => ({
-        proposals: [
-          {
-            product_id: product.product_id,
-            offer_title: product.title,
-            price: product.price_cents / 100,
-            currency: 'USD',
-            shipping_commitment: { max_days: 3 },
-          },
-        ],
-      }),
-      300,
-    );
+    const merchant = await proposingMerchant(product, 300);
     try {
       const reg = await call(d.url, 'POST', '/v1/merchant/register', {
         token: dev.apiKey,

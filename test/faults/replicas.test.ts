@@ -10,7 +10,7 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
 import type { TestApi } from '../helpers/stack';
 import { housekeepingScheduleId } from '../../src/housekeeping/schedules';
 import { HOUSEKEEPING_WORKFLOWS } from '../../workflows/housekeeping.shared';
-import { apiEnv, countingMerchant, deploymentEnv, eventually, letters, sleep, tryCall } from './deployment';
+import { apiEnv, proposingMerchant, deploymentEnv, eventually, letters, sleep, tryCall } from './deployment';
 
 /**
  * Two API and two worker processes of one deployment (one task queue) against one Temporal and one
@@ -103,20 +103,7 @@ describe('two API and two worker replicas', () => {
     async () => {
       const product = await stockedProduct(db);
       const tag = letters();
-      const merchant = await countingMerchant(
-        () => ({
-          proposals: [
-            {
-              product_id: product.product_id,
-              offer_title: product.title,
-              price: product.price_cents / 100,
-              currency: 'USD',
-              shipping_commitment: { max_days: 3 },
-            },
-          ],
-        }),
-        300,
-      );
+      const merchant = await proposingMerchant(product, 300);
       try {
         const reg = await call(apis[0]!.url, 'POST', '/v1/merchant/register', {
           token: dev.apiKey,
