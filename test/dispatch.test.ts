@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Worker as ReplayWorker } from '@temporalio/worker';
 import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-agent/agent';
 import { workflowIds } from '../src/temporal/names';
@@ -148,7 +149,8 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
       expect(d).toMatchObject({
         state: 'delivered',
         attempts: 1,
-        workflow_id: `delivery-${d.delivery_id}`,
+        // Delivered at the first attempt, which the fan-out sends itself: no run of its own.
+        workflow_id: `surge-${intent.intent_id}`,
         last_attempt: { attempt: 1, outcome: 'delivered' },
       });
     }
@@ -176,17 +178,22 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     const proposals = await call(api.url, 'GET', `/v1/intents/${intent.intent_id}/proposals`, { token: dev.apiKey });
     expect(proposals.body.proposals.map((p: any) => p.merchant_agent_id).sort()).toEqual(merchants.map((m) => m.id).sort());
 
-    // Operators find the runs in Temporal by intent.
+    // Operators find the fan-out in Temporal by intent; a delivery delivered at its first attempt
+    // (sent by the fan-out) never got a run of its own.
     const handle = api.temporal!.client.workflow.getHandle(workflowIds.surge(intent.intent_id));
     expect(await handle.result()).toEqual({ intentId: intent.intent_id, deliveries: 3 });
-    const desc = await api.temporal!.client.workflow.getHandle(queue.deliveries[0].workflow_id).describe();
+    const desc = await handle.describe();
     expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
       expect.arrayContaining([
         ['IntentId', intent.intent_id],
-        ['MerchantId', queue.deliveries[0].merchant_id],
-        ['DeliveryState', 'delivered'],
+        ['FlowStage', 'dispatched'],
       ]),
     );
+    for (const d of queue.deliveries) {
+      await expect(api.temporal!.client.workflow.getHandle(workflowIds.delivery(d.delivery_id, 0)).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
+      );
+    }
   });
 
   it('filters by category tags only when both the merchant and the intent state them', async () => {
