@@ -73,7 +73,9 @@ export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
       const sent = await deliverSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
       started += sent.deliveries;
       next = sent.next;
-      wf.setCurrentDetails(`${started} deliveries: last page ${sent.delivered} delivered at the first attempt, ${sent.runs} handed to a run`);
+      wf.setCurrentDetails(
+        `${started} deliveries: last page ${sent.delivered} delivered at the first attempt, ${sent.runs} handed to a run`,
+      );
     } else {
       const planned = await planSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
       await startDeliveryRuns(planned.deliveries, planned.policy);

@@ -179,7 +179,9 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
       60_000,
       1000,
     );
-    console.log(`[faults] Temporal SIGKILL mid fan-out: every fan-out and delivery workflow closed ${Date.now() - back} ms after the restart`);
+    console.log(
+      `[faults] Temporal SIGKILL mid fan-out: every fan-out and delivery workflow closed ${Date.now() - back} ms after the restart`,
+    );
     expect(statuses.filter(([, st]) => st !== 'COMPLETED')).toEqual([]);
     expect(statuses.filter(([id]) => id.startsWith('surge-'))).toHaveLength(INTENTS);
     // The kill landed mid fan-out: work was left for the restarted server (workflows that closed only
