@@ -132,7 +132,10 @@ try {
   await until(first.intent.intent_id, 'delivered', 120_000);
   const fanOutTotal = performance.now() - t0;
   const dupFirst = [...delivered.values()].filter((n) => n > 1).length;
-  const surge = await temporal.client.workflow.getHandle(`surge-${first.intent.intent_id}`).describe();
+  // The last delivery is recorded before the page's activity reports back: the fan-out closes just after.
+  const surgeHandle = temporal.client.workflow.getHandle(`surge-${first.intent.intent_id}`);
+  await surgeHandle.result();
+  const surge = await surgeHandle.describe();
   const surgeMs = surge.closeTime!.getTime() - surge.startTime.getTime();
 
   // 2. The floor: the same number of POSTs of a real delivery's body, straight from here.

@@ -1,7 +1,11 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import type http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker as ReplayWorker } from '@temporalio/worker';
 import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-agent/agent';
 import { workflowIds } from '../src/temporal/names';
@@ -62,6 +66,14 @@ async function attemptsOf(base: string, deliveryId: string) {
   const res = await supply(base, 'GET', `/v1/merchant/dispatch-queue/${deliveryId}`);
   expect(res.status).toBe(200);
   return res.body as { delivery: any; attempts: any[] };
+}
+
+/** A finished run replays against the current workflow code; recorded for the replay suite (test/temporal.test.ts). */
+async function replayAndRecord(workflowId: string, file: string) {
+  const history = await api.temporal!.client.workflow.getHandle(workflowId).fetchHistory();
+  await ReplayWorker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, workflowId);
+  const target = fileURLToPath(new URL(`./histories/${file}`, import.meta.url));
+  if (process.env.RECORD_HISTORIES || !existsSync(target)) await writeFile(target, `${historyToJSON(history)}\n`);
 }
 
 /** A merchant endpoint that reads the body and answers with what `answer` says for the n-th request. */
@@ -227,9 +239,11 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     expect(new Set(flaky.bodies.map((b) => b.headers['webhook-id']))).toEqual(new Set([d.delivery_id]));
     expect(new Set(flaky.bodies.map((b) => b.body)).size).toBe(1); // the payload is the same on every attempt
 
-    // The history of that run replays deterministically against the current workflow code.
-    const history = await api.temporal!.client.workflow.getHandle(d.workflow_id).fetchHistory();
-    await ReplayWorker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, d.workflow_id);
+    // The run took over after the fan-out's first attempt; its history, and the fan-out's, replay
+    // deterministically against the current workflow code.
+    expect(d.workflow_id).toBe(`delivery-${d.delivery_id}`);
+    await replayAndRecord(d.workflow_id, 'delivery-after-first-attempt.json');
+    await replayAndRecord(workflowIds.surge(intent.intent_id), 'intent-surge-first-attempts.json');
   });
 
   it('dead-letters: a merchant that always fails (schedule exhausted), one that hangs (timeout), one that answers 410 (at once)', async () => {
