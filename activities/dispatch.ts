@@ -25,9 +25,9 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
       let done = 0;
       const beat = setInterval(() => ctx.heartbeat(done), 1000);
       try {
-        const deps = { attempt: attemptDeps, policy: policy(), publicBaseUrl: config.publicBaseUrl, progress: (n: number) => (done = n) };
+        const deps = { attempt: attemptDeps, policy: policy(), publicBaseUrl: config.publicBaseUrl, signal: ctx.cancellationSignal };
         const startRun = (d: PlannedDelivery) => startDeliveryRun(ctx.client, ctx.info.taskQueue, d, deps.policy);
-        return await deliverSurgePage({ ...deps, startRun }, { intentId, after, limit });
+        return await deliverSurgePage({ ...deps, startRun, progress: (n) => (done = n) }, { intentId, after, limit });
       } finally {
         clearInterval(beat);
       }

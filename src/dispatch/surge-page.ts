@@ -17,6 +17,11 @@ export interface SurgePageDeps {
   startRun: (d: PlannedDelivery) => Promise<StartedRun>;
   /** Called after each delivery is settled for this page (the activity heartbeats it). */
   progress: (done: number) => void;
+  /**
+   * Aborted when Temporal has given this page to another attempt (its heartbeat timed out): no new
+   * delivery is taken up, so two attempts of one page do not send side by side for long.
+   */
+  signal: AbortSignal;
 }
 
 /** The run that takes a delivery over after the fan-out's first attempt, from attempt `firstAttempt`. */
@@ -84,8 +89,9 @@ export async function deliverSurgePage(
 
   let next = 0;
   const lane = async () => {
-    while (next < page.deliveries.length) await settle(page.deliveries[next++]!);
+    while (next < page.deliveries.length && !deps.signal.aborted) await settle(page.deliveries[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(FIRST_ATTEMPT_CONCURRENCY, page.deliveries.length) }, lane));
+  deps.signal.throwIfAborted();
   return { deliveries: page.size, delivered, runs, next: page.next };
 }
