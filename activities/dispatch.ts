@@ -3,7 +3,8 @@ import type { ActivityDeps } from './index';
 import { attemptDelivery, deadLetter, type AttemptInput } from '../src/dispatch/attempt';
 import { claimForReplay, planSurgePage, type PlannedDelivery } from '../src/dispatch/deliveries';
 import { startDeliveryRun } from '../src/dispatch/client';
-import type { DeliveryPolicy, StartedRun } from '../workflows/dispatch.shared';
+import { deliverSurgePage } from '../src/dispatch/surge-page';
+import type { DeliveryPolicy, StartedRun, SurgePageResult } from '../workflows/dispatch.shared';
 
 /** Parallel starts per batch: enough to keep the server busy without a burst of thousands. */
 const START_CONCURRENCY = 100;
@@ -11,7 +12,26 @@ const START_CONCURRENCY = 100;
 /** Activities of the dispatch flow (workflows/dispatch.ts): thin wrappers over src/dispatch. */
 export function createDispatchActivities({ db, config }: ActivityDeps) {
   const policy = (): DeliveryPolicy => ({ schedule: config.DISPATCH_RETRY_SCHEDULE, attemptTimeoutMs: config.DISPATCH_TIMEOUT_MS });
+  const attemptDeps = {
+    db,
+    keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
+    allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+    timeoutMs: config.DISPATCH_TIMEOUT_MS,
+  };
   return {
+    /** Records a fan-out page and sends its first attempts; heartbeats progress, also while merchants are slow. */
+    async deliverSurgePage(intentId: string, after: string | null, limit: number): Promise<SurgePageResult> {
+      const ctx = Context.current();
+      let done = 0;
+      const beat = setInterval(() => ctx.heartbeat(done), 1000);
+      try {
+        const deps = { attempt: attemptDeps, policy: policy(), publicBaseUrl: config.publicBaseUrl, signal: ctx.cancellationSignal };
+        const startRun = (d: PlannedDelivery) => startDeliveryRun(ctx.client, ctx.info.taskQueue, d, deps.policy);
+        return await deliverSurgePage({ ...deps, startRun, progress: (n) => (done = n) }, { intentId, after, limit });
+      } finally {
+        clearInterval(beat);
+      }
+    },
     async planSurgePage(intentId: string, after: string | null, limit: number) {
       return { ...(await planSurgePage(db, { intentId, after, limit, publicBaseUrl: config.publicBaseUrl })), policy: policy() };
     },
@@ -33,15 +53,7 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
       await deadLetter(db, deliveryId, reason);
     },
     async attemptDelivery(input: AttemptInput) {
-      return attemptDelivery(
-        {
-          db,
-          keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
-          allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
-          timeoutMs: config.DISPATCH_TIMEOUT_MS,
-        },
-        input,
-      );
+      return attemptDelivery(attemptDeps, input);
     },
   };
 }

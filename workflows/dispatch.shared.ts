@@ -43,6 +43,13 @@ export interface DeliveryInput {
   /** 0 for the first run, n for the n-th replay out of the dead-letter queue. */
   replay: number;
   policy: DeliveryPolicy;
+  /**
+   * Set when the run takes over after the fan-out's own first attempt failed: the step of the retry
+   * schedule its first attempt stands at, and the wait before it (drawn when that attempt failed).
+   * Absent: the run starts the schedule from its first step.
+   */
+  scheduleIndex?: number;
+  firstWaitMs?: number;
 }
 
 /** `details[0]` of the failure a dead-lettered run ends with. */
@@ -60,6 +67,17 @@ export interface DeliveryOutcome {
   deliveryId: string;
   state: DeliveryState;
   attempts: number;
+}
+
+/**
+ * Activity `deliverSurgePage`: one fan-out page sent. `deliveries` counts the page's deliveries,
+ * `delivered` those delivered at the fan-out's first attempt, `runs` those handed to a delivery run.
+ */
+export interface SurgePageResult {
+  deliveries: number;
+  delivered: number;
+  runs: number;
+  next: string | null;
 }
 
 export interface StartedRun {

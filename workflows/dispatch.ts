@@ -37,25 +37,57 @@ const { planSurgePage, claimDeadLetters, startDeliveryRuns } = wf.proxyActivitie
 });
 
 /**
+ * A fan-out page with its first attempts: a page of slow merchants takes a few deadlines
+ * (DISPATCH_TIMEOUT_MS, FIRST_ATTEMPT_CONCURRENCY at once); the activity heartbeats every second, so
+ * a worker killed mid-page is noticed within seconds and the page re-run elsewhere (the delivery rows
+ * say what is left to send), with room for a loaded machine's pauses.
+ */
+const { deliverSurgePage } = wf.proxyActivities<DispatchActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+/**
+ * The fan-out sends each delivery's first attempt itself, a page at a time, and starts a delivery run
+ * only for the deliveries that need one (a retry, or the dead-letter queue). Runs recorded before it
+ * started one delivery run per merchant and still replay that way.
+ */
+export const SURGE_FIRST_ATTEMPTS_PATCH = 'surge-sends-first-attempts';
+
+/**
  * Intent.Surge fan-out: page through the merchants that subscribe to the intent, record a delivery for
- * each and start its delivery run (a workflow of its own, which outlives this one). Thousands of
- * merchants stay cheap: each page is two activities, and the history is renewed every few pages.
+ * each and send it its first attempt; a delivery that is not delivered then gets a delivery run (a
+ * workflow of its own, which outlives this one). Thousands of merchants stay cheap: one activity per
+ * page, and the history is renewed every few pages.
  */
 export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
   const stage = flowStage<SurgeStage>('fan-out');
   stage.set('fan-out');
+  const sendsFirstAttempts = wf.patched(SURGE_FIRST_ATTEMPTS_PATCH);
   let after = input.after ?? null;
   let started = input.started ?? 0;
   for (let page = 0; page < SURGE_PAGES_PER_RUN; page++) {
-    const planned = await planSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
-    await startDeliveryRuns(planned.deliveries, planned.policy);
-    started += planned.deliveries.length;
-    wf.setCurrentDetails(`${started} deliveries started`);
-    if (planned.next === null) {
+    let next: string | null;
+    if (sendsFirstAttempts) {
+      const sent = await deliverSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
+      started += sent.deliveries;
+      next = sent.next;
+      wf.setCurrentDetails(
+        `${started} deliveries: last page ${sent.delivered} delivered at the first attempt, ${sent.runs} handed to a run`,
+      );
+    } else {
+      const planned = await planSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
+      await startDeliveryRuns(planned.deliveries, planned.policy);
+      started += planned.deliveries.length;
+      next = planned.next;
+      wf.setCurrentDetails(`${started} deliveries started`);
+    }
+    if (next === null) {
       stage.set('dispatched');
       return { intentId: input.intentId, deliveries: started };
     }
-    after = planned.next;
+    after = next;
   }
   return wf.continueAsNew<typeof intentSurge>({ ...input, after, started });
 }
@@ -71,6 +103,9 @@ export const DLQ_FAILS_PATCH = 'delivery-dlq-fails-run';
  * One merchant's copy of an Intent.Surge: attempt, wait out the retry schedule, attempt again, until
  * the merchant answers 2xx (delivered) or the schedule runs out or the endpoint says 410 (dlq). The
  * run then ends; a replay out of the dead-letter queue is a new run, `delivery-<id>-replay-<n>`.
+ * A run that takes over after the fan-out's own first attempt starts at attempt 2 with its wait
+ * (`scheduleIndex`, `firstWaitMs`); one started for a delivery the fan-out dead-lettered finds it so
+ * and ends Failed.
  */
 export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
   // A local activity: the attempt runs inside the workflow task, which halves the server round trips
@@ -105,7 +140,9 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     return { deliveryId: input.deliveryId, state: 'dlq', attempts };
   };
 
-  let waitMs = attemptDelayMs(input.policy.schedule, 0, Math.random) ?? 0;
+  // (Inputs without scheduleIndex come from runs recorded before the fan-out sent first attempts.)
+  const scheduleIndex = input.scheduleIndex ?? 0;
+  let waitMs = input.scheduleIndex === undefined ? (attemptDelayMs(input.policy.schedule, 0, Math.random) ?? 0) : (input.firstWaitMs ?? 0);
   for (let i = 0; ; i++) {
     if (waitMs > 0) {
       wf.setCurrentDetails(`attempt ${input.firstAttempt + i} in ${Math.round(waitMs / 1000)} s`);
@@ -118,7 +155,7 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
         attempt: input.firstAttempt + i,
         replay: input.replay,
         schedule: input.policy.schedule,
-        scheduleIndex: i,
+        scheduleIndex: scheduleIndex + i,
         random: Math.random(),
       });
     } catch (err) {

@@ -58,7 +58,8 @@ export const dispatchZhCN: LocaleTexts = {
     },
     Delivery: {
       delivery_id: '也是每次尝试的 webhook-id 请求头。',
-      workflow_id: '当前运行对应的 Temporal 工作流（delivery-<id>[-replay-<n>]）。',
+      workflow_id:
+        '当前发送或最后一次发送它的 Temporal 工作流：首次尝试由意图的扇出工作流（surge-<intent_id>）发送；首次尝试未送达或被重放后，由它自己的运行（delivery-<id>[-replay-<n>]）发送。',
     },
     DeliveryAttempt: {
       replay: '0：首次运行；n：从死信队列的第 n 次重放。',

@@ -80,6 +80,7 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
       'd.state',
       'd.endpoint',
       'd.payload',
+      'd.dlq_reason',
       'm.status as merchant_status',
       'm.webhook_secret_sealed',
     ])
@@ -87,8 +88,9 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
     .executeTakeFirst();
   if (!d) return { state: 'dlq', outcome: 'skipped', statusCode: null, error: 'delivery not found', nextDelayMs: null };
   // A delivery is sent until it is delivered, never after (a re-run activity or replay finds it done).
+  // A dead-lettered one says why, for the run that ends on it (the fan-out dead-lettered it first).
   if (d.state === 'delivered' || d.state === 'dlq')
-    return { state: d.state, outcome: 'skipped', statusCode: null, error: null, nextDelayMs: null };
+    return { state: d.state, outcome: 'skipped', statusCode: null, error: d.dlq_reason, nextDelayMs: null };
   // Parked unsent: what stands in the way is not the merchant's answer.
   const parkUnsent = async (reason: string): Promise<AttemptResult> => {
     await deadLetter(db, input.deliveryId, reason);

@@ -126,7 +126,7 @@ export async function startMissedSurges(
 }
 
 /**
- * Starts one delivery run as a top-level workflow (from the fan-out's activity, with the worker's own
+ * Starts one delivery run as a top-level workflow (from the fan-out's or the replay's activity, with the worker's own
  * client): independent starts go through the server in parallel, where child-workflow starts would
  * queue on the parent's history. Eager start hands the run's first task straight to this worker.
  * Repeating it starts nothing twice (workflow ids are the delivery's; duplicates rejected).
@@ -145,6 +145,7 @@ export async function startDeliveryRun(client: Client, taskQueue: string, d: Pla
           firstAttempt: d.first_attempt,
           replay: d.replay,
           policy,
+          ...(d.schedule_index !== undefined && { scheduleIndex: d.schedule_index, firstWaitMs: d.first_wait_ms ?? 0 }),
         },
       ],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -28,26 +28,41 @@ export interface PlannedDelivery {
   /** Attempt number of this run's first attempt (attempts continue counting across replays). */
   first_attempt: number;
   replay: number;
+  /**
+   * A run that takes over after the fan-out's own first attempt failed: where in the retry schedule
+   * it starts and how long it waits before its first attempt (drawn when that attempt failed).
+   */
+  schedule_index?: number;
+  first_wait_ms?: number;
+}
+
+/** A delivery of a fan-out page that is not delivered yet, as the fan-out's first attempt finds it. */
+export interface OpenDelivery {
+  delivery_id: string;
+  merchant_id: string;
+  intent_id: string;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: Date | null;
 }
 
 /**
- * One page of the fan-out: the merchants subscribed to the intent (src/dispatch/subscribers.ts), in
- * merchant_id order after `after`. Each gets its delivery row (created once: re-planning a page
- * returns the same delivery ids). Only
- * deliveries nobody has attempted yet are handed back, so a re-run fan-out never sends twice.
+ * Records one page of the fan-out: the merchants subscribed to the intent (src/dispatch/subscribers.ts),
+ * in merchant_id order after `after`, each with its delivery row (created once: recording a page again
+ * keeps the same delivery ids). Null when the intent is gone.
  */
-export async function planSurgePage(
+async function recordSurgePage(
   db: Db,
   opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
-): Promise<{ deliveries: PlannedDelivery[]; next: string | null }> {
+): Promise<{ merchantIds: string[]; next: string | null }> {
   const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', opts.intentId).executeTakeFirst();
-  if (!intent) return { deliveries: [], next: null };
+  if (!intent) return { merchantIds: [], next: null };
   const merchants = await subscribedMerchants(db, intent)
     .select(['merchant_id', 'agent_endpoint', 'workflow_context'])
     .$if(opts.after !== null, (q) => q.where('merchant_id', '>', opts.after!))
     .limit(opts.limit)
     .execute();
-  if (!merchants.length) return { deliveries: [], next: null };
+  if (!merchants.length) return { merchantIds: [], next: null };
 
   const now = new Date();
   const view = intentView(intent);
@@ -79,24 +94,59 @@ export async function planSurgePage(
     .values(rows)
     .onConflict((oc) => oc.columns(['intent_id', 'merchant_id']).doNothing())
     .execute();
-  const stored = await db
+  return {
+    merchantIds: merchants.map((m) => m.merchant_id),
+    next: merchants.length < opts.limit ? null : merchants.at(-1)!.merchant_id,
+  };
+}
+
+/** This page's deliveries of the intent that no replay has taken over, in merchant_id order. */
+const pageDeliveries = (db: Db, intentId: string, merchantIds: string[]) =>
+  db
     .selectFrom('deliveries')
+    .where('intent_id', '=', intentId)
+    .where('merchant_id', 'in', merchantIds)
+    .where('replays', '=', 0)
+    .orderBy('merchant_id');
+
+/**
+ * One page of the fan-out whose deliveries each get a run (fan-outs recorded before the fan-out sent
+ * first attempts itself). Only deliveries nobody has attempted yet are handed back, so a re-run
+ * fan-out never sends twice.
+ */
+export async function planSurgePage(
+  db: Db,
+  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
+): Promise<{ deliveries: PlannedDelivery[]; next: string | null }> {
+  const page = await recordSurgePage(db, opts);
+  if (!page.merchantIds.length) return { deliveries: [], next: null };
+  const stored = await pageDeliveries(db, opts.intentId, page.merchantIds)
     .select(['delivery_id', 'merchant_id', 'intent_id'])
-    .where('intent_id', '=', intent.intent_id)
-    .where(
-      'merchant_id',
-      'in',
-      merchants.map((m) => m.merchant_id),
-    )
     .where('state', '=', 'pending')
     .where('attempts', '=', 0)
-    .where('replays', '=', 0)
-    .orderBy('merchant_id')
     .execute();
   return {
     deliveries: stored.map((d) => ({ ...d, workflow_id: workflowIds.delivery(d.delivery_id, 0), first_attempt: 1, replay: 0 })),
-    next: merchants.length < opts.limit ? null : merchants.at(-1)!.merchant_id,
+    next: page.next,
   };
+}
+
+/**
+ * One page of the fan-out for the fan-out's own first attempts: every delivery of the page not yet
+ * delivered, whatever its state (`size`: the page's deliveries, delivered ones included), so a re-run after a worker crash sees what the last run left (see
+ * src/dispatch/surge-page.ts).
+ */
+export async function openSurgePage(
+  db: Db,
+  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
+): Promise<{ deliveries: OpenDelivery[]; size: number; next: string | null }> {
+  const page = await recordSurgePage(db, opts);
+  if (!page.merchantIds.length) return { deliveries: [], size: 0, next: null };
+  const open = await pageDeliveries(db, opts.intentId, page.merchantIds)
+    .select(['delivery_id', 'merchant_id', 'intent_id', 'state', 'attempts', 'next_attempt_at'])
+    .where('state', '!=', 'delivered')
+    .execute();
+  return { deliveries: open, size: page.merchantIds.length, next: page.next };
 }
 
 /**
@@ -211,6 +261,17 @@ export function attemptView(a: AttemptRow) {
   };
 }
 
+/**
+ * The workflow that sends the delivery now, or sent it last: the fan-out (`surge-<intent_id>`) for
+ * the first attempt, and the delivery's own run once it has one, which is when its first attempt did
+ * not deliver (a retry waits in it; a dead letter ends it Failed) or it was replayed. (Deliveries
+ * recorded before the fan-out sent first attempts all had runs: those delivered at attempt 1 show the fan-out.)
+ */
+export function deliveryWorkflowId(d: Pick<DeliveryRow, 'delivery_id' | 'intent_id' | 'state' | 'attempts' | 'replays'>): string {
+  const ownRun = d.replays > 0 || d.attempts > 1 || d.state === 'dlq' || (d.state === 'pending' && d.attempts === 1);
+  return ownRun ? workflowIds.delivery(d.delivery_id, d.replays) : workflowIds.surge(d.intent_id);
+}
+
 export function deliveryView(d: DeliveryRow, lastAttempt: AttemptRow | null) {
   return {
     delivery_id: d.delivery_id,
@@ -220,7 +281,7 @@ export function deliveryView(d: DeliveryRow, lastAttempt: AttemptRow | null) {
     endpoint: d.endpoint,
     attempts: d.attempts,
     replays: d.replays,
-    workflow_id: workflowIds.delivery(d.delivery_id, d.replays),
+    workflow_id: deliveryWorkflowId(d),
     next_attempt_at: iso(d.next_attempt_at),
     last_attempt_at: iso(d.last_attempt_at),
     delivered_at: iso(d.delivered_at),

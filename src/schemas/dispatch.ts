@@ -32,7 +32,11 @@ export const Delivery = z
     endpoint: z.string(),
     attempts: z.number().int(),
     replays: z.number().int(),
-    workflow_id: z.string().meta({ description: 'The Temporal workflow of the current run (delivery-<id>[-replay-<n>]).' }),
+    workflow_id: z.string().meta({
+      description:
+        "The Temporal workflow that sends it now or sent it last: the intent's fan-out (surge-<intent_id>) for the first attempt; " +
+        'its own run (delivery-<id>[-replay-<n>]) once the first attempt did not deliver, or after a replay.',
+    }),
     next_attempt_at: isoDateTime.nullable(),
     last_attempt_at: isoDateTime.nullable(),
     delivered_at: isoDateTime.nullable(),

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { createDb, type Db } from '../../src/db/connect';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../../src/net';
@@ -151,30 +152,41 @@ describe('Temporal dev server SIGKILLed and restarted mid fan-out', () => {
     expect(delivered).toHaveLength(total);
     for (const row of delivered) expect(Number(row.n)).toBe(1);
 
-    // Temporal agrees: every delivery's workflow Completed (none left running, none failed). An attempt
-    // whose completion the dead server never received is retried after its start-to-close timeout
-    // (DISPATCH_TIMEOUT_MS + 10 s) and finds the delivery delivered: nothing is sent again.
+    // Temporal agrees: every intent's fan-out Completed, and so did every delivery run (a delivery gets
+    // one only when the fan-out's first attempt did not deliver it; none left running, none failed). A
+    // page whose completion the dead server never received is re-run once its heartbeat times out and
+    // finds its deliveries delivered: nothing is sent again.
     expect(deliveries.every((r) => r.replays === 0)).toBe(true);
-    const ids = deliveries.map((r) => workflowIds.delivery(r.delivery_id, 0));
+    const ids = [...intentIds.map((id) => workflowIds.surge(id)), ...deliveries.map((r) => workflowIds.delivery(r.delivery_id, 0))];
     const statuses = await eventually(
-      'every delivery workflow closed',
+      'every fan-out and delivery workflow closed',
       async () => {
         const all = await Promise.all(
           ids.map(async (id) => {
-            const desc = await d.temporal.workflow.getHandle(id).describe();
-            return [id, desc.status.name, desc.closeTime?.getTime() ?? 0] as const;
+            const desc = await d.temporal.workflow
+              .getHandle(id)
+              .describe()
+              .catch((err: unknown) => {
+                if (err instanceof WorkflowNotFoundError && id.startsWith('delivery-')) return null; // delivered by the fan-out
+                throw err;
+              });
+            return desc && ([id, desc.status.name, desc.closeTime?.getTime() ?? 0] as const);
           }),
         );
-        return all.every(([, st]) => st !== 'RUNNING') ? all : null;
+        const runs = all.filter((x) => x !== null);
+        return runs.every(([, st]) => st !== 'RUNNING') ? runs : null;
       },
       60_000,
       1000,
     );
-    console.log(`[faults] Temporal SIGKILL mid fan-out: every delivery workflow closed ${Date.now() - back} ms after the restart`);
+    console.log(
+      `[faults] Temporal SIGKILL mid fan-out: every fan-out and delivery workflow closed ${Date.now() - back} ms after the restart`,
+    );
     expect(statuses.filter(([, st]) => st !== 'COMPLETED')).toEqual([]);
-    // The kill landed mid fan-out: work was left for the restarted server (deliveries whose workflow
-    // closed only after the restart; their attempts may have finished while it was down).
-    expect(statuses.filter(([, , closedAt]) => closedAt >= back).length, 'delivery workflows closed after the restart').toBeGreaterThan(0);
+    expect(statuses.filter(([id]) => id.startsWith('surge-'))).toHaveLength(INTENTS);
+    // The kill landed mid fan-out: work was left for the restarted server (workflows that closed only
+    // after the restart; their deliveries may have finished while it was down).
+    expect(statuses.filter(([, , closedAt]) => closedAt >= back).length, 'workflows closed after the restart').toBeGreaterThan(0);
     expect(seen.filter((s) => byId.has(s.webhookId))).toHaveLength(mine.length); // still nothing sent again
   }, 150_000);
 });
