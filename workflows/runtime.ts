@@ -57,9 +57,10 @@ export const LOCAL_BOOKKEEPING_PATCH = 'runtime-local-bookkeeping';
 /**
  * From this patch on a run is one workflow task: the merchants of the query step are asked at once
  * by one local activity (their latencies overlap; each query is still its own AgentStep, recorded in
- * merchant order), and the stage is written to `FlowStage` (with `IntentId`) once, when the run ends;
- * on the way it is the run's Current Details, which cost no history event. The earlier patches are
- * implied by it (no markers of their own). Runs started before it replay their old commands.
+ * merchant order), and the stage is written to `FlowStage` once, when the run ends (`IntentId` too,
+ * unless the start set it); on the way it is the run's Current Details, which cost no history event.
+ * The earlier patches are implied by it (no markers of their own). Runs started before it replay
+ * their old commands.
  */
 export const RUNTIME_ONE_TASK_PATCH = 'runtime-merchants-at-once';
 const remoteBookkeeping = wf.proxyActivities<RuntimeActivities>(bookkeepingOptions);
@@ -78,6 +79,8 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
   const oneTask = wf.patched(RUNTIME_ONE_TASK_PATCH);
   const local = oneTask || wf.patched(LOCAL_BOOKKEEPING_PATCH);
   const visible = () => oneTask || wf.patched(RUNTIME_VISIBILITY_PATCH);
+  // What the start already wrote (src/runtime/client.ts starts a run with its intent's id): not written again.
+  const atStart = { memo: wf.workflowInfo().memo?.intent_id, searchAttribute: wf.workflowInfo().typedSearchAttributes.get(SA.IntentId) };
   const bookkeeping = local ? localBookkeeping : remoteBookkeeping;
   const finishing = local ? localFinish : remoteFinish;
   // The merchant call's own deadline bounds one attempt; a little more covers the bookkeeping around
@@ -119,7 +122,11 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     out.stage = finalStage;
     out.auditStatus = audit;
     if (oneTask)
-      current.set(finalStage, detailsOf(finalStage, note ?? audit), out.intentId ? [{ key: SA.IntentId, value: out.intentId }] : []);
+      current.set(
+        finalStage,
+        detailsOf(finalStage, note ?? audit),
+        out.intentId && out.intentId !== atStart.searchAttribute ? [{ key: SA.IntentId, value: out.intentId }] : [],
+      );
     else stage(finalStage, note ?? audit);
     await finishing.finishRuntime({
       runtimeId,
@@ -138,7 +145,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     const resolved = await bookkeeping.resolveRuntimeIntent({ runtimeId, index: index++ });
     out.intentId = resolved.intentId;
     if (!oneTask) wf.upsertSearchAttributes([{ key: SA.IntentId, value: resolved.intentId }]);
-    if (visible()) wf.upsertMemo({ intent_id: resolved.intentId });
+    if (visible() && !(oneTask && atStart.memo === resolved.intentId)) wf.upsertMemo({ intent_id: resolved.intentId });
 
     stage('querying_merchants');
     // One call asks every merchant the loop below can reach: those within the merchant-query and
