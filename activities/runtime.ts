@@ -11,7 +11,7 @@ import {
   resolveRuntimeIntent,
   type StepRef,
 } from '../src/runtime/steps';
-import { queryMerchantAgent, type MerchantQuery } from '../src/runtime/merchant-query';
+import { queryMerchantAgent, queryMerchantAgents, type MerchantQueries, type MerchantQuery } from '../src/runtime/merchant-query';
 
 /**
  * A business failure (AppError) as a non-retryable ApplicationFailure typed with its error code: the
@@ -37,6 +37,8 @@ export function createRuntimeActivities(deps: ActivityDeps) {
     resolveRuntimeIntent: (s: StepRef) => businessErrors(() => resolveRuntimeIntent(d, s)),
     /** Step `merchant_query`: a slow, failing or malformed merchant is a recorded step, not an error. */
     queryMerchantAgent: (s: MerchantQuery) => queryMerchantAgent(d, s),
+    /** Steps `merchant_query` of the merchants that fit the budgets, asked at once, recorded in merchant order. */
+    queryMerchantAgents: (q: MerchantQueries) => queryMerchantAgents(d, q),
     /** Step `catalog_query`: when no merchant proposed, the gateway catalog offers its best match. */
     queryCatalog: (s: StepRef & { intentId: string }) => businessErrors(() => queryCatalog(d, s)),
     /** Step `rank`: a match session over the collected proposals; the chosen one is the best not high-risk. */

@@ -236,6 +236,64 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     expect(rt.match_token).not.toBeNull();
   });
 
+  it('merchants asked at once, steps as one at a time: a first merchant offering 2 of max_proposal_versions 2 ends collecting; only its round was asked', async () => {
+    const tag = letters();
+    const ids = [`m-${tag}-a`, `m-${tag}-b`, `m-${tag}-c`];
+    const two = await merchantAgent(() => ({ proposals: [...offer(catalogPrice()).proposals, ...offer(catalogPrice() + 1).proposals] }));
+    const second = await merchantAgent(() => offer(catalogPrice()));
+    const third = await merchantAgent(() => offer(catalogPrice()));
+    for (const [i, m] of [two, second, third].entries()) await register(ids[i]!, m.server.url, [tag]);
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { max_proposal_versions: 2 } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.runtime_trace).toMatchObject({
+      audit_status: 'budget_exhausted:max_proposal_versions',
+      consumed: { merchant_queries: 1, proposal_versions: 2 },
+    });
+    expect(rt.agent_steps.filter((s: any) => s.kind === 'merchant_query').map((s: any) => [s.index, s.agent_id])).toEqual([[1, ids[0]]]);
+    // One round of two merchants (the proposal versions left), each told that budget: the second
+    // merchant's answer is not recorded (one at a time it would not have been asked), the third was not asked.
+    expect(two.bodies.map((b) => b.body.data.max_proposals)).toEqual([2]);
+    expect(second.bodies).toHaveLength(1);
+    expect(third.bodies).toHaveLength(0);
+
+    // The activity retried: the recorded step answers, no merchant is asked again.
+    const activities = createRuntimeActivities({ db: api.db, config: api.config });
+    const again = await activities.queryMerchantAgents({
+      runtimeId: rt.runtime_session.runtime_id,
+      index: 1,
+      intentId: rt.intent.intent_id,
+      merchantIds: ids,
+      maxProposals: 2,
+      deadlineMs: 3000,
+    });
+    expect(again).toEqual([{ status: 'succeeded', proposalIds: expect.any(Array), dropped: 0 }]);
+    expect(again[0]!.proposalIds).toHaveLength(2);
+    expect([two.bodies.length, second.bodies.length, third.bodies.length]).toEqual([1, 1, 0]);
+  });
+
+  it('merchants asked in rounds: one proposing nothing leaves the budget to the next, which is asked in a second round', async () => {
+    const tag = letters();
+    const ids = [`m-${tag}-a`, `m-${tag}-b`, `m-${tag}-c`];
+    const empty = await merchantAgent(() => ({ proposals: [] }));
+    const second = await merchantAgent(() => offer(catalogPrice()));
+    const third = await merchantAgent(() => offer(catalogPrice()));
+    for (const [i, m] of [empty, second, third].entries()) await register(ids[i]!, m.server.url, [tag]);
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag), commerce_budget: { max_proposal_versions: 1 } });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    expect(rt.runtime_trace).toMatchObject({
+      audit_status: 'budget_exhausted:max_proposal_versions',
+      consumed: { merchant_queries: 2, proposal_versions: 1 },
+    });
+    expect(rt.agent_steps.filter((s: any) => s.kind === 'merchant_query').map((s: any) => [s.index, s.agent_id, s.status])).toEqual([
+      [1, ids[0], 'succeeded'],
+      [2, ids[1], 'succeeded'],
+    ]);
+    expect([empty.bodies.length, second.bodies.length, third.bodies.length]).toEqual([1, 1, 0]);
+    expect(rt.proposal.merchant_agent_id).toBe(ids[1]);
+  });
+
   it('require_user_confirmation_before_payment false: goes on to authorize payment', async () => {
     const tag = letters();
     const good = await merchantAgent(() => offer(catalogPrice()));

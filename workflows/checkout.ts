@@ -19,6 +19,13 @@ export const LOCAL_DB_STEPS_PATCH = 'checkout-local-db-steps';
  * failure. Runs recorded before it replay the old commands (test/histories).
  */
 export const CHECKOUT_SAGA_PATCH = 'checkout-modes-saga-visibility';
+/**
+ * From this patch on the search attributes are written only where the run waits or ends: `MerchantId`
+ * with `FlowStage=awaiting_confirmation` in one upsert, then the final stage; `confirming` lasts one
+ * workflow task and shows in Current Details only. The two patches above are implied by it (no
+ * markers of their own). Runs recorded before it replay the old commands (test/histories).
+ */
+export const CHECKOUT_FEWER_UPSERTS_PATCH = 'checkout-fewer-upserts';
 
 /**
  * A business rejection: `type` is the error code, details[0] the next action when there is one. The
@@ -38,7 +45,8 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   } as const;
   // The Postgres steps are short: as local activities they skip two server round trips each
   // (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
-  const local = wf.patched(LOCAL_DB_STEPS_PATCH);
+  const fewerUpserts = wf.patched(CHECKOUT_FEWER_UPSERTS_PATCH);
+  const local = fewerUpserts || wf.patched(LOCAL_DB_STEPS_PATCH);
   const db = local ? wf.proxyLocalActivities<CheckoutActivities>(dbOptions) : wf.proxyActivities<CheckoutActivities>(dbOptions);
   // Steps after the buyer's confirm (authorize, void + fail, settle, hand off to the site) must not be
   // skipped because Postgres was away a while: they retry until it is back.
@@ -57,7 +65,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
       nonRetryableErrorTypes: ['merchant_handoff_rejected'],
     },
   });
-  const saga = wf.patched(CHECKOUT_SAGA_PATCH);
+  const saga = fewerUpserts || wf.patched(CHECKOUT_SAGA_PATCH);
 
   const stage = flowStage<CheckoutStage>('planning');
   let planned: PlanResult | undefined;
@@ -121,7 +129,8 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   const plan = planned.checkout.plan;
   // Runs from before checkout modes have no mode in their plan: theirs was always a handoff.
   const mode = saga ? (plan.checkout_mode ?? 'agent_handoff') : 'agent_handoff';
-  wf.upsertSearchAttributes([{ key: SA.MerchantId, value: plan.merchant_id }]);
+  const merchantId = [{ key: SA.MerchantId, value: plan.merchant_id }];
+  if (!fewerUpserts) wf.upsertSearchAttributes(merchantId);
   if (saga) {
     // The business keys, on the run itself (the UI's Memo; `temporal workflow describe`).
     wf.upsertMemo({
@@ -135,7 +144,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
       buyer_agent_id: plan.buyer_agent_id,
     });
   }
-  stage.set('awaiting_confirmation');
+  stage.set('awaiting_confirmation', undefined, fewerUpserts ? merchantId : []);
   details(`${mode} plan ${plan.amount} ${plan.currency} from ${plan.merchant_id}, expires ${plan.expires_at}`);
 
   const asked = await wf.condition(() => confirmRequest !== undefined, Math.max(1, Date.parse(plan.expires_at) - Date.now()));
@@ -147,7 +156,8 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     return { checkoutId: req.checkoutId, status: 'expired' };
   }
 
-  stage.set('confirming');
+  if (fewerUpserts) stage.claim('confirming');
+  else stage.set('confirming');
   if (mode === 'merchant_redirect') {
     // The seller has no agent to take the order: no payment, the buyer continues on the product page.
     details(`handing the buyer to ${plan.merchant_id}'s product page (no payment by the gateway)`);

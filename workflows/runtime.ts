@@ -54,6 +54,15 @@ function nextAction(code: string): string {
  * trips each (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
  */
 export const LOCAL_BOOKKEEPING_PATCH = 'runtime-local-bookkeeping';
+/**
+ * From this patch on a run is one workflow task: the merchants of the query step are asked at once
+ * by one local activity (their latencies overlap; each query is still its own AgentStep, recorded in
+ * merchant order), and the stage is written to `FlowStage` once, when the run ends (`IntentId` too,
+ * unless the start set it); on the way it is the run's Current Details, which cost no history event.
+ * The earlier patches are implied by it (no markers of their own). Runs started before it replay
+ * their old commands.
+ */
+export const RUNTIME_ONE_TASK_PATCH = 'runtime-merchants-at-once';
 const remoteBookkeeping = wf.proxyActivities<RuntimeActivities>(bookkeepingOptions);
 const localBookkeeping = wf.proxyLocalActivities<RuntimeActivities>(bookkeepingOptions);
 const remoteFinish = wf.proxyActivities<RuntimeActivities>(finishOptions);
@@ -67,7 +76,11 @@ const localFinish = wf.proxyLocalActivities<RuntimeActivities>(finishOptions);
  */
 export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutcome> {
   const { budget, runtimeId } = input;
-  const local = wf.patched(LOCAL_BOOKKEEPING_PATCH);
+  const oneTask = wf.patched(RUNTIME_ONE_TASK_PATCH);
+  const local = oneTask || wf.patched(LOCAL_BOOKKEEPING_PATCH);
+  const visible = () => oneTask || wf.patched(RUNTIME_VISIBILITY_PATCH);
+  // What the start already wrote (src/runtime/client.ts starts a run with its intent's id): not written again.
+  const atStart = { memo: wf.workflowInfo().memo?.intent_id, searchAttribute: wf.workflowInfo().typedSearchAttributes.get(SA.IntentId) };
   const bookkeeping = local ? localBookkeeping : remoteBookkeeping;
   const finishing = local ? localFinish : remoteFinish;
   // The merchant call's own deadline bounds one attempt; a little more covers the bookkeeping around
@@ -93,11 +106,9 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
   const collected: string[] = [];
   const current = flowStage<RuntimeStage>('queued');
   /** The stage, with the budget consumed so far as the run's Current Details. */
-  const stage = (s: RuntimeStage, note?: string) =>
-    current.set(
-      s,
-      `${s}: ${consumed.iterations}/${budget.max_agent_iterations} iterations, ${consumed.merchant_queries}/${budget.max_merchant_queries} merchant queries, ${consumed.proposal_versions}/${budget.max_proposal_versions} proposal versions${out.intentId ? `; intent ${out.intentId}` : ''}${note ? `; ${note}` : ''}`,
-    );
+  const detailsOf = (s: RuntimeStage, note?: string) =>
+    `${s}: ${consumed.iterations}/${budget.max_agent_iterations} iterations, ${consumed.merchant_queries}/${budget.max_merchant_queries} merchant queries, ${consumed.proposal_versions}/${budget.max_proposal_versions} proposal versions${out.intentId ? `; intent ${out.intentId}` : ''}${note ? `; ${note}` : ''}`;
+  const stage = (s: RuntimeStage, note?: string) => (oneTask ? current.show(s, detailsOf(s, note)) : current.set(s, detailsOf(s, note)));
   /** True when one more AgentStep fits the iteration budget; otherwise the loop stops there. */
   const step = () => {
     if (consumed.iterations < budget.max_agent_iterations) {
@@ -110,7 +121,13 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
   const finish = async (finalStage: RuntimeStage, audit: string, note?: string) => {
     out.stage = finalStage;
     out.auditStatus = audit;
-    stage(finalStage, note ?? audit);
+    if (oneTask)
+      current.set(
+        finalStage,
+        detailsOf(finalStage, note ?? audit),
+        out.intentId && out.intentId !== atStart.searchAttribute ? [{ key: SA.IntentId, value: out.intentId }] : [],
+      );
+    else stage(finalStage, note ?? audit);
     await finishing.finishRuntime({
       runtimeId,
       stage: finalStage,
@@ -127,11 +144,34 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     step();
     const resolved = await bookkeeping.resolveRuntimeIntent({ runtimeId, index: index++ });
     out.intentId = resolved.intentId;
-    wf.upsertSearchAttributes([{ key: SA.IntentId, value: resolved.intentId }]);
-    if (wf.patched(RUNTIME_VISIBILITY_PATCH)) wf.upsertMemo({ intent_id: resolved.intentId });
+    if (!oneTask) wf.upsertSearchAttributes([{ key: SA.IntentId, value: resolved.intentId }]);
+    if (visible() && !(oneTask && atStart.memo === resolved.intentId)) wf.upsertMemo({ intent_id: resolved.intentId });
 
     stage('querying_merchants');
-    for (const merchantId of resolved.merchants) {
+    // One call asks every merchant the loop below can reach: those within the merchant-query and
+    // iteration budgets, while proposal versions are left. The loop then counts their recorded steps
+    // exactly as it counts one query at a time (merchantsAtOnce says which steps get recorded).
+    const reachable = Math.min(budget.max_merchant_queries - consumed.merchant_queries, budget.max_agent_iterations - consumed.iterations);
+    const asked =
+      oneTask && consumed.proposal_versions < budget.max_proposal_versions ? resolved.merchants.slice(0, Math.max(0, reachable)) : [];
+    const answers = asked.length
+      ? await wf
+          .proxyLocalActivities<RuntimeActivities>({
+            // Every round of merchants is bounded by their deadline; a little more covers the bookkeeping.
+            startToCloseTimeout: input.merchantDeadlineMs * asked.length + 15_000,
+            scheduleToCloseTimeout: RUNTIME_DEADLINE,
+            retry: untilPostgresAnswers,
+          })
+          .queryMerchantAgents({
+            runtimeId,
+            index,
+            intentId: resolved.intentId,
+            merchantIds: asked,
+            maxProposals: budget.max_proposal_versions - consumed.proposal_versions,
+            deadlineMs: input.merchantDeadlineMs,
+          })
+      : [];
+    for (const [j, merchantId] of resolved.merchants.entries()) {
       if (consumed.merchant_queries >= budget.max_merchant_queries) {
         exhausted = 'max_merchant_queries';
         break;
@@ -141,14 +181,18 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
         break;
       }
       if (!step()) return await stopped();
-      const r = await merchants.queryMerchantAgent({
-        runtimeId,
-        index: index++,
-        intentId: resolved.intentId,
-        merchantId,
-        maxProposals: budget.max_proposal_versions - consumed.proposal_versions,
-        deadlineMs: input.merchantDeadlineMs,
-      });
+      const r = oneTask
+        ? answers[j]
+        : await merchants.queryMerchantAgent({
+            runtimeId,
+            index,
+            intentId: resolved.intentId,
+            merchantId,
+            maxProposals: budget.max_proposal_versions - consumed.proposal_versions,
+            deadlineMs: input.merchantDeadlineMs,
+          });
+      index++;
+      if (!r) throw wf.ApplicationFailure.nonRetryable(`merchant query ${j} (${merchantId}) was not recorded`, 'runtime_step_failed');
       consumed.merchant_queries++;
       consumed.proposal_versions += r.proposalIds.length;
       collected.push(...r.proposalIds);
@@ -193,7 +237,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     if (!step()) return await stopped();
     const paid = await bookkeeping.authorizeRuntimePayment({ runtimeId, index: index++, matchTokenId: minted.matchTokenId });
     // A seller without an order-taking agent: nothing was authorized; the user continues on its page.
-    if (paid.authorizationId === null && wf.patched(RUNTIME_AUTHORIZE_HANDOFF_ONLY_PATCH))
+    if (paid.authorizationId === null && (oneTask || wf.patched(RUNTIME_AUTHORIZE_HANDOFF_ONLY_PATCH)))
       return await finish('awaiting_user_confirmation', collectionAudit);
     return await finish('payment_authorized', collectionAudit);
   } catch (err) {
@@ -206,11 +250,11 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     // its deadline) itself.
     const activityFailed = err instanceof wf.ActivityFailure;
     if (!activityFailed && !(err instanceof wf.ApplicationFailure) && !(err instanceof wf.TimeoutFailure)) throw err;
-    const visible = wf.patched(RUNTIME_VISIBILITY_PATCH);
-    if (!activityFailed && !visible) throw err;
+    const failuresVisible = visible();
+    if (!activityFailed && !failuresVisible) throw err;
     const failure = err instanceof wf.ActivityFailure ? err.cause : (err as wf.ApplicationFailure | wf.TimeoutFailure);
     const activityType = err instanceof wf.ActivityFailure ? err.activityType : undefined;
-    const code = !visible
+    const code = !failuresVisible
       ? null
       : failure instanceof wf.ApplicationFailure
         ? (failure.type ?? 'error')

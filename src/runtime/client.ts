@@ -9,6 +9,7 @@ import { waitOnWorkflow } from '../temporal/wait';
 import { BUDGET_DEFAULTS, type RuntimeCreateInput } from '../schemas/runtime';
 import type { CommerceRuntimeWorkflow } from '../../workflows/runtime.shared';
 import { deleteRuntime, insertRuntime, loadRuntime, newRuntimeId } from './store';
+import { runtimeIntentId } from './steps';
 import { apiCaller } from '../tenancy';
 
 /** How long a caller waits for the loop by default, and at most (`Prefer: wait=N`, seconds). */
@@ -33,6 +34,8 @@ export function runtimeMemo(runtimeId: string, caller: { developerId?: string },
     developer_id: caller.developerId ?? null,
     entry_agent_id: body.runtime_session?.entry_agent_id ?? DEFAULT_ENTRY_AGENT,
     raw_query: body.intent.raw_query.slice(0, 200),
+    // The id the run's intent gets from its first step: known at start, so the run writes no memo for it.
+    intent_id: runtimeIntentId(runtimeId),
   };
 }
 
@@ -80,7 +83,10 @@ export async function startRuntime(
         workflowIdConflictPolicy: 'USE_EXISTING',
         // A closed run is never started again: a retried request answers from it.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [{ key: SA.FlowStage, value: 'queued' }],
+        typedSearchAttributes: [
+          { key: SA.FlowStage, value: 'queued' },
+          { key: SA.IntentId, value: runtimeIntentId(runtimeId) },
+        ],
         memo: runtimeMemo(runtimeId, caller, body),
         staticSummary: `Commerce runtime ${runtimeId}: "${body.intent.raw_query.slice(0, 80)}"`,
       })
