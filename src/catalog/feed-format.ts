@@ -213,7 +213,7 @@ async function* csvRecords(source: AsyncIterable<Buffer>, delimiter: string, lin
 }
 
 /** One row of a delimited feed under its header; null for a blank line (skipped, not counted). */
-export function delimitedRecord(header: string[], record: string[], line: number): RawRecord | null {
+function delimitedRecord(header: string[], record: string[], line: number): RawRecord | null {
   if (record.length === 1 && !record[0]!.trim()) return null;
   if (record.length !== header.length) return { line, error: `expected ${header.length} fields, found ${record.length}` };
   const values: Record<string, unknown> = {};
