@@ -24,5 +24,7 @@ console.log(
     rejected: r.rejected,
     timings_ms: r.timings_ms,
     maxRssKb: process.resourceUsage().maxRSS,
+    // The importer's own CPU (parse, mapping, COPY encoding): the rest of the wall time is Postgres's or waiting.
+    cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
   }),
 );

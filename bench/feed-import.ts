@@ -157,7 +157,7 @@ try {
   console.log(
     `import: ${(importMs / 1000).toFixed(1)} s (${Math.round(ROWS / (importMs / 1000)).toLocaleString('en-US')} rows/s), ${r.rows_read} rows read, ${r.imported} products (${products.n} in the catalog), ${r.rejected} rejected`,
   );
-  console.log(`importer phases (ms): ${JSON.stringify(r.timings_ms)}`);
+  console.log(`importer phases (ms): ${JSON.stringify(r.timings_ms)}; importer CPU ${(r.cpuMs / 1000).toFixed(1)} s`);
   const floorAfter = await floorOnce();
   const floorMs = (floorBefore + floorAfter) / 2;
   console.log(`floor again after the import: ${(floorAfter / 1000).toFixed(1)} s (mean ${(floorMs / 1000).toFixed(1)} s)`);

@@ -8,7 +8,7 @@ import type { Availability, ProductVariant } from '../db/schema-catalog';
 import { newId } from '../ids';
 import { minorUnitDigits, parseMajorUnits } from '../money';
 import { CountingSource, FeedFileError, fileSource, openFeed, type FeedFormat } from './feed-format';
-import { BulkIndexWork } from './bulk-index';
+import { BULK_PENDING_LIST, BulkIndexWork } from './bulk-index';
 import { canonicalRecords } from './feed-mappings';
 import { SEED_CATEGORY_ID_LIMIT, categorySlug, searchTags, slugify } from './taxonomy';
 
@@ -441,6 +441,9 @@ async function merge(
   // Before anything here reads or writes products (the switch needs the index for an instant).
   const staged = await client.query<{ n: number }>(`select count(*)::int as n from feed_products`);
   await indexWork.deferIfLarge(staged.rows[0]!.n);
+  // With the pending lists on, each time one fills the insert stops to merge it into its index: a
+  // larger list merges in fewer, larger sorted batches (the rest after commit, index_merge).
+  if (indexWork.deferred) await client.query(`set local gin_pending_list_limit = '${BULK_PENDING_LIST}'`);
   lap('index_defer');
 
   const fields = `title = x.title, description = x.description, brand = x.brand, price_cents = x.price_cents,
