@@ -13,7 +13,7 @@ import {
   requireSupplyKeyOrApiKeyAnd,
 } from '../middleware/auth';
 import { idempotency } from '../middleware/idempotency';
-import { describeBadInput, findBadInput } from '../../src/input-guard';
+import { describeBadInput, dropPrototypeKeys, findBadInput } from '../../src/input-guard';
 
 /**
  * One registry of routes: each definition mounts a Koa route (auth → idempotency → zod validation →
@@ -315,6 +315,9 @@ export class RouteRegistry {
           query: parse(spec.query, ctx.query, 'query', code),
           body: parse(spec.body, rawBody === undefined || !hasBody(ctx) ? {} : rawBody, '', code),
         };
+        // After validation, so an object that admits no unknown members has refused a `__proto__`
+        // member by name; free-form values (metadata, payload…) pass through zod as they came.
+        dropPrototypeKeys(input.body);
         const reply = await spec.handler(ctx, input as never);
         if (reply) {
           ctx.status = reply.status ?? 200;
