@@ -14,6 +14,7 @@ import {
 } from '../middleware/auth';
 import { idempotency } from '../middleware/idempotency';
 import { describeBadInput, dropPrototypeKeys, findBadInput } from '../../src/input-guard';
+import { operationIdOf } from '../openapi-text';
 
 /**
  * One registry of routes: each definition mounts a Koa route (auth → idempotency → zod validation →
@@ -102,7 +103,27 @@ export interface ResponseSpec {
   description: string;
   schema?: ZodType;
   contentType?: string;
+  /** The operations this answer's ids feed, by link name (OpenAPI `links`; see linkTo). */
+  links?: Record<string, ResponseLink>;
 }
+
+/**
+ * An OpenAPI link: the operation a response's ids feed and where each value of its request comes
+ * from, as a runtime expression (`$response.body#/intent/intent_id`, `$request.path.matchSessionId`).
+ * Parameters are named with their location (`path.intentId`, `query.intent_id`); `requestBody` names
+ * members of the target's body, which clients (and the contract fuzzer's stateful phase) fill in
+ * and merge into the rest of the body. Declared so chains follow real ids, never guessed ones.
+ */
+export interface ResponseLink {
+  operationId: string;
+  parameters?: Record<string, string>;
+  requestBody?: Record<string, string>;
+}
+
+export const linkTo = (method: HttpMethod, path: string, values: Omit<ResponseLink, 'operationId'>): ResponseLink => ({
+  operationId: operationIdOf(method, path),
+  ...values,
+});
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
