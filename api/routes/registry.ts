@@ -110,9 +110,10 @@ export interface ResponseSpec {
 /**
  * An OpenAPI link: the operation a response's ids feed and where each value of its request comes
  * from, as a runtime expression (`$response.body#/intent/intent_id`, `$request.path.matchSessionId`).
- * Parameters are named with their location (`path.intentId`, `query.intent_id`); `requestBody` names
- * members of the target's body, which clients (and the contract fuzzer's stateful phase) fill in
- * and merge into the rest of the body. Declared so chains follow real ids, never guessed ones.
+ * Parameters are named with their location (`path.intentId`, `query.intent_id`). `requestBody` maps
+ * members of the target's body to expressions, to be merged into the rest of the body: OpenAPI 3.0
+ * reads it as a literal (or one expression); the contract fuzzer's stateful phase evaluates the
+ * expressions inside, so its chains follow real ids rather than guessed ones.
  */
 export interface ResponseLink {
   operationId: string;
