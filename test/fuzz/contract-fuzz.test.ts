@@ -40,9 +40,9 @@ const COVERAGE_SECONDS = Number(process.env.FUZZ_COVERAGE_SECONDS ?? 120);
  */
 const STATEFUL_SECONDS = Number(process.env.FUZZ_STATEFUL_SECONDS ?? 60);
 /**
- * The share of linked operations the stateful phase must reach in its budget (in a 60 s run on a
- * loaded 2-core machine it reached 18 of 22; the rest hang off answers the run seldom gets, such as a
- * planned checkout or a delivery in the dispatch queue).
+ * The share of linked operations the stateful phase must reach in its budget (in 60 s on a loaded
+ * 2-core machine it reached 18 of 22; the rest hang off answers the run seldom or never gets, such as
+ * a delivery in the dispatch queue, which stays empty here).
  */
 const STATEFUL_MIN_REACHED = 0.6;
 const RUN_DEADLINE_MS = 8 * 60_000;
