@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
-import { describeBadInput, findBadInput } from '../src/input-guard';
-import { bodyParser } from '@koa/bodyparser';
+import { describeBadInput, dropPrototypeKeys, findBadInput } from '../src/input-guard';
 import { AppError } from '../src/errors';
 import { databaseUnavailable } from '../src/db/connect';
 import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../src/runtime/client';
@@ -10,6 +9,7 @@ import { errorOut } from '../src/a2a/v1';
 import { RPC, type JsonRpcError, type JsonRpcResponse } from '../src/a2a/types';
 import type { AppContext, AppState } from './context';
 import { requireApiKey } from './middleware/auth';
+import { jsonBodyParser } from './middleware/body';
 
 /**
  * The A2A JSON-RPC endpoint (docs/A2A.md) named by the agent card's `url`. It is not a REST
@@ -23,7 +23,7 @@ import { requireApiKey } from './middleware/auth';
  */
 export const A2A_PATH = '/a2a';
 
-const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' });
+const parseJson = jsonBodyParser();
 const requireRuntimeKey = requireApiKey('runtime');
 const noop = async () => {};
 
@@ -102,6 +102,8 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
       200,
       envelope(RPC.INVALID_PARAMS, new AppError(400, bad.kind === 'depth' ? 'invalid_json' : 'invalid_params', describeBadInput(bad))),
     );
+  // Members that name a prototype never reach the dispatcher (src/input-guard.ts dropPrototypeKeys).
+  dropPrototypeKeys((ctx.request as { body?: unknown }).body);
 
   const principal = ctx.state.apiKey;
   const response = await dispatchA2a(

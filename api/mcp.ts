@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { describeBadInput, findBadInput } from '../src/input-guard';
+import { describeBadInput, dropPrototypeKeys, findBadInput } from '../src/input-guard';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { authenticateApiKey } from '../src/console/api-keys';
 import { createMcpServer } from '../src/mcp/server';
@@ -122,6 +122,8 @@ export const mcpEndpoint: Middleware<AppState> = async (c, next) => {
       ctx.body = { jsonrpc: '2.0', id, error: { code: -32602, message, data: { error: 'invalid_params', message } }, message };
       return;
     }
+    // Members that name a prototype never reach a tool (src/input-guard.ts dropPrototypeKeys).
+    dropPrototypeKeys(parsedBody);
     const response = await transport.handleRequest(request, { parsedBody });
     ctx.status = response.status;
     response.headers.forEach((value, key) => {

@@ -103,6 +103,7 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
             {
               description: res.description,
               ...(res.schema ? { content: { [res.contentType ?? 'application/json']: { schema: res.schema } } } : {}),
+              ...(res.links ? { links: res.links } : {}),
             },
           ]),
         ),

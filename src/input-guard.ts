@@ -9,6 +9,8 @@
  * - Nesting deeper than MAX_BODY_DEPTH: everything downstream (zod, RFC 8785 canonical JSON for
  *   idempotency, JSON.stringify into jsonb) recurses, so a deep body is refused before any of it runs.
  *   The walk here is iterative.
+ * - Members that name a prototype (`__proto__`, and `constructor` holding `prototype`): see
+ *   dropPrototypeKeys.
  */
 
 /**
@@ -79,5 +81,31 @@ export function describeBadInput(bad: BadInput): string {
       return `Invalid ${bad.field}: contains a lone UTF-16 surrogate, which is not valid Unicode text.`;
     case 'depth':
       return `Invalid ${bad.field}: nested deeper than ${MAX_BODY_DEPTH} levels.`;
+  }
+}
+
+/**
+ * Removes, in place and without recursion, every member named `__proto__` and every `constructor`
+ * member whose value holds a `prototype` member. JSON.parse keeps such a member as a plain own
+ * member, which is harmless by itself; but code that copies members one by one (`out[key] = value`,
+ * Object.assign, a deep merge) would set the copy's prototype, or reach Object.prototype through
+ * `constructor.prototype`. Removing them from what passed validation means nothing downstream (a
+ * domain function, a stored jsonb column, a merge) ever sees one.
+ */
+export function dropPrototypeKeys(value: unknown): void {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    // Pushed one by one: a spread of a large array would exceed the argument limit.
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+      continue;
+    }
+    const obj = v as Record<string, unknown>;
+    if (Object.hasOwn(obj, '__proto__')) delete obj['__proto__'];
+    const ctor = Object.hasOwn(obj, 'constructor') ? obj['constructor'] : undefined;
+    if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) delete obj['constructor'];
+    for (const child of Object.values(obj)) stack.push(child);
   }
 }

@@ -174,6 +174,51 @@ describe('NUL and lone surrogates are a 400 naming the field, wherever they ente
   });
 });
 
+describe('members that name a prototype (`__proto__`, `constructor.prototype`)', () => {
+  it('are valid JSON: accepted where unknown members are, removed before anything stores them, polluting nothing', async () => {
+    const raw =
+      '{"raw_query":"wool socks","__proto__":{"polluted":"top"},"metadata":{"keep":1,"__proto__":{"polluted":"meta"},' +
+      '"nested":{"constructor":{"prototype":{"polluted":"ctor"}},"ok":true},"list":[{"__proto__":{"polluted":"item"}}],' +
+      '"constructor":"a plain member of that name is data"}}';
+    const res = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, raw });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(res.body.intent.metadata)).toBe(Object.prototype);
+    const kept = { keep: 1, nested: { ok: true }, list: [{}], constructor: 'a plain member of that name is data' };
+    expect(res.body.intent.metadata).toEqual(kept);
+    const row = await api.db
+      .selectFrom('intents')
+      .select('metadata')
+      .where('intent_id', '=', res.body.intent.intent_id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(row.metadata)).not.toMatch(/__proto__|prototype|polluted/);
+    const read = await call(api.url, 'GET', `/v1/intents/${res.body.intent.intent_id}`, { token: dev.apiKey });
+    expect(read.body.intent.metadata).toEqual(kept);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('an object that admits no unknown members refuses one by name, as it refuses any unknown member', async () => {
+    const res = await call(api.url, 'POST', '/v1/intents', {
+      token: dev.apiKey,
+      raw: '{"raw_query":"socks","budget_range":{"max":50,"__proto__":{"polluted":true}}}',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'invalid_payload', fields: ['budget_range', 'budget_range.__proto__'] });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('A2A reads such a body as JSON too (not a parse error)', async () => {
+    const res = await call(api.url, 'POST', '/a2a', {
+      token: dev.apiKey,
+      raw: '{"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"task-that-does-not-exist","__proto__":{"polluted":true}}}',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(9);
+    expect(res.body.error?.code).not.toBe(-32700);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
 describe('numbers too large for their columns', () => {
   it('"shoes under $3000000000" is a capped budget, not a 500 (intents and keyless recommend)', async () => {
     const intent = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, body: { raw_query: 'shoes under $3000000000' } });

@@ -132,6 +132,65 @@ describe('/openapi.json', () => {
     }
   });
 
+  it('links name real operations, their parameters and body members, and ids the source answer carries', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    const operations = new Map<string, any>();
+    for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) operations.set(op.operationId, op);
+    const deref = (s: any): any => (s?.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);
+    /** The schema a JSON pointer reaches (array positions step into `items`), or undefined. */
+    const reach = (schema: any, pointer: string): any =>
+      pointer
+        .split('/')
+        .slice(1)
+        .reduce((s: any, part: string) => {
+          const node = deref(s);
+          const inner = node?.allOf?.length === 1 ? deref(node.allOf[0]) : node;
+          return /^\d+$/.test(part) ? inner?.items : inner?.properties?.[part];
+        }, schema);
+    const links: string[] = [];
+    for (const op of operations.values()) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        for (const [name, link] of Object.entries<any>(response.links ?? {})) {
+          const at = `${op.operationId} ${status} ${name}`;
+          links.push(at);
+          const target = operations.get(link.operationId);
+          expect(target, at).toBeDefined();
+          const source = response.content['application/json'].schema;
+          const expressions: Array<[string, string]> = [];
+          for (const [param, expr] of Object.entries<string>(link.parameters ?? {})) {
+            const [where, paramName] = param.split('.');
+            expect(
+              target.parameters.some((p: any) => p.in === where && p.name === paramName),
+              `${at}: ${param}`,
+            ).toBe(true);
+            expressions.push([param, expr]);
+          }
+          const body = deref(target.requestBody?.content['application/json'].schema);
+          for (const [member, expr] of Object.entries<string>(link.requestBody ?? {})) {
+            expect(body?.properties?.[member], `${at}: body ${member}`).toBeDefined();
+            expressions.push([member, expr]);
+          }
+          for (const [what, expr] of expressions) {
+            if (!expr.startsWith('$response.body#')) continue;
+            expect(reach(source, expr.slice('$response.body#'.length)), `${at}: ${what} ← ${expr}`).toBeDefined();
+          }
+        }
+      }
+    }
+    // The main chains: intent → match → accept → token → checkout → confirm, and the runtime.
+    for (const expected of [
+      'postV1Intents 201 MatchIntent',
+      'postV1Match 201 AcceptMatch',
+      'postV1MatchMatchSessionIdAccept 200 PlanCheckout',
+      'postV1MatchMatchSessionIdAccept 200 AuthorizePayment',
+      'postV1AgenticCheckout 201 ConfirmCheckout',
+      'postV1CommerceRuntime 202 GetRuntime',
+      'getV1Recommend 200 GetCard',
+    ]) {
+      expect(links).toContain(expected);
+    }
+  });
+
   it('zh-CN: the same paths, methods and field names, with translated descriptions', async () => {
     const en = (await call(api.url, 'GET', '/openapi.json')).body;
     const zhRes = await call(api.url, 'GET', '/openapi.json?locale=zh-CN');

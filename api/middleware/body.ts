@@ -11,17 +11,36 @@ const isDecompressionError = (err: unknown) => {
 };
 
 /**
- * The JSON body parser of every route, REST and MCP: at most 1 MB, JSON only. A body whose
- * `Content-Encoding` does not match it (gzip on plain text) is a 400, not a zlib failure; a body
- * nested deeper than MAX_BODY_DEPTH is a 400 before zod, canonical JSON or JSON.stringify (all
- * recursive) see it. NUL and lone surrogates are judged by the route registry, which names the field.
+ * co-body (under @koa/bodyparser) refuses any body holding a member named `__proto__` with a parse
+ * error, and @koa/bodyparser offers no way to change that. Such a body is valid JSON, and where the
+ * schema admits unknown members a valid request: it is parsed here instead, the member kept as the
+ * plain own member JSON.parse makes of it, for validation to judge like any other member (an object
+ * that admits no unknown members refuses it by name) and dropPrototypeKeys to remove afterwards.
+ * Only a body co-body kept as text (err.body) and whose top level is an object or an array, as
+ * co-body's strict mode requires, is read again; anything else stays the parse error it was.
  */
-export function jsonBody(): Middleware<AppState> {
-  const parse = bodyParser({
+function reparsePrototypeMember(err: unknown): unknown {
+  const text = (err as { body?: unknown }).body;
+  if (!(err instanceof SyntaxError) || typeof text !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * @koa/bodyparser for JSON only, at most 1 MB: a body whose `Content-Encoding` does not match it
+ * (gzip on plain text) is a 400, not a zlib failure; a body with `__proto__` members is read as
+ * reparsePrototypeMember says. Shared by jsonBody and the A2A endpoint.
+ */
+export function jsonBodyParser(): Middleware<AppState> {
+  return bodyParser({
     enableTypes: ['json'],
     jsonLimit: '1mb',
     encoding: 'utf-8',
-    onError: (err) => {
+    onError: (err, ctx) => {
       if (isDecompressionError(err)) {
         throw new AppError(
           400,
@@ -29,9 +48,21 @@ export function jsonBody(): Middleware<AppState> {
           'The request body does not match its Content-Encoding; send it uncompressed or correctly encoded.',
         );
       }
-      throw err;
+      const body = reparsePrototypeMember(err);
+      if (body === undefined) throw err;
+      (ctx.request as { body?: unknown }).body = body;
     },
   });
+}
+
+/**
+ * The JSON body parser of every route, REST and MCP (jsonBodyParser). A body nested deeper than
+ * MAX_BODY_DEPTH is a 400 before zod, canonical JSON or JSON.stringify (all recursive) see it. NUL
+ * and lone surrogates are judged by the route registry, which names the field; members that name a
+ * prototype are removed by the registry after validation, and by MCP before its tools see them.
+ */
+export function jsonBody(): Middleware<AppState> {
+  const parse = jsonBodyParser();
   return (ctx, next) =>
     parse(ctx, async () => {
       const body = (ctx.request as { body?: unknown }).body;

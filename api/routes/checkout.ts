@@ -4,15 +4,23 @@ import { callerOf } from '../caller';
 import { CHECKOUT_WAIT, checkoutStatusUrl, confirmCheckout, createCheckout, type CheckoutWait } from '../../src/checkout/client';
 import { preferredWaitMs } from '../prefer-wait';
 import { requestResourceId } from '../middleware/idempotency';
-import { auth, type ErrorRow, type RouteRegistry } from './registry';
+import { auth, linkTo, type ErrorRow, type ResponseLink, type RouteRegistry } from './registry';
 
 const TAG = 'Agentic checkout';
 const notFound: ErrorRow = [404, 'checkout_not_found', 'No agentic checkout with this id.'];
 const temporalUnavailable: ErrorRow = [503, 'temporal_unavailable', 'Temporal is not reachable.'];
 const noWorker: ErrorRow = [503, 'no_worker', 'No worker polls the task queue: nothing waits for one; retry after Retry-After.'];
+/** What a checkout id feeds (`id`: the runtime expression naming it). */
+const checkoutLinks = (id: string, confirm: boolean): Record<string, ResponseLink> => ({
+  GetCheckout: linkTo('get', '/v1/agentic-checkout/{checkoutId}', { parameters: { 'path.checkoutId': id } }),
+  ...(confirm
+    ? { ConfirmCheckout: linkTo('post', '/v1/agentic-checkout/{checkoutId}/confirm', { parameters: { 'path.checkoutId': id } }) }
+    : {}),
+});
 const accepted = {
   description: 'Still working past the wait (`Prefer: wait=N`, 0..60 s, default 60): poll status_url (also in Location).',
   schema: C.CheckoutAccepted,
+  links: checkoutLinks('$response.body#/checkout_id', false),
 };
 
 /** 201/200 with the checkout, or 202 with its status URL when the wait ran out first. */
@@ -36,8 +44,12 @@ export function checkoutRoutes(r: RouteRegistry): void {
     bodyRequired: true,
     invalidCode: 'invalid_payload',
     responses: {
-      201: { description: 'Plan created, waiting for explicit buyer confirmation.', schema: C.CheckoutEnvelope },
-      202: accepted,
+      201: {
+        description: 'Plan created, waiting for explicit buyer confirmation.',
+        schema: C.CheckoutEnvelope,
+        links: checkoutLinks('$response.body#/checkout/checkout_id', true),
+      },
+      202: { ...accepted, links: checkoutLinks('$response.body#/checkout_id', true) },
     },
     errors: [
       [404, 'intent_not_found', 'No intent with this id.'],
@@ -96,6 +108,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
         description:
           'agent_handoff: status confirmed, with the merchant handoff receipt and audit trail. merchant_redirect: status handed_off, with continue_url.',
         schema: C.CheckoutEnvelope,
+        links: checkoutLinks('$response.body#/checkout/checkout_id', false),
       },
       202: accepted,
     },

@@ -4,7 +4,7 @@ import { replayDeadLetters } from '../../src/dispatch/client';
 import { apiCaller, SYSTEM, type Caller } from '../../src/tenancy';
 import type { AppContext } from '../context';
 import { callerMerchantToken, callerMerchantTokenErrors } from './merchants';
-import { auth, type RouteRegistry } from './registry';
+import { auth, linkTo, type RouteRegistry } from './registry';
 
 /** Operators (supply key) see every merchant's deliveries; an API key with X-Merchant-Token, that merchant's own. */
 const readers = auth.supplyOrApiKeyAnd('proposals', 'MerchantToken', callerMerchantToken, callerMerchantTokenErrors);
@@ -25,7 +25,17 @@ export function dispatchRoutes(r: RouteRegistry): void {
       "Counts per state and the newest deliveries (filter by state, merchant_id, intent_id), each with its last attempt. Operators (supply key) see every merchant; an API key with X-Merchant-Token sees that merchant's deliveries only (another merchant_id filter lists nothing).",
     auth: readers,
     query: D.DispatchQueueQuery,
-    responses: { 200: { description: 'Queue summary and deliveries.', schema: D.DispatchQueue } },
+    responses: {
+      200: {
+        description: 'Queue summary and deliveries.',
+        schema: D.DispatchQueue,
+        links: {
+          GetDelivery: linkTo('get', '/v1/merchant/dispatch-queue/{deliveryId}', {
+            parameters: { 'path.deliveryId': '$response.body#/deliveries/0/delivery_id' },
+          }),
+        },
+      },
+    },
     handler: async (ctx, { query }) => ({ body: await listDispatchQueue(ctx.deps.db, query, callerOf(ctx)) }),
   });
 

@@ -7,11 +7,21 @@ import { createIntentAndStartSurge } from '../../src/dispatch/client';
 import { bodyMember, merchantToken, optionalMerchantToken, optionalMerchantTokenErrors } from './merchants';
 import { callerOf } from '../caller';
 import { SYSTEM } from '../../src/tenancy';
-import { auth, type ErrorRow, type RouteRegistry } from './registry';
+import { auth, linkTo, type ErrorRow, type ResponseLink, type RouteRegistry } from './registry';
 import { requestResourceId } from '../middleware/idempotency';
 
 const TAG = 'Intents and proposals';
 const intentNotFound: ErrorRow = [404, 'intent_not_found', 'No intent with this id.'];
+
+/** What an intent id feeds, wherever an answer carries one (`id`: the runtime expression naming it). */
+export function intentLinks(id: string): Record<string, ResponseLink> {
+  return {
+    GetIntent: linkTo('get', '/v1/intents/{intentId}', { parameters: { 'path.intentId': id } }),
+    ListIntentProposals: linkTo('get', '/v1/intents/{intentId}/proposals', { parameters: { 'path.intentId': id } }),
+    MatchIntent: linkTo('post', '/v1/match', { requestBody: { intent_id: id } }),
+    IntentDispatchQueue: linkTo('get', '/v1/merchant/dispatch-queue', { parameters: { 'query.intent_id': id } }),
+  };
+}
 
 export function intentRoutes(r: RouteRegistry): void {
   r.add({
@@ -25,7 +35,7 @@ export function intentRoutes(r: RouteRegistry): void {
     body: I.IntentCreateBody,
     bodyRequired: true,
     missingFields: ['raw_query'],
-    responses: { 201: { description: 'The intent.', schema: I.IntentEnvelope } },
+    responses: { 201: { description: 'The intent.', schema: I.IntentEnvelope, links: intentLinks('$response.body#/intent/intent_id') } },
     handler: async (ctx, { body }) => {
       const intent = await createIntentAndStartSurge(
         ctx.deps,

@@ -8,10 +8,48 @@ import { requestResourceId } from '../middleware/idempotency';
 import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
 import type { AppContext } from '../context';
 import { callerOf } from '../caller';
-import { auth, type ErrorRow, type RouteRegistry } from './registry';
+import { auth, linkTo, type ErrorRow, type ResponseLink, type RouteRegistry } from './registry';
 
 const TAG = 'Match sessions and tokens';
 const matchNotFound: ErrorRow = [404, 'match_not_found', 'No match session with this id.'];
+
+/**
+ * What a match session feeds (`session`: the runtime expression of its id): the rendered session,
+ * and accept, with a proposal the session ranked (`proposal`) when the answer names one.
+ */
+export function matchSessionLinks(session: string, proposal?: string): Record<string, ResponseLink> {
+  return {
+    GetMatchSession: linkTo('get', '/v1/match/{matchSessionId}', { parameters: { 'path.matchSessionId': session } }),
+    AcceptMatch: linkTo('post', '/v1/match/{matchSessionId}/accept', {
+      parameters: { 'path.matchSessionId': session },
+      ...(proposal ? { requestBody: { proposal_id: proposal } } : {}),
+    }),
+  };
+}
+
+/** What a match token feeds (`token`: the runtime expression of the token object in the answer). */
+export function matchTokenLinks(token: string): Record<string, ResponseLink> {
+  return {
+    GetMatchToken: linkTo('get', '/v1/match-tokens/{matchTokenId}', { parameters: { 'path.matchTokenId': `${token}/match_token_id` } }),
+    AuthorizePayment: linkTo('post', '/v1/match-tokens/{matchTokenId}/payment-authorization', {
+      parameters: { 'path.matchTokenId': `${token}/match_token_id` },
+      requestBody: { proposal_id: `${token}/proposal_id`, expected_amount: `${token}/amount`, currency: `${token}/currency` },
+    }),
+    PlanCheckout: linkTo('post', '/v1/agentic-checkout', {
+      requestBody: {
+        intent_id: `${token}/intent_id`,
+        proposal_id: `${token}/proposal_id`,
+        match_token_id: `${token}/match_token_id`,
+        amount: `${token}/amount`,
+        currency: `${token}/currency`,
+      },
+    }),
+    ConfirmMatchToken: linkTo('post', '/v1/match/{matchSessionId}/accept', {
+      parameters: { 'path.matchSessionId': `${token}/match_session_id` },
+      requestBody: { match_token_id: `${token}/match_token_id` },
+    }),
+  };
+}
 
 const RenderedMatchSession = z
   .object({
@@ -39,7 +77,16 @@ export function matchRoutes(r: RouteRegistry): void {
     body: M.MatchCreateBody,
     bodyRequired: true,
     missingFields: ['intent_id'],
-    responses: { 201: { description: 'The ranked session.', schema: M.MatchSessionEnvelope } },
+    responses: {
+      201: {
+        description: 'The ranked session.',
+        schema: M.MatchSessionEnvelope,
+        links: matchSessionLinks(
+          '$response.body#/match_session/match_session_id',
+          '$response.body#/match_session/ranked_proposals/0/proposal_id',
+        ),
+      },
+    },
     errors: [
       [404, 'intent_not_found', 'No intent with this id.'],
       [404, 'proposal_not_found', 'A named proposal does not exist for this intent.'],
@@ -88,7 +135,9 @@ export function matchRoutes(r: RouteRegistry): void {
     body: M.AcceptBody,
     bodyRequired: true,
     notFoundCode: 'match_not_found',
-    responses: { 200: { description: 'The match token.', schema: M.MatchTokenEnvelope } },
+    responses: {
+      200: { description: 'The match token.', schema: M.MatchTokenEnvelope, links: matchTokenLinks('$response.body#/match_token') },
+    },
     errors: [
       matchNotFound,
       [404, 'proposal_not_found', 'No proposal with this id.'],
@@ -133,7 +182,17 @@ export function matchRoutes(r: RouteRegistry): void {
     auth: auth.apiKey('payments'),
     params: M.MatchTokenParams,
     body: M.PaymentAuthorizationBody,
-    responses: { 200: { description: 'Payment authorized.', schema: M.PaymentAuthorizationResponse } },
+    responses: {
+      200: {
+        description: 'Payment authorized.',
+        schema: M.PaymentAuthorizationResponse,
+        links: {
+          GetMatchToken: linkTo('get', '/v1/match-tokens/{matchTokenId}', {
+            parameters: { 'path.matchTokenId': '$response.body#/match_token/match_token_id' },
+          }),
+        },
+      },
+    },
     errors: [
       [409, 'match_token_invalid', "No such match token (also another developer's token: it is not there for this caller)."],
       [409, 'match_token_expired', 'The match token has expired.'],

@@ -1,7 +1,9 @@
 import * as R from '../../src/schemas/recommend';
 import { recommend, recommendDeps } from '../../src/recommend/recommend';
 import type { AppContext } from '../context';
-import { auth, type RouteRegistry } from './registry';
+import { auth, linkTo, type RouteRegistry } from './registry';
+import { intentLinks } from './intents';
+import { matchSessionLinks } from './match';
 
 const TAG = 'Recommendation and cards';
 
@@ -16,7 +18,24 @@ export function recommendRoutes(r: RouteRegistry): void {
     auth: auth.apiKeyOrPortalDemo('recommend'),
     query: R.RecommendQuery,
     invalidCode: 'invalid_query',
-    responses: { 200: { description: 'Ranked Product Card Documents and the records created for them.', schema: R.RecommendResponse } },
+    responses: {
+      200: {
+        description: 'Ranked Product Card Documents and the records created for them.',
+        schema: R.RecommendResponse,
+        links: {
+          ...intentLinks('$response.body#/intent_id'),
+          ...matchSessionLinks('$response.body#/match_session_id', '$response.body#/proposals/0/proposal_id'),
+          GetCard: linkTo('get', '/v1/cards/{recId}', { parameters: { 'path.recId': '$response.body#/items/0/rec_id' } }),
+          FollowCardLink: linkTo('get', '/r/{recId}', { parameters: { 'path.recId': '$response.body#/items/0/rec_id' } }),
+          GetProductCard: linkTo('get', '/v1/products/{productId}/card', {
+            parameters: { 'path.productId': '$response.body#/items/0/product/id' },
+          }),
+          ProductAttribution: linkTo('get', '/v1/report/attribution', {
+            parameters: { 'query.product_id': '$response.body#/items/0/product/id' },
+          }),
+        },
+      },
+    },
     errors: [
       [400, 'invalid_query', 'intent missing or empty, limit outside 1..10, or region not an ISO country code.'],
       [503, 'service_unavailable', 'Service temporarily unavailable (the database cannot be reached).'],

@@ -2,9 +2,10 @@ import * as R from '../../src/schemas/reconciliation';
 import { loadReconciliationRun } from '../../src/reconciliation/runs';
 import { DEFAULT_WAIT_S, DISCREPANCIES_SHOWN, MAX_WAIT_S, runReconciliation } from '../../src/reconciliation/client';
 import { preferredWaitMs } from '../prefer-wait';
-import { auth, type RouteRegistry } from './registry';
+import { auth, linkTo, type RouteRegistry } from './registry';
 
 const TAG = 'Reconciliation';
+const getRun = (id: string) => linkTo('get', '/v1/reconciliation/runs/{runId}', { parameters: { 'path.runId': id } });
 
 export function reconciliationRoutes(r: RouteRegistry): void {
   r.add({
@@ -18,8 +19,16 @@ export function reconciliationRoutes(r: RouteRegistry): void {
     body: R.ReconciliationRunBody,
     invalidCode: 'invalid_days',
     responses: {
-      200: { description: 'The finished run: summary and the first discrepancies of each kind.', schema: R.ReconciliationEnvelope },
-      202: { description: 'Still running; poll status_url (also in Location).', schema: R.ReconciliationAccepted },
+      200: {
+        description: 'The finished run: summary and the first discrepancies of each kind.',
+        schema: R.ReconciliationEnvelope,
+        links: { GetReconciliationRun: getRun('$response.body#/reconciliation/run_id') },
+      },
+      202: {
+        description: 'Still running; poll status_url (also in Location).',
+        schema: R.ReconciliationAccepted,
+        links: { GetReconciliationRun: getRun('$response.body#/run_id') },
+      },
     },
     errors: [
       [400, 'invalid_days', 'days is not an integer 1..30 (or a body member has the wrong JSON type; the message names it).'],

@@ -13,7 +13,8 @@ import {
   requireSupplyKeyOrApiKeyAnd,
 } from '../middleware/auth';
 import { idempotency } from '../middleware/idempotency';
-import { describeBadInput, findBadInput } from '../../src/input-guard';
+import { describeBadInput, dropPrototypeKeys, findBadInput } from '../../src/input-guard';
+import { operationIdOf } from '../openapi-text';
 
 /**
  * One registry of routes: each definition mounts a Koa route (auth → idempotency → zod validation →
@@ -102,7 +103,28 @@ export interface ResponseSpec {
   description: string;
   schema?: ZodType;
   contentType?: string;
+  /** The operations this answer's ids feed, by link name (OpenAPI `links`; see linkTo). */
+  links?: Record<string, ResponseLink>;
 }
+
+/**
+ * An OpenAPI link: the operation a response's ids feed and where each value of its request comes
+ * from, as a runtime expression (`$response.body#/intent/intent_id`, `$request.path.matchSessionId`).
+ * Parameters are named with their location (`path.intentId`, `query.intent_id`). `requestBody` maps
+ * members of the target's body to expressions, to be merged into the rest of the body: OpenAPI 3.0
+ * reads it as a literal (or one expression); the contract fuzzer's stateful phase evaluates the
+ * expressions inside, so its chains follow real ids rather than guessed ones.
+ */
+export interface ResponseLink {
+  operationId: string;
+  parameters?: Record<string, string>;
+  requestBody?: Record<string, string>;
+}
+
+export const linkTo = (method: HttpMethod, path: string, values: Omit<ResponseLink, 'operationId'>): ResponseLink => ({
+  operationId: operationIdOf(method, path),
+  ...values,
+});
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
@@ -315,6 +337,9 @@ export class RouteRegistry {
           query: parse(spec.query, ctx.query, 'query', code),
           body: parse(spec.body, rawBody === undefined || !hasBody(ctx) ? {} : rawBody, '', code),
         };
+        // After validation, so an object that admits no unknown members has refused a `__proto__`
+        // member by name; free-form values (metadata, payload…) pass through zod as they came.
+        dropPrototypeKeys(input.body);
         const reply = await spec.handler(ctx, input as never);
         if (reply) {
           ctx.status = reply.status ?? 200;

@@ -2,11 +2,14 @@ import * as R from '../../src/schemas/runtime';
 import { loadRuntime } from '../../src/runtime/store';
 import { DEFAULT_WAIT_S, MAX_WAIT_S, startRuntime } from '../../src/runtime/client';
 import { preferredWaitMs } from '../prefer-wait';
-import { auth, type RouteRegistry } from './registry';
+import { auth, linkTo, type RouteRegistry } from './registry';
+import { intentLinks } from './intents';
+import { matchSessionLinks, matchTokenLinks } from './match';
 import { callerOf } from '../caller';
 import { requestResourceId } from '../middleware/idempotency';
 
 const TAG = 'Commerce runtime';
+const getRuntime = (id: string) => linkTo('get', '/v1/commerce-runtime/{runtimeId}', { parameters: { 'path.runtimeId': id } });
 
 export function runtimeRoutes(r: RouteRegistry): void {
   r.add({
@@ -26,8 +29,18 @@ export function runtimeRoutes(r: RouteRegistry): void {
       201: {
         description: 'The finished runtime with its linked intent, proposal, match session and match token.',
         schema: R.RuntimeEnvelope,
+        links: {
+          GetRuntime: getRuntime('$response.body#/runtime/runtime_session/runtime_id'),
+          ...intentLinks('$response.body#/runtime/intent/intent_id'),
+          ...matchSessionLinks('$response.body#/runtime/match_session/match_session_id'),
+          ...matchTokenLinks('$response.body#/runtime/match_token'),
+        },
       },
-      202: { description: 'Still running; poll status_url (also in Location).', schema: R.RuntimeAccepted },
+      202: {
+        description: 'Still running; poll status_url (also in Location).',
+        schema: R.RuntimeAccepted,
+        links: { GetRuntime: getRuntime('$response.body#/runtime_id') },
+      },
     },
     errors: [[503, 'temporal_unavailable', 'Temporal is not reachable.']],
     handler: async (ctx, { body }) => {
