@@ -6,6 +6,7 @@ import { startTestApi, type TestApi } from './helpers/stack';
 import { expireDueProposals } from '../src/matching/proposals';
 import { renderMatchSessionBody } from '../src/matching/session-render';
 import { SYSTEM } from '../src/tenancy';
+import { createDb } from '../src/db/connect';
 
 let api: TestApi;
 let base: string;
@@ -406,6 +407,23 @@ describe('match tokens and payment authorization', () => {
       // The reference reads everything from the database (no process cache), as the MCP tool may.
       expect(res.body).toEqual(await renderMatchSessionBody(api.db, sid, limit, SYSTEM));
       expect(res.body.match_tokens).toHaveLength(1);
+    }
+  });
+
+  it('accepts at once on a pool of two connections all answer: an accept never waits for a second connection while holding one', async () => {
+    const sessions = await Promise.all(Array.from({ length: 4 }, () => rankedSession()));
+    const db = createDb(api.config.DATABASE_URL!, { max: 2 });
+    const small = await startTestApi({ withTemporal: false, db });
+    try {
+      const accepts = await Promise.all(
+        sessions.map(({ session }) =>
+          call(small.url, 'POST', `/v1/match/${session.match_session_id}/accept`, { token: dev.apiKey, body: {} }),
+        ),
+      );
+      expect(accepts.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    } finally {
+      await small.close();
+      await db.destroy();
     }
   });
 

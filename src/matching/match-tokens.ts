@@ -213,7 +213,9 @@ export async function acceptMatch(
       .executeTakeFirstOrThrow();
     if (current.proposal_state === 'expired') throw new AppError(409, 'proposal_expired', `Proposal ${proposalId} has expired.`);
     const proposal = await transitionProposal(trx, proposalId, 'pending_confirmation', `match token for session ${sessionId}`);
-    const intent = await getIntent(deps.db, session.intent_id, SYSTEM);
+    // On this transaction's connection: a second one from the pool while this one is held deadlocks a
+    // saturated pool (every accept holding one and waiting for another).
+    const intent = await getIntent(trx, session.intent_id, SYSTEM);
     const id = tokenId;
     const expiresAt = new Date(now.getTime() + deps.ttlSeconds * 1000);
     const signed = await signMatchToken(deps, {
