@@ -10,7 +10,7 @@ import { readBody, startLoopback, type LoopbackServer } from './helpers/loopback
 import { startApiProcess, type ApiProcess } from './helpers/api-process';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 import type { TestApi } from './helpers/stack';
-import { apiEnv, countingMerchant, deploymentEnv, eventually, letters } from './faults/deployment';
+import { apiEnv, proposingMerchant, deploymentEnv, eventually, letters } from './faults/deployment';
 
 /**
  * Tracing across API → workflow → activity → merchant call, with the standard OTEL_* env pointed at
@@ -82,17 +82,7 @@ describe('OpenTelemetry tracing', () => {
   it('one trace from the API request through workflow and activity to the merchant call', { timeout: 90_000 }, async () => {
     const product = await stockedProduct(db);
     const tag = letters();
-    const merchant = await countingMerchant(() => ({
-      proposals: [
-        {
-          product_id: product.product_id,
-          offer_title: product.title,
-          price: product.price_cents / 100,
-          currency: 'USD',
-          shipping_commitment: { max_days: 3 },
-        },
-      ],
-    }));
+    const merchant = await proposingMerchant(product);
     try {
       const reg = await call(api.url, 'POST', '/v1/merchant/register', {
         token: dev.apiKey,

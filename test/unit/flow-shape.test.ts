@@ -1,19 +1,12 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT, ts } from './source-tree';
 
 /**
  * The flow shape (docs/ARCHITECTURE.md) as checks on the source tree: every flow has its `.shared.ts`,
  * the API side imports only those (never a workflow file), and every activity file stays a thin wrapper.
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ts = (dir: string): string[] =>
-  readdirSync(path.join(ROOT, dir)).flatMap((name) => {
-    const rel = path.join(dir, name);
-    if (statSync(path.join(ROOT, rel)).isDirectory()) return ts(rel);
-    return name.endsWith('.ts') ? [rel] : [];
-  });
 /** Workflow files that are not flows: the bundler's entry point and the stage helper. */
 const NOT_FLOWS = new Set(['index.ts', 'stage.ts']);
 

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT, ts } from './source-tree';
 
 /**
  * A statement sent on the pool (`db`, `deps.db`) from inside a transaction takes a second connection
@@ -9,13 +9,6 @@ import { describe, expect, it } from 'vitest';
  * connections, each waits for a connection none will give back, and all fail after the pool's wait
  * (503). Inside a transaction every statement goes on its connection (`trx`).
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ts = (dir: string): string[] =>
-  readdirSync(path.join(ROOT, dir)).flatMap((name) => {
-    const rel = path.join(dir, name);
-    if (statSync(path.join(ROOT, rel)).isDirectory()) return ts(rel);
-    return name.endsWith('.ts') ? [rel] : [];
-  });
 
 /** The body of each `.transaction().execute(async (trx) => { … })` in a source text. */
 function transactionBodies(source: string): Array<{ line: number; body: string }> {
