@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import type { CheckoutMode } from '../db/schema-checkout';
 import { checkoutModeOf, checkoutSeller } from '../checkout/seller';
 import { voidAuthorization } from '../matching/payments';
-import { writeStep } from './store';
+import { recordStep } from './store';
 
 /**
  * Money the gateway authorizes outside a checkout (docs/CHECKOUT.md, "Compensation"): a commerce
@@ -99,7 +99,7 @@ export async function voidStrandedAuthorizations(db: Db, opts: { limit?: number 
         .where('match_token_id', '=', c.match_token_id)
         .executeTakeFirst();
       if (run) {
-        await writeStep(trx, {
+        await recordStep(trx, {
           runtimeId: run.runtime_id,
           index: Number(run.next),
           agentId: RECONCILER_AGENT_ID,

@@ -85,15 +85,13 @@ export interface StepRecord {
 type StepLinks = { stage?: string; links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>> };
 
 /**
- * Records one AgentStep and moves the run's trace to it. Keyed by (runtime, index): a retried
- * activity rewrites its step rather than adding another.
+ * Records one AgentStep and moves the run's trace to it, in one statement (the step's upsert as a
+ * data-modifying CTE beside the run's update): one round trip instead of a transaction of four, and
+ * a runtime records seven or more steps. Keyed by (runtime, index): a retried activity rewrites its
+ * step rather than adding another. Inside a caller's transaction (a step that audits a change made in
+ * the same transaction) pass the transaction.
  */
-export async function recordStep(db: Db, s: StepRecord, runtime: StepLinks = {}): Promise<string> {
-  return db.transaction().execute((trx) => writeStep(trx, s, runtime));
-}
-
-/** recordStep inside the caller's transaction (a step that audits a change made in the same transaction). */
-export async function writeStep(trx: Transaction<Database>, s: StepRecord, runtime: StepLinks = {}): Promise<string> {
+export async function recordStep(db: Db | Transaction<Database>, s: StepRecord, runtime: StepLinks = {}): Promise<string> {
   const stepId = `${s.runtimeId}-s${s.index}`;
   const values = {
     agent_id: s.agentId,
@@ -106,12 +104,14 @@ export async function writeStep(trx: Transaction<Database>, s: StepRecord, runti
     finished_at: new Date(),
     error: s.error ?? null,
   };
-  await trx
-    .insertInto('commerce_runtime_steps')
-    .values({ step_id: stepId, runtime_id: s.runtimeId, index: s.index, ...values })
-    .onConflict((oc) => oc.columns(['runtime_id', 'index']).doUpdateSet(values))
-    .execute();
-  await trx
+  await db
+    .with('step', (q) =>
+      q
+        .insertInto('commerce_runtime_steps')
+        .values({ step_id: stepId, runtime_id: s.runtimeId, index: s.index, ...values })
+        .onConflict((oc) => oc.columns(['runtime_id', 'index']).doUpdateSet(values))
+        .returning('step_id'),
+    )
     .updateTable('commerce_runtimes')
     .set({
       ...(runtime.stage ? { stage: runtime.stage } : {}),
