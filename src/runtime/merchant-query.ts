@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../errors';
-import { getIntent, intentView } from '../matching/intents';
+import { getIntent, intentView, type IntentRow } from '../matching/intents';
 import { submitProposal, type ProposalRow } from '../matching/proposals';
 import { fromMinorUnits } from '../money';
 import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
@@ -27,7 +27,7 @@ type MerchantOffer = z.infer<typeof MerchantQueryAnswer>['proposals'][number];
  * the step needs and what an earlier attempt recorded, `ask` POSTs to the merchant, `record` stores
  * the proposals that fit `keep` (the proposal versions left) and writes the step.
  */
-async function loadStep(deps: RuntimeDeps, s: MerchantQuery) {
+async function loadStep(deps: RuntimeDeps, s: MerchantQuery, intentRead?: Promise<IntentRow>) {
   const { db } = deps;
   const id = stepId(s);
   const [m, intent, recorded, already] = await Promise.all([
@@ -36,7 +36,8 @@ async function loadStep(deps: RuntimeDeps, s: MerchantQuery) {
       .select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed'])
       .where('merchant_id', '=', s.merchantId)
       .executeTakeFirstOrThrow(),
-    getIntent(db, s.intentId, SYSTEM),
+    // The merchants of one round share one read of their intent.
+    intentRead ?? getIntent(db, s.intentId, SYSTEM),
     recordedStep(db, s),
     proposalsOfStep(db, s.intentId, id),
   ]);
@@ -226,7 +227,8 @@ export async function queryMerchantAgents(deps: RuntimeDeps, q: MerchantQueries)
       maxProposals: left,
       deadlineMs: q.deadlineMs,
     }));
-    const loaded = await Promise.all(round.map((s) => loadStep(deps, s)));
+    const intent = getIntent(deps.db, q.intentId, SYSTEM);
+    const loaded = await Promise.all(round.map((s) => loadStep(deps, s, intent)));
     const asked = await Promise.all(loaded.map((l) => (answeredBefore(l) ? undefined : ask(deps, l))));
     for (const [i, l] of loaded.entries()) {
       const r = await record(deps, l, left, asked[i]);
