@@ -102,7 +102,8 @@ export const DLQ_FAILS_PATCH = 'delivery-dlq-fails-run';
 /**
  * One merchant's copy of an Intent.Surge: attempt, wait out the retry schedule, attempt again, until
  * the merchant answers 2xx (delivered) or the schedule runs out or the endpoint says 410 (dlq). The
- * run then ends; a replay out of the dead-letter queue is a new run, `delivery-<id>-replay-<n>`.
+ * run then ends; a replay out of the dead-letter queue whose own attempt (sent by dlqReplay) does not
+ * deliver continues in a new run, `delivery-<id>-replay-<n>`.
  * A run that takes over after the fan-out's own first attempt starts at attempt 2 with its wait
  * (`scheduleIndex`, `firstWaitMs`); one started for a delivery the fan-out dead-lettered finds it so
  * and ends Failed.
