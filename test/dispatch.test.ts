@@ -465,6 +465,18 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     // Run again (the activity retried once more): delivered stays delivered, not sent again, told the same.
     expect(await sendReplays(deps, claimed, replayRun)).toEqual([told]);
     expect(started).toEqual([]);
+    // The run the fan-out started for the dead letter, were its attempt to come only now, sends nothing beside the replay.
+    const { attemptDelivery } = await import('../src/dispatch/attempt');
+    expect(
+      await attemptDelivery(deps.attempt, {
+        deliveryId: dead.delivery_id,
+        attempt: 3,
+        replay: 0,
+        schedule: [0],
+        scheduleIndex: 0,
+        random: 0.5,
+      }),
+    ).toMatchObject({ state: 'dlq', outcome: 'skipped' });
     expect(merchant.bodies.map((b) => [b.status, b.headers['webhook-id']])).toEqual([
       [500, dead.delivery_id],
       [500, dead.delivery_id],
