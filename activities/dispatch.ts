@@ -3,7 +3,8 @@ import type { ActivityDeps } from './index';
 import { attemptDelivery, deadLetter, type AttemptInput } from '../src/dispatch/attempt';
 import { claimForReplay, planSurgePage, type PlannedDelivery } from '../src/dispatch/deliveries';
 import { startDeliveryRun } from '../src/dispatch/client';
-import { deliverSurgePage } from '../src/dispatch/surge-page';
+import { sendReplays } from '../src/dispatch/replay';
+import { deliverSurgePage, type BatchDeps } from '../src/dispatch/surge-page';
 import type { DeliveryPolicy, StartedRun, SurgePageResult } from '../workflows/dispatch.shared';
 
 /** Parallel starts per batch: enough to keep the server busy without a burst of thousands. */
@@ -18,19 +19,26 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
     allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
     timeoutMs: config.DISPATCH_TIMEOUT_MS,
   };
+  /** Runs a batch of attempts with this activity's client and cancellation, heartbeating every second. */
+  const sending = async <T>(send: (deps: BatchDeps) => Promise<T>): Promise<T> => {
+    const ctx = Context.current();
+    let done = 0;
+    const beat = setInterval(() => ctx.heartbeat(done), 1000);
+    try {
+      const startRun = (d: PlannedDelivery) => startDeliveryRun(ctx.client, ctx.info.taskQueue, d, policy());
+      return await send({ attempt: attemptDeps, policy: policy(), startRun, progress: (n) => (done = n), signal: ctx.cancellationSignal });
+    } finally {
+      clearInterval(beat);
+    }
+  };
   return {
     /** Records a fan-out page and sends its first attempts; heartbeats progress, also while merchants are slow. */
     async deliverSurgePage(intentId: string, after: string | null, limit: number): Promise<SurgePageResult> {
-      const ctx = Context.current();
-      let done = 0;
-      const beat = setInterval(() => ctx.heartbeat(done), 1000);
-      try {
-        const deps = { attempt: attemptDeps, policy: policy(), publicBaseUrl: config.publicBaseUrl, signal: ctx.cancellationSignal };
-        const startRun = (d: PlannedDelivery) => startDeliveryRun(ctx.client, ctx.info.taskQueue, d, deps.policy);
-        return await deliverSurgePage({ ...deps, startRun, progress: (n) => (done = n) }, { intentId, after, limit });
-      } finally {
-        clearInterval(beat);
-      }
+      return sending((deps) => deliverSurgePage({ ...deps, publicBaseUrl: config.publicBaseUrl }, { intentId, after, limit }));
+    },
+    /** Sends a claimed replay batch's attempts (the replay's answer lists the dlqReplay run for those delivered). */
+    async sendReplayBatch(claimed: PlannedDelivery[], replayRun: Omit<StartedRun, 'delivery_id'>): Promise<StartedRun[]> {
+      return sending((deps) => sendReplays(deps, claimed, replayRun));
     },
     async planSurgePage(intentId: string, after: string | null, limit: number) {
       return { ...(await planSurgePage(db, { intentId, after, limit, publicBaseUrl: config.publicBaseUrl })), policy: policy() };

@@ -345,7 +345,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     expect(Date.parse(attempts[1].attempted_at) - Date.parse(attempts[0].attempted_at)).toBeGreaterThanOrEqual(950);
   });
 
-  it('replays the dead-letter queue after the merchant recovers: delivered once, never a second delivered copy', async () => {
+  it('replays the dead-letter queue after the merchant recovers: delivered once by the replay itself, never a second delivered copy; a replay that fails again gets its run', async () => {
     const tag = letters();
     let down = true;
     const oks: string[] = [];
@@ -354,14 +354,17 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
       oks.push(String(req.headers['webhook-id']));
       return { status: 200 };
     });
+    const stillDown = await scriptedMerchant(() => ({ status: 500 }));
     const healthy = await scriptedMerchant(() => ({ status: 200 }));
     const m = await registerMerchant(api.url, recovering.url, { subscription_tags: [tag] });
+    const m2 = await registerMerchant(api.url, stillDown.url, { subscription_tags: [tag] });
     await registerMerchant(api.url, healthy.url, { subscription_tags: [tag] });
     const intent = await createIntent(api.url, `${tag} yoga mat`);
-    const before = await settledQueue(api.url, intent.intent_id, 2);
+    const before = await settledQueue(api.url, intent.intent_id, 3);
     const dead = before.deliveries.find((d: any) => d.merchant_id === m.id);
-    const done = before.deliveries.find((d: any) => d.merchant_id !== m.id);
-    expect(dead.state).toBe('dlq');
+    const dead2 = before.deliveries.find((d: any) => d.merchant_id === m2.id);
+    const done = before.deliveries.find((d: any) => d.merchant_id !== m.id && d.merchant_id !== m2.id);
+    expect([dead.state, dead2.state]).toEqual(['dlq', 'dlq']);
     expect(done.state).toBe('delivered');
 
     // A delivered delivery is not replayable; an unknown one does not exist.
@@ -376,20 +379,50 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     const retry = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', {});
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body).toMatchObject({ state: 'dlq', status: 'scheduled' });
-    const mine = retry.body.replays.find((r: any) => r.delivery_id === dead.delivery_id);
-    expect(mine).toMatchObject({ workflow_id: `delivery-${dead.delivery_id}-replay-1`, run_id: expect.any(String) });
     expect(retry.body.scheduled).toBe(retry.body.replays.length);
+    // Delivered by the replay's own attempt: the answer names the replay workflow, and no run was started.
+    const replayRun = await api.temporal!.client.workflow.getHandle(retry.body.replay_workflow_id).describe();
+    const mine = retry.body.replays.find((r: any) => r.delivery_id === dead.delivery_id);
+    expect(mine).toEqual({ delivery_id: dead.delivery_id, workflow_id: retry.body.replay_workflow_id, run_id: replayRun.runId });
+    await expect(api.temporal!.client.workflow.getHandle(workflowIds.delivery(dead.delivery_id, 1)).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
+    // Failed again: its run takes over from the next attempt on the schedule.
+    const theirs = retry.body.replays.find((r: any) => r.delivery_id === dead2.delivery_id);
+    expect(theirs).toMatchObject({ workflow_id: `delivery-${dead2.delivery_id}-replay-1`, run_id: expect.any(String) });
 
-    const after = await settledQueue(api.url, intent.intent_id, 2);
+    const after = await settledQueue(api.url, intent.intent_id, 3);
     const replayed = after.deliveries.find((d: any) => d.delivery_id === dead.delivery_id);
     expect(replayed).toMatchObject({
       state: 'delivered',
       replays: 1,
       attempts: 4,
+      // The queue names the replay's run, which exists only when the replay's own attempt did not deliver.
       workflow_id: `delivery-${dead.delivery_id}-replay-1`,
       last_attempt: { attempt: 4, replay: 1, outcome: 'delivered' },
     });
     expect(oks).toEqual([dead.delivery_id]);
+    expect((await attemptsOf(api.url, dead.delivery_id)).attempts.map((a) => [a.attempt, a.replay, a.outcome])).toEqual([
+      [1, 0, 'failed'],
+      [2, 0, 'failed'],
+      [3, 0, 'failed'],
+      [4, 1, 'delivered'],
+    ]);
+    // The one that failed again: attempt 4 from the replay, 5 and 6 from its run, then Failed where operators look.
+    const again2 = after.deliveries.find((d: any) => d.delivery_id === dead2.delivery_id);
+    expect(again2).toMatchObject({ state: 'dlq', replays: 1, attempts: 6, workflow_id: `delivery-${dead2.delivery_id}-replay-1` });
+    expect((await attemptsOf(api.url, dead2.delivery_id)).attempts.map((a) => [a.attempt, a.replay])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [4, 1],
+      [5, 1],
+      [6, 1],
+    ]);
+    expect(stillDown.bodies).toHaveLength(6);
+    expect(new Set(stillDown.bodies.map((b) => b.headers['webhook-id']))).toEqual(new Set([dead2.delivery_id]));
+    const run2 = await api.temporal!.client.workflow.getHandle(theirs.workflow_id).describe();
+    expect(run2.status.name).toBe('FAILED');
 
     // Replaying again finds nothing of this intent's to send: the delivered stays delivered, sent once.
     const again = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: dead.delivery_id });
@@ -397,6 +430,66 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     await sleep(500);
     expect(oks).toEqual([dead.delivery_id]);
     expect(healthy.bodies).toHaveLength(1);
+    await replayAndRecord(retry.body.replay_workflow_id, 'dlq-replay-sends.json');
+  });
+
+  it('a replay batch re-run after a worker crash sends again what was cut off mid-send, under the same webhook-id, and nothing twice', async () => {
+    const tag = letters();
+    let down = true;
+    const merchant = await scriptedMerchant(() => ({ status: down ? 500 : 200 }));
+    const m = await registerMerchant(api.url, merchant.url, { subscription_tags: [tag] });
+    const intent = await createIntent(api.url, `${tag} tent`);
+    const [dead] = (await settledQueue(api.url, intent.intent_id, 1)).deliveries;
+    expect(dead).toMatchObject({ merchant_id: m.id, state: 'dlq', attempts: 3 });
+    const { claimForReplay } = await import('../src/dispatch/deliveries');
+    const { sendReplays } = await import('../src/dispatch/replay');
+    const claimed = await claimForReplay(api.db, { deliveryId: dead.delivery_id, limit: 1 });
+    expect(claimed).toMatchObject([{ delivery_id: dead.delivery_id, first_attempt: 4, replay: 1 }]);
+    // The crashed batch had marked the replay attempt in flight (as attemptDelivery does) and died mid-send.
+    await api.db.updateTable('deliveries').set({ state: 'inflight', attempts: 4 }).where('delivery_id', '=', dead.delivery_id).execute();
+    down = false;
+    const started: string[] = [];
+    const deps = {
+      attempt: { db: api.db, keyEncryptionKey: api.config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: true, timeoutMs: 800 },
+      policy: { schedule: [0, 0.2, 0.2], attemptTimeoutMs: 800 },
+      startRun: async (d: { delivery_id: string; workflow_id: string }) => {
+        started.push(d.workflow_id);
+        return { delivery_id: d.delivery_id, workflow_id: d.workflow_id, run_id: 'r' };
+      },
+      progress: () => {},
+      signal: new AbortController().signal,
+    };
+    const replayRun = { workflow_id: 'dlq-replay-test', run_id: 'run-1' };
+    const told = { delivery_id: dead.delivery_id, ...replayRun };
+    expect(await sendReplays(deps, claimed, replayRun)).toEqual([told]);
+    // Run again (the activity retried once more): delivered stays delivered, not sent again, told the same.
+    expect(await sendReplays(deps, claimed, replayRun)).toEqual([told]);
+    expect(started).toEqual([]);
+    // The run the fan-out started for the dead letter, were its attempt to come only now, sends nothing beside the replay.
+    const { attemptDelivery } = await import('../src/dispatch/attempt');
+    expect(
+      await attemptDelivery(deps.attempt, {
+        deliveryId: dead.delivery_id,
+        attempt: 3,
+        replay: 0,
+        schedule: [0],
+        scheduleIndex: 0,
+        random: 0.5,
+      }),
+    ).toMatchObject({ state: 'dlq', outcome: 'skipped' });
+    expect(merchant.bodies.map((b) => [b.status, b.headers['webhook-id']])).toEqual([
+      [500, dead.delivery_id],
+      [500, dead.delivery_id],
+      [500, dead.delivery_id],
+      [200, dead.delivery_id],
+    ]);
+    const { attempts } = await attemptsOf(api.url, dead.delivery_id);
+    expect(attempts.map((a) => [a.attempt, a.replay, a.outcome])).toEqual([
+      [1, 0, 'failed'],
+      [2, 0, 'failed'],
+      [3, 0, 'failed'],
+      [4, 1, 'delivered'],
+    ]);
   });
 
   it("the queue endpoints need the supply key or a merchant's token (401), and validate their input", async () => {

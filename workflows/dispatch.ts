@@ -42,7 +42,7 @@ const { planSurgePage, claimDeadLetters, startDeliveryRuns } = wf.proxyActivitie
  * a worker killed mid-page is noticed within seconds and the page re-run elsewhere (the delivery rows
  * say what is left to send), with room for a loaded machine's pauses.
  */
-const { deliverSurgePage } = wf.proxyActivities<DispatchActivities>({
+const { deliverSurgePage, sendReplayBatch } = wf.proxyActivities<DispatchActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
@@ -102,7 +102,8 @@ export const DLQ_FAILS_PATCH = 'delivery-dlq-fails-run';
 /**
  * One merchant's copy of an Intent.Surge: attempt, wait out the retry schedule, attempt again, until
  * the merchant answers 2xx (delivered) or the schedule runs out or the endpoint says 410 (dlq). The
- * run then ends; a replay out of the dead-letter queue is a new run, `delivery-<id>-replay-<n>`.
+ * run then ends; a replay out of the dead-letter queue whose own attempt (sent by dlqReplay) does not
+ * deliver continues in a new run, `delivery-<id>-replay-<n>`.
  * A run that takes over after the fan-out's own first attempt starts at attempt 2 with its wait
  * (`scheduleIndex`, `firstWaitMs`); one started for a delivery the fan-out dead-lettered finds it so
  * and ends Failed.
@@ -178,15 +179,32 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
 }
 
 /**
+ * A replay sends each claimed delivery's replay attempt itself, a batch at a time, and starts a run
+ * `delivery-<id>-replay-<n>` only for one that did not deliver. Runs recorded before it started one
+ * run per claimed delivery and still replay that way.
+ */
+export const REPLAY_SENDS_PATCH = 'replay-sends-first-attempts';
+
+/**
  * Dead-letter replay: claim dead-lettered deliveries in batches (claiming moves them back to pending
- * in the same statement, so nothing is claimed twice) and start a new delivery run for each.
+ * in the same statement, so nothing is claimed twice), then send each its replay attempt (one
+ * activity per batch, which starts the runs of those that need one). The claim is its own activity,
+ * so the claimed batch is in the history: a send cut off by a worker crash is re-run on that batch.
  */
 export async function dlqReplay(input: ReplayInput): Promise<ReplayResult> {
   flowStage<ReplayStage>('dlq-replay').set('dlq-replay');
+  const sends = wf.patched(REPLAY_SENDS_PATCH);
+  const { workflowId, runId } = wf.workflowInfo();
   const replays: ReplayResult['replays'] = [];
-  while (replays.length < REPLAY_MAX) {
-    const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - replays.length));
-    replays.push(...(await startDeliveryRuns(batch.deliveries, batch.policy)));
+  let claimed = 0;
+  while (claimed < REPLAY_MAX) {
+    const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - claimed));
+    claimed += batch.deliveries.length;
+    replays.push(
+      ...(await (sends
+        ? sendReplayBatch(batch.deliveries, { workflow_id: workflowId, run_id: runId })
+        : startDeliveryRuns(batch.deliveries, batch.policy))),
+    );
     wf.setCurrentDetails(`${replays.length} deliveries replayed`);
     if (input.deliveryId || batch.deliveries.length < REPLAY_BATCH) break;
   }

@@ -64,12 +64,12 @@ export function dispatchRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Replay dead-lettered deliveries',
     description:
-      'Replays the named delivery, or every dead-lettered one (up to 2000 per call), each as a new delivery run with the same webhook-id. A delivery that was delivered is never sent again.',
+      'Replays the named delivery, or every dead-lettered one (up to 2000 per call): the replay workflow sends each one attempt with the same webhook-id, and one that does not deliver continues in a run of its own (delivery-<id>-replay-<n>) on the retry schedule. A delivery that was delivered is never sent again.',
     auth: auth.supply,
     body: D.RetryBody,
     responses: {
-      200: { description: 'The replays started.', schema: D.RetryResult },
-      202: { description: 'Still starting replays; the workflow id tells where.', schema: D.RetryResult },
+      200: { description: 'The replays sent (and the runs of those that did not deliver).', schema: D.RetryResult },
+      202: { description: 'Still sending replays; the workflow id tells where.', schema: D.RetryResult },
     },
     errors: [
       [404, 'delivery_not_found', 'No delivery with this id.'],

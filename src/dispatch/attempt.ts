@@ -81,6 +81,7 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
       'd.endpoint',
       'd.payload',
       'd.dlq_reason',
+      'd.replays',
       'm.status as merchant_status',
       'm.webhook_secret_sealed',
     ])
@@ -89,6 +90,16 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
   if (!d) return { state: 'dlq', outcome: 'skipped', statusCode: null, error: 'delivery not found', nextDelayMs: null };
   // A delivery is sent until it is delivered, never after (a re-run activity or replay finds it done).
   // A dead-lettered one says why, for the run that ends on it (the fan-out dead-lettered it first).
+  // A run started for a dead letter that a replay claimed before the run's attempt (the fan-out starts
+  // it after dead-lettering) would send beside the replay: the later replay owns the delivery now.
+  if (d.replays > input.replay)
+    return {
+      state: 'dlq',
+      outcome: 'skipped',
+      statusCode: null,
+      error: `replayed since (replay ${d.replays} sends it)`,
+      nextDelayMs: null,
+    };
   if (d.state === 'delivered' || d.state === 'dlq')
     return { state: d.state, outcome: 'skipped', statusCode: null, error: d.dlq_reason, nextDelayMs: null };
   // Parked unsent: what stands in the way is not the merchant's answer.

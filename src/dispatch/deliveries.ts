@@ -183,6 +183,16 @@ export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit:
   }));
 }
 
+/** The rows of claimed deliveries as a replay batch finds them now (src/dispatch/replay.ts). */
+export async function claimedDeliveries(db: Db, deliveryIds: string[]): Promise<Array<OpenDelivery & { replays: number }>> {
+  if (!deliveryIds.length) return [];
+  return db
+    .selectFrom('deliveries')
+    .select(['delivery_id', 'merchant_id', 'intent_id', 'state', 'attempts', 'next_attempt_at', 'replays'])
+    .where('delivery_id', 'in', deliveryIds)
+    .execute();
+}
+
 /** A delivery the caller may read (docs/TENANCY.md): another merchant's answers as an unknown id does. */
 export async function getDelivery(db: Db, id: string, caller: Caller = SYSTEM): Promise<DeliveryRow> {
   const d = await db.selectFrom('deliveries').selectAll().where('delivery_id', '=', id).executeTakeFirst();

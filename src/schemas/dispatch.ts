@@ -35,7 +35,8 @@ export const Delivery = z
     workflow_id: z.string().meta({
       description:
         "The Temporal workflow that sends it now or sent it last: the intent's fan-out (surge-<intent_id>) for the first attempt; " +
-        'its own run (delivery-<id>[-replay-<n>]) once the first attempt did not deliver, or after a replay.',
+        "its own run (delivery-<id>) once the first attempt did not deliver. After a replay: the replay's run (delivery-<id>-replay-<n>), " +
+        "which exists only when the replay's own attempt (sent by the dlqReplay workflow, the retry answer's replay_workflow_id) did not deliver.",
     }),
     next_attempt_at: isoDateTime.nullable(),
     last_attempt_at: isoDateTime.nullable(),
@@ -79,7 +80,7 @@ export const RetryResult = z
     state: z.literal('dlq').meta({ description: "The queue replayed from: dead-lettered deliveries (the request's state)." }),
     status: z
       .enum(['scheduled', 'scheduling'])
-      .meta({ description: 'scheduling: the replay workflow is still starting runs; follow replay_workflow_id.' }),
+      .meta({ description: 'scheduling: the replay workflow is still sending the replays; follow replay_workflow_id.' }),
     scheduled: z.number().int(),
     remaining: z.number().int().meta({
       description:
@@ -89,6 +90,10 @@ export const RetryResult = z
       .string()
       .meta({ description: 'The answer in words: how many were replayed, how many are still dead-lettered and what to do next.' }),
     replay_workflow_id: z.string(),
-    replays: z.array(z.object({ delivery_id: z.string(), workflow_id: z.string(), run_id: z.string().nullable() })),
+    replays: z.array(z.object({ delivery_id: z.string(), workflow_id: z.string(), run_id: z.string().nullable() })).meta({
+      description:
+        "Each replay and the workflow that sent it: the replay workflow (replay_workflow_id, and its run id) when the replay's own attempt delivered; " +
+        'otherwise its run delivery-<id>-replay-<n>, which retries on the schedule or ends Failed if dead-lettered again (run_id null: that run already existed).',
+    }),
   })
   .meta({ id: 'DispatchRetryResult' });

@@ -142,9 +142,18 @@ describe('merchants that fail, hang and answer 410, then heal; replay from the d
     // Heal, and replay each dead-lettered delivery (by id: other tests' dead letters are theirs).
     for (const m of [kinds.fail, kinds.hang, kinds.gone]) m.mode = 'ok';
     const t1 = Date.now();
+    const replayedBy = new Map<string, string>();
     for (const m of [kinds.fail, kinds.hang, kinds.gone]) {
       const r = await supply('POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: by(m).delivery_id });
       expect(r.status, r.text).toBe(200);
+      expect(r.body.replays).toHaveLength(1);
+      replayedBy.set(by(m).delivery_id, r.body.replays[0].workflow_id);
+      // The healed merchant takes the replay's own attempt: the replay workflow delivered it.
+      expect(r.body.replays[0]).toMatchObject({
+        delivery_id: by(m).delivery_id,
+        workflow_id: r.body.replay_workflow_id,
+        run_id: expect.any(String),
+      });
     }
     const after = await settled(intentId, 4, 30_000);
     const replayMs = Date.now() - t1;
@@ -172,15 +181,13 @@ describe('merchants that fail, hang and answer 410, then heal; replay from the d
         );
         continue;
       }
-      const wf = await eventually(
-        'closed',
-        async () => {
-          const desc = await d.temporal.workflow.getHandle(workflowIds.delivery(deliveryId, row.replays)).describe();
-          return desc.status.name === 'RUNNING' ? null : desc;
-        },
-        10_000,
+      // Delivered by the replay workflow's own attempt: no replay run was needed.
+      expect(row.replays).toBe(1);
+      const replay = await d.temporal.workflow.getHandle(replayedBy.get(deliveryId)!).describe();
+      expect(replay.status.name).toBe('COMPLETED');
+      await expect(d.temporal.workflow.getHandle(workflowIds.delivery(deliveryId, row.replays)).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
       );
-      expect(wf.status.name).toBe('COMPLETED');
     }
     // A second replay finds nothing to send: delivered stays delivered, sent once.
     const again = await supply('POST', '/v1/merchant/dispatch-queue/retry', { delivery_id: by(kinds.fail).delivery_id });
