@@ -5,7 +5,7 @@ import { openSurgePage, type OpenDelivery, type PlannedDelivery } from './delive
 
 /**
  * First attempts in flight at once per fan-out page: enough to keep a loopback blast's pace, few
- * enough that the database pool (10 connections) and the merchants' hosts are not flooded.
+ * enough that the database pool (`DB_POOL_MAX`, 10 by default) and the merchants' hosts are not flooded.
  */
 export const FIRST_ATTEMPT_CONCURRENCY = 64;
 
