@@ -28,14 +28,18 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
       return authorizeCheckout(db, checkoutId, consent);
     },
     /**
-     * Heartbeats while the merchant has the request: a worker that dies mid-handoff is noticed by the
-     * heartbeat timeout (seconds) instead of the 30 s start-to-close timeout, and the next attempt
-     * (same Idempotency-Key) goes out on another worker.
+     * A local activity since `checkout-local-handoff` (a worker that dies mid-handoff is noticed by the
+     * workflow task timeout). Runs from before it call it as an ordinary activity, which heartbeats
+     * while the merchant has the request: the dead worker is noticed by the heartbeat timeout (seconds)
+     * instead of the 30 s start-to-close timeout. Either way the next attempt (same Idempotency-Key)
+     * goes out on another worker, and the audit numbers attempts itself (a local activity's attempt
+     * count starts again after a worker died).
      */
     async handOffToMerchant(checkoutId: string): Promise<HandoffResult> {
       const ctx = Context.current();
-      ctx.heartbeat();
-      const beat = setInterval(() => ctx.heartbeat(), HANDOFF_HEARTBEAT_MS);
+      const local = ctx.info.isLocal;
+      if (!local) ctx.heartbeat();
+      const beat = local ? undefined : setInterval(() => ctx.heartbeat(), HANDOFF_HEARTBEAT_MS);
       try {
         return await handOffToMerchant(
           {
@@ -45,7 +49,6 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
             timeoutMs: config.DISPATCH_TIMEOUT_MS,
           },
           checkoutId,
-          ctx.info.attempt,
         );
       } catch (err) {
         if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');

@@ -26,6 +26,15 @@ export const CHECKOUT_SAGA_PATCH = 'checkout-modes-saga-visibility';
  * markers of their own). Runs recorded before it replay the old commands (test/histories).
  */
 export const CHECKOUT_FEWER_UPSERTS_PATCH = 'checkout-fewer-upserts';
+/**
+ * From this patch on the merchant handoff is a local activity: authorize, hand off and settle run in
+ * the confirm's one workflow task (no activity task, no workflow task for its result). A worker that
+ * dies mid-handoff is noticed by the workflow task timeout instead of the activity's heartbeat; the
+ * next worker sends it again with the same Idempotency-Key, under the next attempt number in the audit
+ * (counted in Postgres, src/checkout/checkouts.ts). Implies the patches above (no markers of their own).
+ * Runs recorded before it replay the ordinary activity (test/histories).
+ */
+export const CHECKOUT_LOCAL_HANDOFF_PATCH = 'checkout-local-handoff';
 
 /**
  * A business rejection: `type` is the error code, details[0] the next action when there is one. The
@@ -45,26 +54,32 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   } as const;
   // The Postgres steps are short: as local activities they skip two server round trips each
   // (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
-  const fewerUpserts = wf.patched(CHECKOUT_FEWER_UPSERTS_PATCH);
+  const localHandoff = wf.patched(CHECKOUT_LOCAL_HANDOFF_PATCH);
+  const fewerUpserts = localHandoff || wf.patched(CHECKOUT_FEWER_UPSERTS_PATCH);
   const local = fewerUpserts || wf.patched(LOCAL_DB_STEPS_PATCH);
   const db = local ? wf.proxyLocalActivities<CheckoutActivities>(dbOptions) : wf.proxyActivities<CheckoutActivities>(dbOptions);
   // Steps after the buyer's confirm (authorize, void + fail, settle, hand off to the site) must not be
   // skipped because Postgres was away a while: they retry until it is back.
   const untilDone = { ...dbOptions, retry: { ...dbOptions.retry, maximumAttempts: Number.POSITIVE_INFINITY } };
   const dbAfterConfirm = local ? wf.proxyLocalActivities<CheckoutActivities>(untilDone) : wf.proxyActivities<CheckoutActivities>(untilDone);
-  const merchant = wf.proxyActivities<CheckoutActivities>({
+  const handoffOptions = {
     // One attempt is bounded by DISPATCH_TIMEOUT_MS (≤ 15 s); the merchant gets 4 tries with backoff.
     startToCloseTimeout: '30 seconds',
-    // The activity heartbeats every second: a worker that dies mid-handoff is noticed in 5 s, not 30.
-    heartbeatTimeout: '5 seconds',
     retry: {
       initialInterval: '1 second',
       backoffCoefficient: 2,
       maximumInterval: '10 seconds',
       maximumAttempts: 4,
-      nonRetryableErrorTypes: ['merchant_handoff_rejected'],
+      nonRetryableErrorTypes: ['merchant_handoff_rejected'] as string[],
     },
-  });
+  } as const;
+  const merchant = localHandoff
+    ? wf.proxyLocalActivities<CheckoutActivities>(handoffOptions)
+    : wf.proxyActivities<CheckoutActivities>({
+        ...handoffOptions,
+        // The activity heartbeats every second: a worker that dies mid-handoff is noticed in 5 s, not 30.
+        heartbeatTimeout: '5 seconds',
+      });
   const saga = fewerUpserts || wf.patched(CHECKOUT_SAGA_PATCH);
 
   const stage = flowStage<CheckoutStage>('planning');
@@ -206,10 +221,16 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   try {
     handoff = await merchant.handOffToMerchant(req.checkoutId);
   } catch (err) {
-    if (!(err instanceof wf.ActivityFailure)) throw err;
-    const refused = err.cause instanceof wf.ApplicationFailure && err.cause.type === 'merchant_handoff_rejected';
+    // An ordinary activity's failure wraps the cause in an ActivityFailure; a local activity's arrives
+    // as the cause itself (an ApplicationFailure, or a TimeoutFailure after its last attempt).
+    const cause = err instanceof wf.ActivityFailure ? err.cause : localHandoff && err instanceof wf.TemporalFailure ? err : undefined;
+    if (!(err instanceof wf.ActivityFailure) && cause === undefined) throw err;
+    const refused = cause instanceof wf.ApplicationFailure && cause.type === 'merchant_handoff_rejected';
     return fail(
-      { code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.cause?.message ?? err.message}` },
+      {
+        code: 'merchant_handoff_failed',
+        message: `The merchant agent did not accept the handoff: ${cause?.message ?? (err as Error).message}`,
+      },
       { merchantRefused: refused },
     );
   }

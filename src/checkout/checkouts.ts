@@ -9,7 +9,7 @@ import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { iso } from '../time';
 import { mayAct, SYSTEM, type Caller } from '../tenancy';
 import { checkoutFailureStatus } from './failures';
-import { checkoutModeOf, checkoutSeller, continueUrl, redirectRecId } from './seller';
+import { checkoutModeOf, checkoutSellerFrom, continueUrl, redirectRecId } from './seller';
 import type { z } from 'zod';
 import type { CheckoutFailure, CheckoutPlan as CheckoutPlanSchema, NextAction as NextActionSchema } from '../schemas/checkout';
 
@@ -140,17 +140,64 @@ export type PlanResult = { ok: true; checkout: CheckoutView } | { ok: false; rej
  * awaiting_confirmation, expires_at = now + ttl). A repeated run returns the stored checkout.
  */
 export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: number, publicBaseUrl: string): Promise<PlanResult> {
-  const existing = await findCheckout(db, req.checkoutId);
-  if (existing) return { ok: true, checkout: checkoutView(existing) };
+  // One read for the repeated run's checkout, the intent, the proposal, the token and the proposal's
+  // merchant (src/checkout/seller.ts decides what it means); each may be missing.
+  const r = await db
+    .selectFrom(sql<{ one: number }>`(select 1)`.as('x'))
+    .leftJoin('agentic_checkouts as c', (j) => j.on('c.checkout_id', '=', req.checkoutId))
+    .leftJoin('intents as i', (j) => j.on('i.intent_id', '=', req.intent_id))
+    .leftJoin('proposals as p', (j) => j.on('p.proposal_id', '=', req.proposal_id))
+    .leftJoin('match_tokens as t', (j) => j.on('t.match_token_id', '=', req.match_token_id))
+    .leftJoin('merchants as m', 'm.merchant_id', 'p.merchant_agent_id')
+    .select([
+      'c.checkout_id as existing_id',
+      'i.intent_id as found_intent_id',
+      'i.developer_id as intent_developer_id',
+      'p.proposal_id',
+      'p.intent_id',
+      'p.proposal_state',
+      'p.status',
+      'p.valid_until',
+      'p.inventory_status',
+      'p.shipping_commitment',
+      'p.currency',
+      'p.price_cents',
+      'p.product_id',
+      'p.offer_title',
+      'p.merchant_agent_id',
+      'p.provenance',
+      'p.metadata',
+      't.match_token_id',
+      't.proposal_id as token_proposal_id',
+      't.intent_id as token_intent_id',
+      't.acceptance_state',
+      't.expires_at as token_expires_at',
+      't.match_session_id',
+      'm.merchant_id as seller_merchant_id',
+      'm.agent_endpoint as seller_agent_endpoint',
+    ])
+    .executeTakeFirstOrThrow();
+  if (r.existing_id) return { ok: true, checkout: checkoutView(await getCheckout(db, req.checkoutId)) };
 
-  const intent = await db
-    .selectFrom('intents')
-    .select(['intent_id', 'developer_id'])
-    .where('intent_id', '=', req.intent_id)
-    .executeTakeFirst();
-  if (!intent) return reject(404, 'intent_not_found', `No intent '${req.intent_id}'.`);
-  const proposal = await db.selectFrom('proposals').selectAll().where('proposal_id', '=', req.proposal_id).executeTakeFirst();
-  if (!proposal) return reject(404, 'proposal_not_found', `No proposal '${req.proposal_id}'.`);
+  if (!r.found_intent_id) return reject(404, 'intent_not_found', `No intent '${req.intent_id}'.`);
+  const intent = { intent_id: r.found_intent_id, developer_id: r.intent_developer_id };
+  if (!r.proposal_id) return reject(404, 'proposal_not_found', `No proposal '${req.proposal_id}'.`);
+  const proposal = {
+    proposal_id: r.proposal_id,
+    intent_id: r.intent_id!,
+    proposal_state: r.proposal_state!,
+    status: r.status!,
+    valid_until: r.valid_until,
+    inventory_status: r.inventory_status,
+    shipping_commitment: r.shipping_commitment,
+    currency: r.currency!,
+    price_cents: r.price_cents!,
+    product_id: r.product_id!,
+    offer_title: r.offer_title!,
+    merchant_agent_id: r.merchant_agent_id!,
+    provenance: r.provenance!,
+    metadata: r.metadata!,
+  };
   if (proposal.intent_id !== req.intent_id) {
     return reject(
       409,
@@ -173,8 +220,15 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     return reject(409, 'inventory_unavailable', `Proposal ${proposal.proposal_id} is out of stock.`);
   }
 
-  const token = await db.selectFrom('match_tokens').selectAll().where('match_token_id', '=', req.match_token_id).executeTakeFirst();
-  if (!token) return reject(404, 'match_token_not_found', `No match token '${req.match_token_id}'.`);
+  if (!r.match_token_id) return reject(404, 'match_token_not_found', `No match token '${req.match_token_id}'.`);
+  const token = {
+    match_token_id: r.match_token_id,
+    proposal_id: r.token_proposal_id!,
+    intent_id: r.token_intent_id!,
+    acceptance_state: r.acceptance_state!,
+    expires_at: r.token_expires_at!,
+    match_session_id: r.match_session_id ?? null,
+  };
   if (token.proposal_id !== proposal.proposal_id || token.intent_id !== req.intent_id) {
     return reject(
       409,
@@ -213,7 +267,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   }
 
   // The mode is fixed with the plan: the buyer consents to what the plan says will happen.
-  const seller = await checkoutSeller(db, proposal);
+  const seller = checkoutSellerFrom(proposal, r.seller_merchant_id ? { agent_endpoint: r.seller_agent_endpoint } : undefined);
   const mode = checkoutModeOf(seller);
   const recId =
     mode === 'merchant_redirect'
@@ -313,24 +367,29 @@ export async function authorizeCheckout(
   checkoutId: string,
   consent: Consent,
 ): Promise<{ ok: true; authorization_id: string } | { ok: false; rejection: Rejection }> {
-  const c = await getCheckout(db, checkoutId);
+  // The consent is recorded in the statement that reads the checkout; a retry (consent already
+  // recorded, or the authorization already stored) reads the row as it is.
+  const c =
+    (await db
+      .updateTable('agentic_checkouts')
+      .set({
+        status: 'confirming',
+        consent: JSON.stringify(consent),
+        audit_trail: appendAudit('consent_recorded', 'granted', {
+          statement: consent.statement ?? null,
+          granted_at: consent.granted_at ?? null,
+        }),
+        updated_at: new Date(),
+      })
+      .where('checkout_id', '=', checkoutId)
+      .where('status', '=', 'awaiting_confirmation')
+      .where('checkout_mode', '=', 'agent_handoff')
+      .where('payment_authorization_id', 'is', null)
+      .returningAll()
+      .executeTakeFirst()) ?? (await getCheckout(db, checkoutId));
   if (c.payment_authorization_id) return { ok: true, authorization_id: c.payment_authorization_id };
   // Money is only authorized for an order an agent will take (the workflow never asks otherwise).
   if (c.checkout_mode !== 'agent_handoff') throw new Error(`checkout ${checkoutId} is ${c.checkout_mode}: no payment is authorized`);
-  await db
-    .updateTable('agentic_checkouts')
-    .set({
-      status: 'confirming',
-      consent: JSON.stringify(consent),
-      audit_trail: appendAudit('consent_recorded', 'granted', {
-        statement: consent.statement ?? null,
-        granted_at: consent.granted_at ?? null,
-      }),
-      updated_at: new Date(),
-    })
-    .where('checkout_id', '=', checkoutId)
-    .where('status', '=', 'awaiting_confirmation')
-    .execute();
   try {
     const { authorization } = await authorizePayment(db, c.match_token_id, { proposal_id: c.proposal_id, currency: c.currency }, SYSTEM);
     await db
@@ -393,6 +452,9 @@ export interface HandoffDeps {
   timeoutMs: number;
 }
 
+/** The audit steps of handoff attempts are this prefix and the attempt's number (1, 2, …). */
+const HANDOFF_STEP = 'merchant_handoff_attempt_';
+
 /**
  * POSTs the checkout to the merchant agent's endpoint with `Idempotency-Key: <checkout_id>` (and the
  * merchant's Standard Webhooks signature, webhook-id = checkout id). 2xx → the receipt data; other
@@ -401,32 +463,41 @@ export interface HandoffDeps {
  * by a worker crash stays `sending`, so the trail names every attempt that may have reached the
  * merchant (which de-duplicates them by the Idempotency-Key).
  */
-export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string, attempt: number): Promise<HandoffResult> {
-  const c = await getCheckout(deps.db, checkoutId);
-  if (c.checkout_mode !== 'agent_handoff')
-    throw new HandoffRejected(`checkout ${checkoutId} is ${c.checkout_mode}: there is no merchant agent to hand off to`);
-  const m = await deps.db
-    .selectFrom('merchants')
-    .select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed'])
-    .where('merchant_id', '=', c.merchant_id)
+export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string): Promise<HandoffResult> {
+  // One statement reads the checkout and its merchant and writes the attempt (`sending`). The attempt
+  // number is counted from the trail, not taken from Temporal: a local activity's attempt count starts
+  // again after a worker died, and every attempt that may have reached the merchant needs its own entry.
+  const c = await deps.db
+    .updateTable('agentic_checkouts as c')
+    .from('merchants as m')
+    .set({
+      audit_trail: sql<AuditEntry[]>`c.audit_trail || jsonb_build_array(jsonb_build_object(
+        'step', 'merchant_handoff_attempt_' || (1 + (select count(*) from jsonb_array_elements(c.audit_trail) e where starts_with(e->>'step', ${HANDOFF_STEP}))),
+        'at', ${new Date().toISOString()}::text, 'outcome', 'sending',
+        'detail', jsonb_build_object('endpoint', m.agent_endpoint, 'idempotency_key', c.checkout_id)))`,
+      updated_at: new Date(),
+    })
+    .whereRef('m.merchant_id', '=', 'c.merchant_id')
+    .where('c.checkout_id', '=', checkoutId)
+    .where('c.checkout_mode', '=', 'agent_handoff')
+    .returningAll('c')
+    .returning(['m.agent_endpoint', 'm.webhook_secret_sealed'])
     .executeTakeFirst();
-  if (!m) throw new HandoffRejected(`merchant ${c.merchant_id} is not registered`);
+  if (!c) {
+    const stored = await getCheckout(deps.db, checkoutId);
+    if (stored.checkout_mode !== 'agent_handoff')
+      throw new HandoffRejected(`checkout ${checkoutId} is ${stored.checkout_mode}: there is no merchant agent to hand off to`);
+    throw new HandoffRejected(`merchant ${stored.merchant_id} is not registered`);
+  }
+  const m = { merchant_id: c.merchant_id, agent_endpoint: c.agent_endpoint, webhook_secret_sealed: c.webhook_secret_sealed };
   const body = handoffPayload(c);
-  const step = `merchant_handoff_attempt_${attempt}`;
+  const step = c.audit_trail.at(-1)!.step;
   const note = (outcome: string, detail: Record<string, unknown>) =>
     deps.db
       .updateTable('agentic_checkouts')
       .set({ audit_trail: settleAudit(step, outcome, detail), updated_at: new Date() })
       .where('checkout_id', '=', checkoutId)
       .execute();
-  await deps.db
-    .updateTable('agentic_checkouts')
-    .set({
-      audit_trail: appendAudit(step, 'sending', { endpoint: m.agent_endpoint, idempotency_key: c.checkout_id }),
-      updated_at: new Date(),
-    })
-    .where('checkout_id', '=', checkoutId)
-    .execute();
   let res;
   try {
     res = await callMerchant(deps, {

@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { errors as joseErrors, jwtVerify } from 'jose';
+import { sql } from 'kysely';
 import { isGrpcServiceError, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../db/connect';
@@ -80,16 +81,27 @@ async function assertOwnReferences(
   body: Pick<CheckoutCreateBody, 'intent_id' | 'proposal_id' | 'match_token_id'>,
   caller: Caller,
 ): Promise<void> {
-  const [intent, proposal, token] = await Promise.all([
-    db.selectFrom('intents').select('developer_id').where('intent_id', '=', body.intent_id).executeTakeFirst(),
-    db
-      .selectFrom('proposals as p')
-      .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
-      .select('i.developer_id')
-      .where('p.proposal_id', '=', body.proposal_id)
-      .executeTakeFirst(),
-    db.selectFrom('match_tokens').select('developer_id').where('match_token_id', '=', body.match_token_id).executeTakeFirst(),
-  ]);
+  // One statement for the three owners: a row for each record that exists.
+  const rows = await db
+    .selectFrom('intents')
+    .select([sql.lit('intent').as('kind'), 'developer_id'])
+    .where('intent_id', '=', body.intent_id)
+    .unionAll(
+      db
+        .selectFrom('proposals as p')
+        .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
+        .select([sql.lit('proposal').as('kind'), 'i.developer_id'])
+        .where('p.proposal_id', '=', body.proposal_id),
+    )
+    .unionAll(
+      db
+        .selectFrom('match_tokens')
+        .select([sql.lit('token').as('kind'), 'developer_id'])
+        .where('match_token_id', '=', body.match_token_id),
+    )
+    .execute();
+  const owner = (kind: string) => rows.find((r) => r.kind === kind);
+  const [intent, proposal, token] = [owner('intent'), owner('proposal'), owner('token')];
   if (!intent || !mayAct(caller, intent.developer_id)) throw new AppError(404, 'intent_not_found', `No intent '${body.intent_id}'.`);
   if (proposal && !mayAct(caller, proposal.developer_id))
     throw new AppError(404, 'proposal_not_found', `No proposal '${body.proposal_id}'.`);

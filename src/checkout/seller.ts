@@ -31,6 +31,18 @@ export async function checkoutSeller(
   return { merchant_id: proposal.merchant_agent_id, agent_endpoint: seller?.agent_endpoint ?? null };
 }
 
+/**
+ * The same answer from a merchants row the caller read already (the plan reads it with the proposal,
+ * one statement): `merchant` is the row of `proposal.merchant_agent_id`, or undefined when there is none.
+ */
+export function checkoutSellerFrom(
+  proposal: Pick<ProposalRow, 'merchant_agent_id'>,
+  merchant: { agent_endpoint: string | null } | undefined,
+): CheckoutSeller {
+  const endpoint = merchant?.agent_endpoint;
+  return { merchant_id: proposal.merchant_agent_id, agent_endpoint: endpoint && isAgentEndpoint(endpoint) ? endpoint : null };
+}
+
 /** A seller with an agent takes the order (and the gateway authorizes payment); any other sells on its own page. */
 export const checkoutModeOf = (seller: CheckoutSeller): CheckoutMode => (seller.agent_endpoint ? 'agent_handoff' : 'merchant_redirect');
 
