@@ -20,6 +20,11 @@ import { redirectRecId } from '../src/checkout/seller';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker, testWorkflowBundle } from './helpers/worker';
 import { startTimeSkippingTemporal } from './helpers/time-skipping';
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Db } from '../src/db/connect';
+import type { Database } from '../src/db/schema';
+import { findCheckout, handOffToMerchant, planCheckout } from '../src/checkout/checkouts';
 
 /**
  * Agentic checkout end to end (docs/CHECKOUT.md): the real API starts `agenticCheckout` on the
@@ -207,6 +212,38 @@ describe('agentic checkout: plan (POST /v1/agentic-checkout)', () => {
     for await (const w of found) ids.push(w.workflowId);
     // Visibility is eventually consistent; the attribute is set at start, so it is there or soon.
     if (ids.length) expect(ids).toEqual([`checkout-${checkout.checkout_id}`]);
+  });
+
+  it('the plan costs two statements (one read of checkout, intent, proposal, token and seller; the insert), the handoff one before the merchant is called and one after', async () => {
+    const c = await chain(main);
+    const pool = new pg.Pool({ connectionString: main.api.config.DATABASE_URL!, max: 2 });
+    const statements: string[] = [];
+    const counting: Db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool }),
+      log: (e) => void (e.level === 'query' && statements.push(e.query.sql)),
+    });
+    try {
+      const checkoutId = uid('chk');
+      const req = { checkoutId, workflowId: `checkout-${checkoutId}`, ...createBody(c) };
+      const planned = await planCheckout(counting, req, 900, 'http://gateway.test');
+      expect(planned.ok).toBe(true);
+      expect(statements).toHaveLength(2);
+      statements.length = 0;
+      const handoff = await handOffToMerchant(
+        { db: counting, keyEncryptionKey: undefined, allowPrivateEndpoints: true, timeoutMs: 2000 },
+        checkoutId,
+      );
+      expect(handoff.status_code).toBe(200);
+      expect(statements).toHaveLength(2);
+      // A second attempt (a worker died after the first reached the merchant) is numbered after it.
+      await handOffToMerchant({ db: counting, keyEncryptionKey: undefined, allowPrivateEndpoints: true, timeoutMs: 2000 }, checkoutId);
+      const stored = await findCheckout(counting, checkoutId);
+      expect(
+        stored!.audit_trail.filter((a) => a.step.startsWith('merchant_handoff_attempt_')).map((a) => `${a.step}:${a.outcome}`),
+      ).toEqual(['merchant_handoff_attempt_1:handed_off', 'merchant_handoff_attempt_2:handed_off']);
+    } finally {
+      await counting.destroy();
+    }
   });
 
   it('409 naming the failed check, 404 for unknown records, never 500', async () => {
