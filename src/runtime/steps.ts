@@ -296,7 +296,12 @@ export async function rankRuntimeProposals(
 /** Step `mint_token`: accept the chosen proposal (a signed match token); the proposal shell's metadata is attached to it. */
 export async function mintRuntimeToken(
   deps: RuntimeDeps,
-  s: StepRef & { matchSessionId: string; proposalId: string },
+  s: StepRef & {
+    matchSessionId: string;
+    proposalId: string;
+    /** The run ends with this step (it awaits the user's confirmation): written with the step, no finishRuntime after it. */
+    finish?: { stage: string; auditStatus: string };
+  },
 ): Promise<{ matchTokenId: string }> {
   const { db, config, signingKeys } = deps;
   const startedAt = new Date();
@@ -343,7 +348,7 @@ export async function mintRuntimeToken(
       consumed: consumedOf(1),
       startedAt,
     },
-    { stage: 'minting_token', links: { match_token_id: token.match_token_id } },
+    { stage: 'minting_token', links: { match_token_id: token.match_token_id }, finish: s.finish },
   );
   return { matchTokenId: token.match_token_id };
 }

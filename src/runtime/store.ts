@@ -83,7 +83,12 @@ export interface StepRecord {
   error?: string | null;
 }
 
-type StepLinks = { stage?: string; links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>> };
+type StepLinks = {
+  stage?: string;
+  links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>>;
+  /** The run ends with this step: its final stage and audit status, written as finishRuntime writes them. */
+  finish?: { stage: string; auditStatus: string };
+};
 
 const stepValues = (s: StepRecord) => ({
   agent_id: s.agentId,
@@ -99,12 +104,22 @@ const stepValues = (s: StepRecord) => ({
 const stepRow = (s: StepRecord) => ({ step_id: `${s.runtimeId}-s${s.index}`, runtime_id: s.runtimeId, index: s.index, ...stepValues(s) });
 
 /** The run's update that goes with recording steps up to `index`: its trace points at the latest step. */
-const runAfterSteps = (runtime: StepLinks, index: number) => ({
-  ...(runtime.stage ? { stage: runtime.stage } : {}),
-  ...(runtime.links ?? {}),
-  runtime_trace: sql<RuntimeTrace>`jsonb_set(runtime_trace, '{current_step}', to_jsonb(greatest(coalesce((runtime_trace->>'current_step')::int, -1), ${index}::int)))`,
-  updated_at: new Date(),
-});
+const runAfterSteps = (runtime: StepLinks, index: number) => {
+  const traced = sql<RuntimeTrace>`jsonb_set(runtime_trace, '{current_step}', to_jsonb(greatest(coalesce((runtime_trace->>'current_step')::int, -1), ${index}::int)))`;
+  const f = runtime.finish;
+  return {
+    ...(runtime.stage ? { stage: runtime.stage } : {}),
+    ...(runtime.links ?? {}),
+    ...(f
+      ? {
+          stage: f.stage,
+          runtime_trace: sql<RuntimeTrace>`jsonb_set(${traced}, '{audit_status}', to_jsonb(${f.auditStatus}::text))`,
+          finished_at: new Date(),
+        }
+      : { runtime_trace: traced }),
+    updated_at: new Date(),
+  };
+};
 
 /**
  * Records one AgentStep and moves the run's trace to it, in one statement (the step's upsert as a
