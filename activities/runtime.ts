@@ -43,8 +43,8 @@ export function createRuntimeActivities(deps: ActivityDeps) {
     queryCatalog: (s: StepRef & { intentId: string }) => businessErrors(() => queryCatalog(d, s)),
     /** Step `rank`: a match session over the collected proposals; the chosen one is the best not high-risk. */
     rankRuntimeProposals: (s: StepRef & { intentId: string; proposalIds: string[] }) => businessErrors(() => rankRuntimeProposals(d, s)),
-    /** Step `mint_token`: accept the chosen proposal (a signed match token). */
-    mintRuntimeToken: (s: StepRef & { matchSessionId: string; proposalId: string }) => businessErrors(() => mintRuntimeToken(d, s)),
+    /** Step `mint_token`: accept the chosen proposal (a signed match token); with `finish`, the run ends with it. */
+    mintRuntimeToken: (s: Parameters<typeof mintRuntimeToken>[1]) => businessErrors(() => mintRuntimeToken(d, s)),
     /** Step `authorize_payment` (only when the budget does not require the user's confirmation). */
     authorizeRuntimePayment: (s: StepRef & { matchTokenId: string }) => businessErrors(() => authorizeRuntimePayment(d, s)),
     /** Ends the run: its stage, the audit status and (when no token was minted) the best proposal so far. */

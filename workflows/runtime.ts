@@ -63,6 +63,12 @@ export const LOCAL_BOOKKEEPING_PATCH = 'runtime-local-bookkeeping';
  * their old commands.
  */
 export const RUNTIME_ONE_TASK_PATCH = 'runtime-merchants-at-once';
+/**
+ * From this patch on a run that ends awaiting the user's confirmation is finished by its mint step
+ * (the step's statement writes the final stage and audit status): one local activity fewer, so one
+ * activation and one Postgres statement fewer per run. Runs started before it call finishRuntime.
+ */
+export const RUNTIME_MINT_FINISHES_PATCH = 'runtime-mint-finishes';
 const remoteBookkeeping = wf.proxyActivities<RuntimeActivities>(bookkeepingOptions);
 const localBookkeeping = wf.proxyLocalActivities<RuntimeActivities>(bookkeepingOptions);
 const remoteFinish = wf.proxyActivities<RuntimeActivities>(finishOptions);
@@ -118,7 +124,8 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     exhausted = 'max_agent_iterations';
     return false;
   };
-  const finish = async (finalStage: RuntimeStage, audit: string, note?: string) => {
+  /** The run's end as the workflow shows it (its stage, audit status and search attributes). */
+  const ended = (finalStage: RuntimeStage, audit: string, note?: string) => {
     out.stage = finalStage;
     out.auditStatus = audit;
     if (oneTask)
@@ -128,6 +135,9 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
         out.intentId && out.intentId !== atStart.searchAttribute ? [{ key: SA.IntentId, value: out.intentId }] : [],
       );
     else stage(finalStage, note ?? audit);
+  };
+  const finish = async (finalStage: RuntimeStage, audit: string, note?: string) => {
+    ended(finalStage, audit, note);
     await finishing.finishRuntime({
       runtimeId,
       stage: finalStage,
@@ -225,13 +235,20 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
 
     stage('minting_token');
     if (!step()) return await stopped();
+    // A run that awaits the user's confirmation ends with this step, which then writes its end too.
+    const mintFinishes = oneTask && budget.require_user_confirmation_before_payment && wf.patched(RUNTIME_MINT_FINISHES_PATCH);
     const minted = await bookkeeping.mintRuntimeToken({
       runtimeId,
       index: index++,
       matchSessionId: ranked.matchSessionId,
       proposalId: ranked.chosenProposalId,
+      ...(mintFinishes ? { finish: { stage: 'awaiting_user_confirmation', auditStatus: collectionAudit } } : {}),
     });
     out.matchTokenId = minted.matchTokenId;
+    if (mintFinishes) {
+      ended('awaiting_user_confirmation', collectionAudit);
+      return out;
+    }
 
     if (budget.require_user_confirmation_before_payment) return await finish('awaiting_user_confirmation', collectionAudit);
     if (!step()) return await stopped();

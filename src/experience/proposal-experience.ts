@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect';
 import type { ProductRow } from '../db/schema-catalog';
 import type { IntentRow } from '../matching/intents';
-import type { ExperienceCardT, ExperiencePreviewT } from '../schemas/experience';
+import type { CreatorEvidenceT, ExperienceCardT, ExperiencePreviewT } from '../schemas/experience';
 import { buildExperienceCard, type IntentFacts, type OfferFacts } from './card';
 import { loadCreatorEvidence } from './facts';
 import { readContext } from './preview';
@@ -26,6 +26,16 @@ export async function proposalExperience(
   offer: OfferFacts,
 ): Promise<{ experience_preview: ExperiencePreviewT; experience_card: ExperienceCardT }> {
   const evidence = (await loadCreatorEvidence(db, [product.product_id])).get(product.product_id) ?? [];
+  return proposalExperienceOf(intent, product, offer, evidence);
+}
+
+/** The same from the product's creator videos already read (several proposals' in one query: loadCreatorEvidence). */
+export function proposalExperienceOf(
+  intent: IntentRow,
+  product: ProductRow,
+  offer: OfferFacts,
+  evidence: CreatorEvidenceT[],
+): { experience_preview: ExperiencePreviewT; experience_card: ExperienceCardT } {
   const card = buildExperienceCard({ product, evidence, intent: intentFacts(intent), offer });
   return { experience_preview: card.preview, experience_card: card };
 }

@@ -1,12 +1,12 @@
 import { fromMinorUnitsOrNull } from '../money';
-import type { Selectable, Transaction } from 'kysely';
-import type { Database } from '../db/schema';
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/connect';
 import type { MatchSessionsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import type { CardFactsCache } from '../catalog/cards';
-import { issueCards, matchRecId } from '../recommend/issued-cards';
+import { issuedCardRows, matchRecId } from '../recommend/issued-cards';
+import { buildProductCards } from '../catalog/cards';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { getOwnIntent, type IntentRow } from './intents';
 import type { Caller } from '../tenancy';
@@ -48,19 +48,30 @@ function explain(ranked: RankedProposal[], excluded: number): string {
 export async function createMatchSession(
   db: Db,
   input: { intent_id: string; proposal_ids?: string[] },
-  opts: { ttlSeconds: number; caller: Caller; publicBaseUrl: string; cardFacts?: CardFactsCache; sessionId?: string },
+  opts: {
+    ttlSeconds: number;
+    caller: Caller;
+    publicBaseUrl: string;
+    cardFacts?: CardFactsCache;
+    sessionId?: string;
+    /** Told the candidates as read (their trust scores among them), so a caller need not read them again. */
+    onCandidates?: (candidates: RankableProposal[]) => void;
+  },
 ): Promise<MatchSessionRow> {
   // Only the intent's developer may rank it; the session belongs to the same developer.
   const intent = await getOwnIntent(db, input.intent_id, opts.caller);
   const sessionId = opts.sessionId ?? newId('ms');
-  // A keyed retry after a crash: the session the first run stored (one transaction: all of it or nothing).
-  const stored = await db
-    .selectFrom('match_sessions')
-    .selectAll()
-    .where('match_session_id', '=', sessionId)
-    .where('intent_id', '=', intent.intent_id)
-    .executeTakeFirst();
-  if (stored) return stored;
+  // A keyed retry after a crash: the session the first run stored (one transaction: all of it or
+  // nothing). A session id made just now cannot be stored yet.
+  if (opts.sessionId) {
+    const stored = await db
+      .selectFrom('match_sessions')
+      .selectAll()
+      .where('match_session_id', '=', sessionId)
+      .where('intent_id', '=', intent.intent_id)
+      .executeTakeFirst();
+    if (stored) return stored;
+  }
   await expireDueProposals(db, { intentId: intent.intent_id });
   let candidates: RankableProposal[];
   if (input.proposal_ids) {
@@ -85,28 +96,47 @@ export async function createMatchSession(
       .where('status', '=', 'active')
       .execute();
   }
+  opts.onCandidates?.(candidates);
   const now = new Date();
   const ranking = rankSession(intent, candidates, now);
-  return db.transaction().execute(async (trx) => {
-    // The cards of the top proposals are issued once, with the session: every render shows the same
-    // documents under the same rec ids, and GET /v1/cards and the click redirect can find them.
-    await issueCards(trx, [...new Set(ranking.top.map((p) => p.product_id))], {
-      publicBaseUrl: opts.publicBaseUrl,
-      channel: 'match',
-      recIdFor: matchRecId(sessionId),
-      cache: opts.cardFacts,
-      source: 'match',
-      matchSessionId: sessionId,
-    });
-    return storeMatchSession(trx, {
-      sessionId,
-      intentId: intent.intent_id,
-      ranking,
-      now,
-      ttlSeconds: opts.ttlSeconds,
-      developerId: intent.developer_id ?? undefined,
-    });
+  // The cards of the top proposals are issued once, with the session: every render shows the same
+  // documents under the same rec ids, and GET /v1/cards and the click redirect can find them. The
+  // session and its cards are one statement (all of it or nothing, as a keyed retry expects).
+  const cards = await buildProductCards(db, [...new Set(ranking.top.map((p) => p.product_id))], {
+    publicBaseUrl: opts.publicBaseUrl,
+    channel: 'match',
+    recIdFor: matchRecId(sessionId),
+    cache: opts.cardFacts,
   });
+  const s = {
+    sessionId,
+    intentId: intent.intent_id,
+    ranking,
+    now,
+    ttlSeconds: opts.ttlSeconds,
+    developerId: intent.developer_id ?? undefined,
+  };
+  // Every column is given, so the row as stored is the row built; reading it back would only re-parse the ranking.
+  const row = newMatchSessionRow(s);
+  const values = {
+    ...row,
+    ranked_proposals: JSON.stringify(row.ranked_proposals),
+    ranked_top: row.ranked_top && JSON.stringify(row.ranked_top),
+    summary: JSON.stringify(row.summary),
+  };
+  if (!cards.length) await db.insertInto('match_sessions').values(values).execute();
+  else
+    await db
+      .with('cards', (q) =>
+        q
+          .insertInto('rec_cards')
+          .values(issuedCardRows(cards, { source: 'match', matchSessionId: sessionId }))
+          .onConflict((oc) => oc.column('rec_id').doNothing()),
+      )
+      .insertInto('match_sessions')
+      .values(values)
+      .execute();
+  return row;
 }
 
 export interface SessionRanking {
@@ -204,19 +234,4 @@ export function newMatchSessionRow(s: NewMatchSession): MatchSessionRow {
     created_at: s.now,
     updated_at: s.now,
   };
-}
-
-/** Every column is given, so the row as stored is the row built; reading it back would only re-parse the ranking. */
-async function storeMatchSession(trx: Transaction<Database>, s: NewMatchSession): Promise<MatchSessionRow> {
-  const row = newMatchSessionRow(s);
-  await trx
-    .insertInto('match_sessions')
-    .values({
-      ...row,
-      ranked_proposals: JSON.stringify(row.ranked_proposals),
-      ranked_top: row.ranked_top && JSON.stringify(row.ranked_top),
-      summary: JSON.stringify(row.summary),
-    })
-    .execute();
-  return row;
 }

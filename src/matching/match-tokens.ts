@@ -1,5 +1,5 @@
 import { fromMinorUnits } from '../money';
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type QueryCreator, type Selectable, type Transaction } from 'kysely';
 import { SignJWT } from 'jose';
 import type { Db } from '../db/connect';
 import type { Database } from '../db/schema';
@@ -44,10 +44,19 @@ export function matchTokenView(t: MatchTokenRow, viewer: Caller) {
 
 /** Persists the expiry of tokens past their lifetime that nothing has paid against (before a write). */
 export async function expireDueTokens(db: Db | Transaction<Database>, scope: { tokenId?: string; sessionId?: string }): Promise<void> {
-  await sql`update match_tokens set acceptance_state = 'expired', updated_at = now()
-            where expires_at <= now() and acceptance_state in ('issued', 'accepted')
-            ${scope.tokenId ? sql`and match_token_id = ${scope.tokenId}` : sql``}
-            ${scope.sessionId ? sql`and match_session_id = ${scope.sessionId}` : sql``}`.execute(db);
+  await expiringTokens(db, scope).execute();
+}
+
+/** The update expireDueTokens runs, returning the ids it expired (for a data-modifying CTE beside a read). */
+function expiringTokens(q: QueryCreator<Database>, scope: { tokenId?: string; sessionId?: string }) {
+  return q
+    .updateTable('match_tokens')
+    .set({ acceptance_state: 'expired', updated_at: sql<Date>`now()` })
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .where('acceptance_state', 'in', ['issued', 'accepted'])
+    .$if(Boolean(scope.tokenId), (w) => w.where('match_token_id', '=', scope.tokenId!))
+    .$if(Boolean(scope.sessionId), (w) => w.where('match_session_id', '=', scope.sessionId!))
+    .returning('match_token_id');
 }
 
 /** A token past its lifetime that nothing has paid against reads as `expired` (writes persist it). */
@@ -156,9 +165,8 @@ export async function acceptMatch(
         .execute();
       throw new AppError(409, 'match_session_expired', `Match session ${sessionId} expired at ${session.expires_at.toISOString()}.`);
     }
-    await expireDueTokens(trx, { sessionId });
-
     if (body.match_token_id) {
+      await expireDueTokens(trx, { sessionId });
       const token = await trx
         .selectFrom('match_tokens')
         .selectAll()
@@ -197,22 +205,23 @@ export async function acceptMatch(
       if (!exists || !mayAct(caller, exists.developer_id)) throw proposalNotFound(proposalId);
       throw new AppError(409, 'proposal_not_in_session', `Proposal ${proposalId} was not ranked in match session ${sessionId}.`);
     }
+    // The session's tokens past their lifetime are expired in the same statement that looks for a live
+    // one (the read sees the rows as they were before, so those it expires are left out by id).
     const live = await trx
+      .with('expired', (q) => expiringTokens(q, { sessionId }))
       .selectFrom('match_tokens')
       .selectAll()
       .where('match_session_id', '=', sessionId)
       .where('proposal_id', '=', proposalId)
       .where('acceptance_state', 'not in', ['expired', 'revoked'])
+      .where('match_token_id', 'not in', (eb) => eb.selectFrom('expired').select('match_token_id'))
       .executeTakeFirst();
     if (live) return live;
 
-    const current = await trx
-      .selectFrom('proposals')
-      .select('proposal_state')
-      .where('proposal_id', '=', proposalId)
-      .executeTakeFirstOrThrow();
-    if (current.proposal_state === 'expired') throw new AppError(409, 'proposal_expired', `Proposal ${proposalId} has expired.`);
-    const proposal = await transitionProposal(trx, proposalId, 'pending_confirmation', `match token for session ${sessionId}`);
+    // An expired proposal is refused as such (checked on the row the move locks).
+    const proposal = await transitionProposal(trx, proposalId, 'pending_confirmation', `match token for session ${sessionId}`, (p) => {
+      if (p.proposal_state === 'expired') throw new AppError(409, 'proposal_expired', `Proposal ${proposalId} has expired.`);
+    });
     // On this transaction's connection: a second one from the pool while this one is held deadlocks a
     // saturated pool (every accept holding one and waiting for another).
     const intent = await getIntent(trx, session.intent_id, SYSTEM);
@@ -229,14 +238,16 @@ export async function acceptMatch(
       issuedAt: now,
       expiresAt,
     });
-    if (session.status === 'open') {
-      await trx
-        .updateTable('match_sessions')
-        .set({ status: 'accepted', updated_at: now })
-        .where('match_session_id', '=', sessionId)
-        .execute();
-    }
+    // The session (when still open) becomes accepted in the token's statement.
     return trx
+      .with('session', (q) =>
+        q
+          .updateTable('match_sessions')
+          .set({ status: 'accepted', updated_at: now })
+          .where('match_session_id', '=', sessionId)
+          .where('status', '=', 'open')
+          .returning('match_session_id'),
+      )
       .insertInto('match_tokens')
       .values({
         match_token_id: id,

@@ -1,11 +1,13 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connect';
 import type { Database } from '../db/schema';
 import type { ProposalState, ProposalsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import { getProduct, productNotFound, productView, type ProductRow } from '../catalog/products';
-import { proposalExperience } from '../experience/proposal-experience';
+import { loadCreatorEvidence } from '../experience/facts';
+import type { CreatorEvidenceT } from '../schemas/experience';
+import { proposalExperienceOf } from '../experience/proposal-experience';
 import { getMerchant } from '../registry/merchants';
 import { assessReadiness } from '../registry/readiness';
 import type { ProposalCreateInput } from '../schemas/proposals';
@@ -70,6 +72,90 @@ export function productSnapshot(product: ProductRow, now: Date) {
   };
 }
 
+/** What a new proposal is checked and built from (read once for several proposals by a batch). */
+export interface ProposalFacts {
+  intent: IntentRow;
+  merchant: MerchantRow;
+  product: ProductRow;
+  /** The merchant's recent health probes (recentHealth). */
+  healthProbes: { healthy: number; total: number };
+  /** The product's creator videos (loadCreatorEvidence). */
+  evidence: CreatorEvidenceT[];
+}
+
+/** Why a proposal cannot be stored (before anything is): an unknown product, a deactivated merchant, a past valid_until. */
+export function checkProposal(input: ProposalCreateInput, merchant: MerchantRow, product: ProductRow | undefined): asserts product {
+  if (!product) throw productNotFound(input.product_id);
+  if (merchant.status !== 'active')
+    throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
+  if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
+    throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
+  }
+}
+
+/**
+ * The row of a new proposal (checked by checkProposal): the product frozen into `product_snapshot`
+ * and the trust score computed now, so later catalog changes cannot rewrite what the shopper was shown.
+ */
+export function newProposalRow(input: ProposalCreateInput, f: ProposalFacts, proposalId: string, now: Date): Insertable<ProposalsTable> {
+  const { intent, merchant, product } = f;
+  const priceCents = toMinorUnits(input.price, input.currency);
+  const experience = proposalExperienceOf(
+    intent,
+    product,
+    {
+      proposal_id: proposalId,
+      price_cents: priceCents,
+      currency: input.currency,
+      merchant_preview: input.experience_preview,
+      merchant_card: input.experience_card,
+    },
+    f.evidence,
+  );
+  const trust = computeTrustScore({
+    readinessScore: assessReadiness(merchant).score,
+    healthProbes: f.healthProbes,
+    evidence: input.evidence ?? [],
+    priceCents,
+    catalogPriceCents: product.price_cents,
+    catalogCurrency: product.currency,
+    sameCurrency: product.currency === input.currency,
+  });
+  const json = (v: unknown) => JSON.stringify(v);
+  return {
+    proposal_id: proposalId,
+    merchant_agent_id: merchant.merchant_id,
+    intent_id: intent.intent_id,
+    product_id: product.product_id,
+    offer_title: input.offer_title,
+    price_cents: priceCents,
+    currency: input.currency,
+    inventory_status: input.inventory_status ?? inventoryFromStock(product.inventory_qty),
+    shipping_commitment: json(input.shipping_commitment ?? {}),
+    commission_plan: json(input.commission_plan ?? {}),
+    service_terms: json(input.service_terms ?? {}),
+    evidence: json(input.evidence ?? []),
+    valid_until: input.valid_until ?? null,
+    proposal_score_inputs: json(input.proposal_score_inputs ?? {}),
+    product_snapshot: json(productSnapshot(product, now)),
+    metadata: json(input.metadata ?? {}),
+    provenance: input.provenance ?? 'merchant_agent',
+    proposal_state: input.proposal_state,
+    trust_score: json(trust),
+    asset_refs: json(input.asset_refs ?? []),
+    attribution_chain: json(input.attribution_chain ?? []),
+    workflow: json(input.workflow ?? {}),
+    experience_preview: json(experience.experience_preview),
+    experience_card: json(experience.experience_card),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Each new proposal's first transition (none → its state), recorded with it. */
+export const submittedTransitions = (rows: Insertable<ProposalsTable>[], now: Date) =>
+  rows.map((p) => ({ proposal_id: p.proposal_id, from_state: 'none', to_state: p.proposal_state!, reason: 'submitted', at: now }));
+
 /**
  * A merchant's answer to an intent. The caller's X-Merchant-Token has already been checked against
  * `merchant_agent_id`. The product is frozen into `product_snapshot` and the trust score computed
@@ -89,13 +175,7 @@ export async function submitProposal(
     getProduct(db, input.product_id),
   ]);
   if (caller.kind === 'api' && !(await mayPropose(db, intent, merchant))) throw intentNotFoundFor(input.intent_id);
-  if (!product) throw productNotFound(input.product_id);
-  if (merchant.status !== 'active')
-    throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
-  if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
-    throw new AppError(400, 'invalid_payload', 'Invalid valid_until: it is already in the past.', { fields: ['valid_until'] });
-  }
-  const priceCents = toMinorUnits(input.price, input.currency);
+  checkProposal(input, merchant, product);
   const stored = await db
     .selectFrom('proposals')
     .selectAll()
@@ -103,66 +183,25 @@ export async function submitProposal(
     .where('intent_id', '=', intent.intent_id)
     .executeTakeFirst();
   if (stored) return stored;
-  const [healthProbes, experience] = await Promise.all([
+  const [healthProbes, evidence] = await Promise.all([
     recentHealth(db, merchant.merchant_id),
-    proposalExperience(db, intent, product, {
-      proposal_id: proposalId,
-      price_cents: priceCents,
-      currency: input.currency,
-      merchant_preview: input.experience_preview,
-      merchant_card: input.experience_card,
-    }),
+    loadCreatorEvidence(db, [product.product_id]),
   ]);
-  const trust = computeTrustScore({
-    readinessScore: assessReadiness(merchant).score,
-    healthProbes,
-    evidence: input.evidence ?? [],
-    priceCents,
-    catalogPriceCents: product.price_cents,
-    catalogCurrency: product.currency,
-    sameCurrency: product.currency === input.currency,
-  });
   const now = new Date();
-  const json = (v: unknown) => JSON.stringify(v);
-  return db.transaction().execute(async (trx) => {
-    const p = await trx
-      .insertInto('proposals')
-      .values({
-        proposal_id: proposalId,
-        merchant_agent_id: merchant.merchant_id,
-        intent_id: intent.intent_id,
-        product_id: product.product_id,
-        offer_title: input.offer_title,
-        price_cents: priceCents,
-        currency: input.currency,
-        inventory_status: input.inventory_status ?? inventoryFromStock(product.inventory_qty),
-        shipping_commitment: json(input.shipping_commitment ?? {}),
-        commission_plan: json(input.commission_plan ?? {}),
-        service_terms: json(input.service_terms ?? {}),
-        evidence: json(input.evidence ?? []),
-        valid_until: input.valid_until ?? null,
-        proposal_score_inputs: json(input.proposal_score_inputs ?? {}),
-        product_snapshot: json(productSnapshot(product, now)),
-        metadata: json(input.metadata ?? {}),
-        provenance: input.provenance ?? 'merchant_agent',
-        proposal_state: input.proposal_state,
-        trust_score: json(trust),
-        asset_refs: json(input.asset_refs ?? []),
-        attribution_chain: json(input.attribution_chain ?? []),
-        workflow: json(input.workflow ?? {}),
-        experience_preview: json(experience.experience_preview),
-        experience_card: json(experience.experience_card),
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('proposal_transitions')
-      .values({ proposal_id: p.proposal_id, from_state: 'none', to_state: p.proposal_state, reason: 'submitted', at: now })
-      .execute();
-    return p;
-  });
+  const row = newProposalRow(
+    input,
+    { intent, merchant, product, healthProbes, evidence: evidence.get(product.product_id) ?? [] },
+    proposalId,
+    now,
+  );
+  // The proposal and its first transition in one statement (the transition's foreign key is checked
+  // at the statement's end, when the proposal is there).
+  return db
+    .with('transition', (q) => q.insertInto('proposal_transitions').values(submittedTransitions([row], now)))
+    .insertInto('proposals')
+    .values(row)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 const intentNotFoundFor = (id: string) => new AppError(404, 'intent_not_found', `No intent '${id}'.`);
@@ -252,21 +291,23 @@ export async function transitionProposal(
   proposalId: string,
   to: ProposalState,
   reason: string,
+  /** Checked on the locked row before the move (e.g. a caller's own 409 for a state it refuses). */
+  guard?: (p: ProposalRow) => void,
 ): Promise<ProposalRow> {
   const p = await trx.selectFrom('proposals').selectAll().where('proposal_id', '=', proposalId).forUpdate().executeTakeFirst();
   if (!p) throw proposalNotFound(proposalId);
+  guard?.(p);
   if (p.proposal_state === to) return p;
   assertTransition(proposalId, p.proposal_state, to);
   const now = new Date();
-  const updated = await trx
+  // The move and its transition in one statement.
+  return trx
+    .with('transition', (q) =>
+      q.insertInto('proposal_transitions').values({ proposal_id: proposalId, from_state: p.proposal_state, to_state: to, reason, at: now }),
+    )
     .updateTable('proposals')
     .set({ proposal_state: to, ...(to === 'expired' ? { status: 'expired' as const } : {}), updated_at: now })
     .where('proposal_id', '=', proposalId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('proposal_transitions')
-    .values({ proposal_id: proposalId, from_state: p.proposal_state, to_state: to, reason, at: now })
-    .execute();
-  return updated;
 }

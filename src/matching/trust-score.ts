@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { fromMinorUnits } from '../money';
 import type { Db } from '../db/connect';
 
@@ -62,6 +63,23 @@ export function computeTrustScore(i: TrustInputs) {
   };
 }
 export type TrustScore = ReturnType<typeof computeTrustScore>;
+
+/** recentHealth of several merchants in one query (a merchant without probes: 0 of 0). */
+export async function recentHealthOf(db: Db, merchantIds: string[]): Promise<Map<string, { healthy: number; total: number }>> {
+  const ids = [...new Set(merchantIds)];
+  const out = new Map(ids.map((id) => [id, { healthy: 0, total: 0 }]));
+  if (!ids.length) return out;
+  const { rows } = await sql<{ merchant_id: string; healthy: number; total: number }>`
+    select want.merchant_id, count(*) filter (where p.healthy)::int as healthy, count(p.healthy)::int as total
+    from unnest(${ids}::text[]) as want(merchant_id)
+    left join lateral (
+      select healthy from merchant_health_probes h where h.merchant_id = want.merchant_id
+      order by h.checked_at desc limit ${HEALTH_WINDOW}
+    ) p on true
+    group by want.merchant_id`.execute(db);
+  for (const r of rows) out.set(r.merchant_id, { healthy: r.healthy, total: r.total });
+  return out;
+}
 
 export async function recentHealth(db: Db, merchantId: string): Promise<{ healthy: number; total: number }> {
   const rows = await db

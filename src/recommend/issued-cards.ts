@@ -30,20 +30,23 @@ export async function issueCards(
   if (cards.length) {
     await db
       .insertInto('rec_cards')
-      .values(
-        cards.map((c) => ({
-          rec_id: c.rec_id,
-          product_id: Number(c.product.id),
-          source: opts.source,
-          channel: c.channel ?? null,
-          match_session_id: opts.matchSessionId ?? null,
-          document: JSON.stringify(c),
-        })),
-      )
+      .values(issuedCardRows(cards, opts))
       .onConflict((oc) => oc.column('rec_id').doNothing())
       .execute();
   }
   return cards;
+}
+
+/** The rec_cards rows that keep built cards under their rec ids (inserted on conflict do nothing). */
+export function issuedCardRows(cards: ProductCardDocumentT[], opts: { source: CardSource; matchSessionId?: string }) {
+  return cards.map((c) => ({
+    rec_id: c.rec_id,
+    product_id: Number(c.product.id),
+    source: opts.source,
+    channel: c.channel ?? null,
+    match_session_id: opts.matchSessionId ?? null,
+    document: JSON.stringify(c),
+  }));
 }
 
 /** The cards issued with a session for these products, in the order given (a product without one is skipped). */

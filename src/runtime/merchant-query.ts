@@ -1,13 +1,21 @@
+import { sql, type Insertable } from 'kysely';
 import type { z } from 'zod';
 import { AppError } from '../errors';
-import { getIntent, intentView, type IntentRow } from '../matching/intents';
-import { submitProposal, type ProposalRow } from '../matching/proposals';
+import { newId } from '../ids';
+import { getProducts } from '../catalog/products';
+import type { ProductRow } from '../db/schema-catalog';
+import type { ProposalsTable } from '../db/schema-matching';
+import { loadCreatorEvidence } from '../experience/facts';
+import type { CreatorEvidenceT } from '../schemas/experience';
+import { getIntent, intentView } from '../matching/intents';
+import { checkProposal, newProposalRow, submittedTransitions } from '../matching/proposals';
+import { recentHealthOf } from '../matching/trust-score';
 import { fromMinorUnits } from '../money';
 import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { MerchantQueryAnswer } from '../schemas/runtime';
 import { SYSTEM } from '../tenancy';
-import { recordStep } from './store';
-import { consumedOf, proposalsOfStep, recordedStep, stepId, trustOf, type QueryResult, type RuntimeDeps, type StepRef } from './steps';
+import { recordStepsWithProposals, type StepRecord } from './store';
+import { consumedOf, stepId, trustOf, type QueryResult, type RuntimeDeps, type StepRef } from './steps';
 
 const ANSWER_MAX_BYTES = 256 * 1024;
 
@@ -22,28 +30,62 @@ type Asked =
 type MerchantOffer = z.infer<typeof MerchantQueryAnswer>['proposals'][number];
 
 /**
- * One merchant-query step in three parts, so that several merchants can be asked at once and their
- * steps still recorded one after another in merchant order (`queryMerchantAgents`): `load` reads what
- * the step needs and what an earlier attempt recorded, `ask` POSTs to the merchant, `record` stores
- * the proposals that fit `keep` (the proposal versions left) and writes the step.
+ * Merchant-query steps in three parts, so that several merchants can be asked at once and their
+ * steps still recorded in merchant order (`queryMerchantAgents`): `loadRound` reads what the steps
+ * need and what an earlier attempt recorded, `ask` POSTs to one merchant, `recordRound` stores the
+ * proposals that fit the proposal versions left and writes the steps. A round costs a fixed number of
+ * statements however many merchants it asks (four reads to load, three to check the offers, one write).
  */
-async function loadStep(deps: RuntimeDeps, s: MerchantQuery, intentRead?: Promise<IntentRow>) {
+async function loadRound(deps: RuntimeDeps, round: MerchantQuery[]) {
   const { db } = deps;
-  const id = stepId(s);
-  const [m, intent, recorded, already] = await Promise.all([
+  const first = round[0]!;
+  const ids = round.map(stepId);
+  const [merchants, intent, recorded, already] = await Promise.all([
     db
       .selectFrom('merchants')
-      .select(['merchant_id', 'agent_endpoint', 'webhook_secret_sealed'])
-      .where('merchant_id', '=', s.merchantId)
-      .executeTakeFirstOrThrow(),
+      .selectAll()
+      .where(
+        'merchant_id',
+        'in',
+        round.map((s) => s.merchantId),
+      )
+      .execute(),
     // The merchants of one round share one read of their intent.
-    intentRead ?? getIntent(db, s.intentId, SYSTEM),
-    recordedStep(db, s),
-    proposalsOfStep(db, s.intentId, id),
+    getIntent(db, first.intentId, SYSTEM),
+    db
+      .selectFrom('commerce_runtime_steps')
+      .select(['index', 'status', 'output_summary'])
+      .where('runtime_id', '=', first.runtimeId)
+      .where(
+        'index',
+        'in',
+        round.map((s) => s.index),
+      )
+      .execute(),
+    db
+      .selectFrom('proposals')
+      .selectAll()
+      .where('intent_id', '=', first.intentId)
+      .where(sql<string>`metadata->>'runtime_step'`, 'in', ids)
+      .orderBy('created_at')
+      .execute(),
   ]);
-  return { s, id, m, intent, recorded, already, startedAt: new Date() };
+  const startedAt = new Date();
+  return round.map((s, i) => {
+    const m = merchants.find((r) => r.merchant_id === s.merchantId);
+    if (!m) throw new Error(`merchant ${s.merchantId} of step ${ids[i]} is not registered`);
+    return {
+      s,
+      id: ids[i]!,
+      m,
+      intent,
+      recorded: recorded.find((r) => r.index === s.index),
+      already: already.filter((p) => (p.metadata as { runtime_step?: string }).runtime_step === ids[i]),
+      startedAt,
+    };
+  });
 }
-type LoadedStep = Awaited<ReturnType<typeof loadStep>>;
+type LoadedStep = Awaited<ReturnType<typeof loadRound>>[number];
 
 /**
  * The step and its effects are one unit keyed by (runtime, index): an attempt that recorded the
@@ -113,81 +155,128 @@ async function ask(deps: RuntimeDeps, l: LoadedStep): Promise<Asked> {
 }
 
 /**
- * Records the step: from an earlier attempt's record or stored proposals, or from `asked` (the
- * merchant's answer), of which at most `keep` proposals are stored; the rest are `dropped`.
+ * Records the steps of a round in merchant order: each from an earlier attempt's record or stored
+ * proposals, or from `asked[i]` (the merchant's answer), of which at most the proposal versions still
+ * left are stored; the rest are `dropped`. No step after the one that had proposals dropped or used
+ * up `keep`. The new steps, their proposals and the proposals' transitions are written in one
+ * statement (recordStepsWithProposals). Returns the recorded steps' results in merchant order.
  */
-async function record(deps: RuntimeDeps, l: LoadedStep, keep: number, asked?: Asked): Promise<QueryResult> {
+async function recordRound(deps: RuntimeDeps, loaded: LoadedStep[], keep: number, asked: Array<Asked | undefined>): Promise<QueryResult[]> {
   const { db } = deps;
-  const { s, m, id, recorded, already } = l;
-  if (recorded) {
-    return {
-      status: recorded.status as QueryResult['status'],
-      proposalIds: already.map((p) => p.proposal_id),
-      dropped: droppedOf(recorded.output_summary),
-    };
-  }
-  const write = (status: QueryResult['status'], output: string, stored: ProposalRow[], error: string | null) =>
-    recordStep(db, {
+  // The offers that can be kept at most (each merchant's first `keep`), checked against the catalog at once.
+  const offers = loaded.flatMap((l, i) => {
+    const a = asked[i];
+    return !l.recorded && !l.already.length && a?.kind === 'answered' ? a.offered.slice(0, keep) : [];
+  });
+  const [products, health, evidence] = offers.length
+    ? await Promise.all([
+        getProducts(
+          db,
+          offers.map((p) => p.product_id),
+        ),
+        recentHealthOf(
+          db,
+          loaded.map((l) => l.m.merchant_id),
+        ),
+        loadCreatorEvidence(
+          db,
+          offers.map((p) => p.product_id),
+        ),
+      ])
+    : [new Map<number, ProductRow>(), new Map<string, { healthy: number; total: number }>(), new Map<number, CreatorEvidenceT[]>()];
+
+  const out: QueryResult[] = [];
+  const steps: StepRecord[] = [];
+  const rows: Insertable<ProposalsTable>[] = [];
+  const now = new Date();
+  let left = keep;
+  for (const [i, l] of loaded.entries()) {
+    const { s, m, id, recorded, already } = l;
+    const step = (status: QueryResult['status'], output: string, stored: number, error: string | null): StepRecord => ({
       ...s,
       agentId: m.merchant_id,
       kind: 'merchant_query',
       status,
       inputSummary: `intent ${s.intentId} → POST ${m.agent_endpoint} (deadline ${s.deadlineMs} ms, up to ${s.maxProposals} proposal(s))`,
       outputSummary: output,
-      consumed: consumedOf(1, 1, stored.length),
+      consumed: consumedOf(1, 1, stored),
       startedAt: l.startedAt,
       error,
     });
-  if (already.length) {
-    await write(
-      'succeeded',
-      `${already.length} proposal(s) kept (stored by an earlier attempt of this step): ${already.map((p) => p.proposal_id).join(', ')}`,
-      already,
-      null,
-    );
-    return { status: 'succeeded', proposalIds: already.map((p) => p.proposal_id), dropped: 0 };
-  }
-  if (!asked) throw new Error(`merchant query ${id} was never asked`);
-  if (asked.kind === 'no_answer') {
-    await write(asked.status, asked.output, [], asked.error);
-    return { status: asked.status, proposalIds: [], dropped: 0 };
-  }
-  const offered = asked.offered;
-  const kept = offered.slice(0, keep);
-  const stored: ProposalRow[] = [];
-  const rejected: string[] = [];
-  for (const p of kept) {
-    try {
-      stored.push(
-        await submitProposal(
-          db,
-          {
-            ...p,
-            merchant_agent_id: m.merchant_id,
-            intent_id: s.intentId,
-            provenance: p.provenance ?? 'merchant_agent_runtime',
-            metadata: { ...p.metadata, runtime_id: s.runtimeId, runtime_step: id },
-          },
-          SYSTEM,
+    let r: QueryResult;
+    const a = asked[i];
+    if (recorded) {
+      r = {
+        status: recorded.status as QueryResult['status'],
+        proposalIds: already.map((p) => p.proposal_id),
+        dropped: droppedOf(recorded.output_summary),
+      };
+    } else if (already.length) {
+      const ids = already.map((p) => p.proposal_id);
+      steps.push(
+        step(
+          'succeeded',
+          `${already.length} proposal(s) kept (stored by an earlier attempt of this step): ${ids.join(', ')}`,
+          already.length,
+          null,
         ),
       );
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      rejected.push(`product ${p.product_id}: ${err.code}`);
+      r = { status: 'succeeded', proposalIds: ids, dropped: 0 };
+    } else if (!a) {
+      throw new Error(`merchant query ${id} was never asked`);
+    } else if (a.kind === 'no_answer') {
+      steps.push(step(a.status, a.output, 0, a.error));
+      r = { status: a.status, proposalIds: [], dropped: 0 };
+    } else {
+      const kept = a.offered.slice(0, left);
+      const stored: Insertable<ProposalsTable>[] = [];
+      const rejected: string[] = [];
+      for (const p of kept) {
+        const input = {
+          ...p,
+          merchant_agent_id: m.merchant_id,
+          intent_id: s.intentId,
+          provenance: p.provenance ?? 'merchant_agent_runtime',
+          metadata: { ...p.metadata, runtime_id: s.runtimeId, runtime_step: id },
+        };
+        try {
+          const product = products.get(p.product_id);
+          checkProposal(input, m, product);
+          const facts = {
+            intent: l.intent,
+            merchant: m,
+            product,
+            healthProbes: health.get(m.merchant_id) ?? { healthy: 0, total: 0 },
+            evidence: evidence.get(product.product_id) ?? [],
+          };
+          stored.push(newProposalRow(input, facts, newId('prop'), now));
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          rejected.push(`product ${p.product_id}: ${err.code}`);
+        }
+      }
+      const described = stored.map((p) => {
+        const t = trustOf({ trust_score: JSON.parse(p.trust_score as string) });
+        return `${p.proposal_id} (${fromMinorUnits(p.price_cents, p.currency)} ${p.currency}, trust ${t.score} ${t.risk} risk: ${t.basis?.price_sanity?.reason ?? 'n/a'})`;
+      });
+      const dropped = a.offered.length - kept.length;
+      steps.push(
+        step(
+          'succeeded',
+          `${a.offered.length} proposal(s) offered, ${stored.length} kept: ${described.join('; ') || 'none'}${rejected.length ? `; rejected ${rejected.join(', ')}` : ''}${dropped ? `; ${dropped} dropped by max_proposal_versions` : ''}`,
+          stored.length,
+          null,
+        ),
+      );
+      rows.push(...stored);
+      r = { status: 'succeeded', proposalIds: stored.map((p) => p.proposal_id), dropped };
     }
+    out.push(r);
+    left -= r.proposalIds.length;
+    if (r.dropped > 0 || left <= 0) break;
   }
-  const described = stored.map((p) => {
-    const t = trustOf(p);
-    return `${p.proposal_id} (${fromMinorUnits(p.price_cents, p.currency)} ${p.currency}, trust ${t.score} ${t.risk} risk: ${t.basis?.price_sanity?.reason ?? 'n/a'})`;
-  });
-  const dropped = offered.length - kept.length;
-  await write(
-    'succeeded',
-    `${offered.length} proposal(s) offered, ${stored.length} kept: ${described.join('; ') || 'none'}${rejected.length ? `; rejected ${rejected.join(', ')}` : ''}${dropped ? `; ${dropped} dropped by max_proposal_versions` : ''}`,
-    stored,
-    null,
-  );
-  return { status: 'succeeded', proposalIds: stored.map((p) => p.proposal_id), dropped };
+  if (steps.length) await recordStepsWithProposals(db, steps, rows, submittedTransitions(rows, now));
+  return out;
 }
 
 /**
@@ -197,8 +286,9 @@ async function record(deps: RuntimeDeps, l: LoadedStep, keep: number, asked?: As
  * (The activity of runs from before `queryMerchantAgents`.)
  */
 export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): Promise<QueryResult> {
-  const l = await loadStep(deps, s);
-  return record(deps, l, s.maxProposals, answeredBefore(l) ? undefined : await ask(deps, l));
+  const [l] = await loadRound(deps, [s]);
+  const [r] = await recordRound(deps, [l!], s.maxProposals, [answeredBefore(l!) ? undefined : await ask(deps, l!)]);
+  return r!;
 }
 
 export type MerchantQueries = StepRef & { intentId: string; merchantIds: string[]; maxProposals: number; deadlineMs: number };
@@ -227,16 +317,12 @@ export async function queryMerchantAgents(deps: RuntimeDeps, q: MerchantQueries)
       maxProposals: left,
       deadlineMs: q.deadlineMs,
     }));
-    const intent = getIntent(deps.db, q.intentId, SYSTEM);
-    const loaded = await Promise.all(round.map((s) => loadStep(deps, s, intent)));
+    const loaded = await loadRound(deps, round);
     const asked = await Promise.all(loaded.map((l) => (answeredBefore(l) ? undefined : ask(deps, l))));
-    for (const [i, l] of loaded.entries()) {
-      const r = await record(deps, l, left, asked[i]);
-      out.push(r);
-      left -= r.proposalIds.length;
-      if (r.dropped > 0) return out;
-      if (left <= 0) break;
-    }
+    const results = await recordRound(deps, loaded, left, asked);
+    out.push(...results);
+    for (const r of results) left -= r.proposalIds.length;
+    if (results.some((r) => r.dropped > 0)) return out;
     next += round.length;
   }
   return out;

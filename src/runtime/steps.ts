@@ -7,16 +7,17 @@ import { loadSigningKeys, type SigningKeys } from '../crypto/signing-keys';
 import { subscribedMerchants } from '../dispatch/subscribers';
 import { createIntent, getIntent } from '../matching/intents';
 import { submitProposal, type ProposalRow } from '../matching/proposals';
-import { createMatchSession } from '../matching/match-sessions';
+import { createMatchSession, type MatchSessionRow } from '../matching/match-sessions';
 import { acceptMatch } from '../matching/match-tokens';
 import { SYSTEM } from '../tenancy';
 import { authorizePayment } from '../matching/payments';
 import type { RankedProposal } from '../matching/ranking';
 import { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
+import { CardFactsCache } from '../catalog/cards';
 import { retrieve } from '../recommend/retrieval';
 import { understandShoppingIntent } from '../recommend/understand';
 import { IntentCreateBody } from '../schemas/intents';
-import { finishRuntime, getRuntimeRow, recordStep } from './store';
+import { finishRuntime, getRuntimeRow, recordStep, runtimeNotFound } from './store';
 import { fromMinorUnits } from '../money';
 import { seededId } from '../idempotency/store';
 import { paymentModeOfToken } from './payment';
@@ -96,13 +97,21 @@ export interface RuntimeDeps {
   /** Loaded once per worker, on first use. */
   signingKeys(): Promise<SigningKeys>;
   snapshots: CatalogSnapshotCache;
+  /** The rank step's card facts, cached as the API caches them for POST /v1/match (CARD_CACHE_TTL_S). */
+  cardFacts?: CardFactsCache;
 }
 
 /** The runtime steps' dependencies, built once per worker. */
 export function createRuntimeDeps({ db, config }: { db: Db; config: Config }): RuntimeDeps {
   let keys: Promise<SigningKeys> | undefined;
   const signingKeys = () => (keys ??= loadSigningKeys(config));
-  return { db, config, signingKeys, snapshots: new CatalogSnapshotCache(config.CARD_CACHE_TTL_S) };
+  return {
+    db,
+    config,
+    signingKeys,
+    snapshots: new CatalogSnapshotCache(config.CARD_CACHE_TTL_S),
+    cardFacts: config.CARD_CACHE_TTL_S > 0 ? new CardFactsCache(db, config.CARD_CACHE_TTL_S) : undefined,
+  };
 }
 
 /** A step's id: the runtime and its index (a retried step keeps it). */
@@ -203,6 +212,31 @@ export async function queryCatalog(deps: RuntimeDeps, s: StepRef & { intentId: s
   return { status: stored.length ? 'succeeded' : 'failed', proposalIds: stored.map((p) => p.proposal_id), dropped: 0 };
 }
 
+/** Whether the run exists, and the session its rank step created (the one the run links, once it links one), in one statement. */
+async function runAndEarlierSession(db: Db, runtimeId: string, intentId: string) {
+  const row = await db
+    .selectFrom('commerce_runtimes as r')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('match_sessions as m')
+          .selectAll('m')
+          .where('m.intent_id', '=', intentId)
+          .where((w) => w.or([w('r.match_session_id', 'is', null), w('m.match_session_id', '=', w.ref('r.match_session_id'))]))
+          .orderBy('m.created_at')
+          .limit(1)
+          .as('m'),
+      (join) => join.onTrue(),
+    )
+    .select('r.runtime_id')
+    .selectAll('m')
+    .where('r.runtime_id', '=', runtimeId)
+    .executeTakeFirst();
+  if (!row) return { run: false, earlier: undefined };
+  const { runtime_id: _run, ...session } = row;
+  return { run: true, earlier: session.match_session_id ? (session as MatchSessionRow) : undefined };
+}
+
 /**
  * Step `rank`: a match session over the proposals the loop collected; the chosen proposal is the
  * best ranked one whose trust risk is not high (the best one when all are high risk).
@@ -213,25 +247,27 @@ export async function rankRuntimeProposals(
 ): Promise<RankResult> {
   const { db, config } = deps;
   const startedAt = new Date();
-  const run = await getRuntimeRow(db, s.runtimeId);
-  // The run's intent is its own: a session on it is one an earlier attempt of this step created.
-  const earlier = await db
-    .selectFrom('match_sessions')
-    .selectAll()
-    .where('intent_id', '=', s.intentId)
-    .$if(Boolean(run.match_session_id), (q) => q.where('match_session_id', '=', run.match_session_id!))
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
+  // The run's intent is its own: a session on it is one an earlier attempt of this step created (the
+  // one the run links, once it links one). One statement reads the run's link and the session.
+  const { run, earlier } = await runAndEarlierSession(db, s.runtimeId, s.intentId);
+  if (!run) throw runtimeNotFound(s.runtimeId);
+  let rows: Array<Pick<ProposalRow, 'proposal_id' | 'trust_score'>> | undefined;
   const session = earlier
     ? earlier
     : await createMatchSession(
         db,
         { intent_id: s.intentId, proposal_ids: s.proposalIds },
-        { ttlSeconds: config.MATCH_SESSION_TTL_S, caller: SYSTEM, publicBaseUrl: config.publicBaseUrl },
+        {
+          ttlSeconds: config.MATCH_SESSION_TTL_S,
+          caller: SYSTEM,
+          publicBaseUrl: config.publicBaseUrl,
+          cardFacts: deps.cardFacts,
+          // The candidates carry their trust scores: no second read of them.
+          onCandidates: (c) => (rows = c),
+        },
       );
   const ranked = session.ranked_proposals as unknown as RankedProposal[];
-  const rows = s.proposalIds.length
+  rows ??= s.proposalIds.length
     ? await db.selectFrom('proposals').select(['proposal_id', 'trust_score']).where('proposal_id', 'in', s.proposalIds).execute()
     : [];
   const risk = new Map(rows.map((r) => [r.proposal_id, trustOf(r).risk]));
@@ -260,20 +296,38 @@ export async function rankRuntimeProposals(
 /** Step `mint_token`: accept the chosen proposal (a signed match token); the proposal shell's metadata is attached to it. */
 export async function mintRuntimeToken(
   deps: RuntimeDeps,
-  s: StepRef & { matchSessionId: string; proposalId: string },
+  s: StepRef & {
+    matchSessionId: string;
+    proposalId: string;
+    /** The run ends with this step (it awaits the user's confirmation): written with the step, no finishRuntime after it. */
+    finish?: { stage: string; auditStatus: string };
+  },
 ): Promise<{ matchTokenId: string }> {
   const { db, config, signingKeys } = deps;
   const startedAt = new Date();
-  const run = await getRuntimeRow(db, s.runtimeId);
-  const shell = (run.request as { proposal?: { metadata?: Record<string, unknown> } }).proposal;
-  await db
-    .updateTable('proposals')
-    .set({
-      metadata: sql`metadata || ${JSON.stringify({ runtime_id: s.runtimeId, ...(shell ? { runtime_shell: shell } : {}) })}::jsonb`,
-      updated_at: new Date(),
-    })
-    .where('proposal_id', '=', s.proposalId)
-    .execute();
+  // The run's API key and its proposal shell (request.proposal) onto the proposal, in one statement.
+  const run = await db
+    .with('shelled', (q) =>
+      q
+        .updateTable('proposals')
+        .set({
+          metadata: sql`metadata || jsonb_build_object('runtime_id', ${s.runtimeId}::text) || coalesce((
+            select jsonb_build_object('runtime_shell', r.request->'proposal') from commerce_runtimes r
+            where r.runtime_id = ${s.runtimeId} and jsonb_typeof(r.request->'proposal') not in ('null', 'boolean', 'number', 'string')
+          ), '{}'::jsonb)`,
+          updated_at: new Date(),
+        })
+        .where('proposal_id', '=', s.proposalId)
+        .where(({ exists, selectFrom }) =>
+          exists(selectFrom('commerce_runtimes').select('runtime_id').where('runtime_id', '=', s.runtimeId)),
+        )
+        .returning('proposal_id'),
+    )
+    .selectFrom('commerce_runtimes')
+    .select('key_id')
+    .where('runtime_id', '=', s.runtimeId)
+    .executeTakeFirst();
+  if (!run) throw runtimeNotFound(s.runtimeId);
   const k = await signingKeys();
   const token = await acceptMatch(
     { db, signingKey: k.matchToken, issuer: config.publicBaseUrl, ttlSeconds: config.MATCH_TOKEN_TTL_S },
@@ -294,7 +348,7 @@ export async function mintRuntimeToken(
       consumed: consumedOf(1),
       startedAt,
     },
-    { stage: 'minting_token', links: { match_token_id: token.match_token_id } },
+    { stage: 'minting_token', links: { match_token_id: token.match_token_id }, finish: s.finish },
   );
   return { matchTokenId: token.match_token_id };
 }

@@ -1,4 +1,5 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type Selectable, type Transaction } from 'kysely';
+import type { ProposalTransitionsTable, ProposalsTable } from '../db/schema-matching';
 import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
 import type { BudgetConsumed, CommerceBudget, CommerceRuntimeStepsTable, CommerceRuntimesTable, RuntimeTrace } from '../db/schema-runtime';
@@ -82,7 +83,43 @@ export interface StepRecord {
   error?: string | null;
 }
 
-type StepLinks = { stage?: string; links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>> };
+type StepLinks = {
+  stage?: string;
+  links?: Partial<Pick<RuntimeRow, 'intent_id' | 'proposal_id' | 'match_session_id' | 'match_token_id'>>;
+  /** The run ends with this step: its final stage and audit status, written as finishRuntime writes them. */
+  finish?: { stage: string; auditStatus: string };
+};
+
+const stepValues = (s: StepRecord) => ({
+  agent_id: s.agentId,
+  kind: s.kind,
+  status: s.status,
+  input_summary: s.inputSummary.slice(0, 2000),
+  output_summary: s.outputSummary.slice(0, 2000),
+  budget_consumed: JSON.stringify(s.consumed),
+  started_at: s.startedAt,
+  finished_at: new Date(),
+  error: s.error ?? null,
+});
+const stepRow = (s: StepRecord) => ({ step_id: `${s.runtimeId}-s${s.index}`, runtime_id: s.runtimeId, index: s.index, ...stepValues(s) });
+
+/** The run's update that goes with recording steps up to `index`: its trace points at the latest step. */
+const runAfterSteps = (runtime: StepLinks, index: number) => {
+  const traced = sql<RuntimeTrace>`jsonb_set(runtime_trace, '{current_step}', to_jsonb(greatest(coalesce((runtime_trace->>'current_step')::int, -1), ${index}::int)))`;
+  const f = runtime.finish;
+  return {
+    ...(runtime.stage ? { stage: runtime.stage } : {}),
+    ...(runtime.links ?? {}),
+    ...(f
+      ? {
+          stage: f.stage,
+          runtime_trace: sql<RuntimeTrace>`jsonb_set(${traced}, '{audit_status}', to_jsonb(${f.auditStatus}::text))`,
+          finished_at: new Date(),
+        }
+      : { runtime_trace: traced }),
+    updated_at: new Date(),
+  };
+};
 
 /**
  * Records one AgentStep and moves the run's trace to it, in one statement (the step's upsert as a
@@ -92,36 +129,77 @@ type StepLinks = { stage?: string; links?: Partial<Pick<RuntimeRow, 'intent_id' 
  * the same transaction) pass the transaction.
  */
 export async function recordStep(db: Db | Transaction<Database>, s: StepRecord, runtime: StepLinks = {}): Promise<string> {
-  const stepId = `${s.runtimeId}-s${s.index}`;
-  const values = {
-    agent_id: s.agentId,
-    kind: s.kind,
-    status: s.status,
-    input_summary: s.inputSummary.slice(0, 2000),
-    output_summary: s.outputSummary.slice(0, 2000),
-    budget_consumed: JSON.stringify(s.consumed),
-    started_at: s.startedAt,
-    finished_at: new Date(),
-    error: s.error ?? null,
-  };
+  const values = stepValues(s);
+  const row = stepRow(s);
   await db
     .with('step', (q) =>
       q
         .insertInto('commerce_runtime_steps')
-        .values({ step_id: stepId, runtime_id: s.runtimeId, index: s.index, ...values })
+        .values({ ...row, ...values })
         .onConflict((oc) => oc.columns(['runtime_id', 'index']).doUpdateSet(values))
         .returning('step_id'),
     )
     .updateTable('commerce_runtimes')
-    .set({
-      ...(runtime.stage ? { stage: runtime.stage } : {}),
-      ...(runtime.links ?? {}),
-      runtime_trace: sql`jsonb_set(runtime_trace, '{current_step}', to_jsonb(greatest(coalesce((runtime_trace->>'current_step')::int, -1), ${s.index}::int)))`,
-      updated_at: new Date(),
-    })
+    .set(runAfterSteps(runtime, s.index))
     .where('runtime_id', '=', s.runtimeId)
     .execute();
-  return stepId;
+  return row.step_id;
+}
+
+/**
+ * Records several AgentSteps of one run (e.g. the merchant queries of a round) together with the
+ * proposals they stored and those proposals' first transitions, in one statement: the steps and
+ * their effects land together or not at all, and a round costs one round trip however many
+ * merchants it asked. Keyed like recordStep. Returns the proposals as stored.
+ */
+export async function recordStepsWithProposals(
+  db: Db,
+  steps: StepRecord[],
+  proposals: Insertable<ProposalsTable>[],
+  transitions: Insertable<ProposalTransitionsTable>[],
+): Promise<Selectable<ProposalsTable>[]> {
+  if (!steps.length) throw new Error('recordStepsWithProposals: no step');
+  const runtimeId = steps[0]!.runtimeId;
+  if (steps.some((s) => s.runtimeId !== runtimeId)) throw new Error('recordStepsWithProposals: steps of one run only');
+  const last = Math.max(...steps.map((s) => s.index));
+  const upsert = (q: QueryCreator<Database>) =>
+    q
+      .insertInto('commerce_runtime_steps')
+      .values(steps.map(stepRow))
+      .onConflict((oc) =>
+        oc.columns(['runtime_id', 'index']).doUpdateSet((eb) => ({
+          agent_id: eb.ref('excluded.agent_id'),
+          kind: eb.ref('excluded.kind'),
+          status: eb.ref('excluded.status'),
+          input_summary: eb.ref('excluded.input_summary'),
+          output_summary: eb.ref('excluded.output_summary'),
+          budget_consumed: eb.ref('excluded.budget_consumed'),
+          started_at: eb.ref('excluded.started_at'),
+          finished_at: eb.ref('excluded.finished_at'),
+          error: eb.ref('excluded.error'),
+        })),
+      )
+      .returning('step_id');
+  if (!proposals.length) {
+    await db
+      .with('step', upsert)
+      .updateTable('commerce_runtimes')
+      .set(runAfterSteps({}, last))
+      .where('runtime_id', '=', runtimeId)
+      .execute();
+    return [];
+  }
+  // The transitions' foreign key is checked at the statement's end, when the proposals are there.
+  return db
+    .with('step', upsert)
+    .with('run', (q) =>
+      q.updateTable('commerce_runtimes').set(runAfterSteps({}, last)).where('runtime_id', '=', runtimeId).returning('runtime_id'),
+    )
+    .with('transition', (q) => q.insertInto('proposal_transitions').values(transitions))
+    .insertInto('proposals')
+    .values(proposals)
+    .returningAll()
+    .execute();
 }
 
 export async function finishRuntime(

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { asyncLocalStorage as activityContext } from '@temporalio/activity';
+import { call } from './helpers/http';
+import { onboard, type Onboarded } from './helpers/console';
+import { startTestApi, type TestApi } from './helpers/stack';
+import { startTestWorker } from './helpers/worker';
+import { stockedProduct } from './helpers/catalog';
+import { benchMerchants, type BenchMerchants } from '../bench/merchant-agents';
+
+/**
+ * What a commerce runtime costs Postgres on the worker side (docs/BENCHMARKS.md, "Throughput under
+ * load"): every statement the worker's activities send, counted per activity, for the benchmark's
+ * run (three merchants each answering one proposal at catalog price). Each statement is a round trip
+ * and, outside a transaction, a commit; under load they were the worker's main cost. The ceiling
+ * keeps the count from creeping back; `RUNTIME_COST_PRINT=1` prints the statements.
+ */
+const ENV = { ALLOW_PRIVATE_ENDPOINTS: 'true' };
+/** Statements of the worker's activities per runtime of the benchmark's shape (resolve, 3 queries, rank, mint that finishes the run); 77 before. */
+const WORKER_STATEMENTS_CEILING = 28;
+
+let api: TestApi;
+let dev: Onboarded;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let merchants: BenchMerchants;
+const seen: Array<{ activity: string; text: string }> = [];
+const originalQuery = pg.Client.prototype.query;
+
+beforeAll(async () => {
+  api = await startTestApi({ env: ENV });
+  dev = await onboard(api.url);
+  const product = await stockedProduct(api.db);
+  merchants = benchMerchants(() => product, 0);
+  const tag = `cost${Math.random().toString(36).slice(2, 8)}`;
+  for (const name of ['a', 'b', 'c']) {
+    const res = await call(api.url, 'POST', '/v1/merchant/register', {
+      token: dev.apiKey,
+      body: { merchant_id: `m-${tag}-${name}`, agent_endpoint: await merchants.add(), subscription_tags: [tag] },
+    });
+    expect(res.status, res.text).toBe(200);
+  }
+  (globalThis as { costTag?: string }).costTag = tag;
+  worker = await startTestWorker({ ...api.config, publicBaseUrl: api.url }, api.db);
+  // Counted only inside an activity (the API shares the process and the pool).
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const ctx = activityContext.getStore() as { info?: { activityType?: string } } | undefined;
+    if (ctx?.info?.activityType) {
+      const q = args[0] as string | { text?: string };
+      seen.push({ activity: ctx.info.activityType, text: typeof q === 'string' ? q : (q?.text ?? '?') });
+    }
+    return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof pg.Client.prototype.query;
+});
+
+afterAll(async () => {
+  pg.Client.prototype.query = originalQuery;
+  await worker?.stop();
+  merchants?.close();
+  await api?.close();
+});
+
+describe('commerce runtime: Postgres statements per run', () => {
+  it(`the benchmark's runtime (3 merchants) sends at most ${WORKER_STATEMENTS_CEILING} statements from the worker`, async () => {
+    const tag = (globalThis as { costTag?: string }).costTag!;
+    const run = async () => {
+      const res = await call(api.url, 'POST', '/v1/commerce-runtime', {
+        token: dev.apiKey,
+        body: { intent: { raw_query: `${tag} wireless headphones`, intent_tags: [tag] } },
+      });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.runtime.runtime_session.stage).toBe('awaiting_user_confirmation');
+      // Finished by its mint step (patch runtime-mint-finishes): the row's end is written all the same.
+      expect(res.body.runtime.runtime_session.finished_at).not.toBeNull();
+      expect(res.body.runtime.runtime_trace).toMatchObject({ audit_status: 'completed', current_step: 5 });
+      expect(res.body.runtime.agent_steps.map((s: { kind: string; status: string }) => `${s.kind}:${s.status}`)).toEqual([
+        'resolve_intent:succeeded',
+        'merchant_query:succeeded',
+        'merchant_query:succeeded',
+        'merchant_query:succeeded',
+        'rank:succeeded',
+        'mint_token:succeeded',
+      ]);
+    };
+    // The first run warms the worker's caches (signing keys, catalog snapshot): the second is counted.
+    await run();
+    seen.length = 0;
+    await run();
+    const perActivity = new Map<string, number>();
+    for (const s of seen) perActivity.set(s.activity, (perActivity.get(s.activity) ?? 0) + 1);
+    // Commits: a statement outside a transaction is one, a transaction (begin … commit) is one.
+    let commits = 0;
+    let inTransaction = false;
+    for (const s of seen) {
+      const t = s.text.trim().toLowerCase();
+      if (t === 'begin') inTransaction = true;
+      else if (t === 'commit' || t === 'rollback') {
+        inTransaction = false;
+        commits++;
+      } else if (!inTransaction) commits++;
+    }
+    if (process.env.RUNTIME_COST_PRINT) {
+      console.log(`worker statements per runtime: ${seen.length}, commits: ${commits}`, Object.fromEntries(perActivity));
+      for (const s of seen) console.log(`${s.activity}: ${s.text.replace(/\s+/g, ' ').slice(0, 220)}`);
+    }
+    expect(seen.length).toBeLessThanOrEqual(WORKER_STATEMENTS_CEILING);
+  });
+});
