@@ -66,7 +66,8 @@ export const RUNTIME_ONE_TASK_PATCH = 'runtime-merchants-at-once';
 /**
  * From this patch on a run that ends awaiting the user's confirmation is finished by its mint step
  * (the step's statement writes the final stage and audit status): one local activity fewer, so one
- * activation and one Postgres statement fewer per run. Runs started before it call finishRuntime.
+ * activation and one Postgres statement fewer per run. It implies the patch above (no marker of its
+ * own). Runs started before it call finishRuntime.
  */
 export const RUNTIME_MINT_FINISHES_PATCH = 'runtime-mint-finishes';
 const remoteBookkeeping = wf.proxyActivities<RuntimeActivities>(bookkeepingOptions);
@@ -82,7 +83,9 @@ const localFinish = wf.proxyLocalActivities<RuntimeActivities>(finishOptions);
  */
 export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutcome> {
   const { budget, runtimeId } = input;
-  const oneTask = wf.patched(RUNTIME_ONE_TASK_PATCH);
+  // The newest patch implies the older ones: a run carries one marker (and one TemporalChangeVersion write).
+  const mintFinishesPatch = wf.patched(RUNTIME_MINT_FINISHES_PATCH);
+  const oneTask = mintFinishesPatch || wf.patched(RUNTIME_ONE_TASK_PATCH);
   const local = oneTask || wf.patched(LOCAL_BOOKKEEPING_PATCH);
   const visible = () => oneTask || wf.patched(RUNTIME_VISIBILITY_PATCH);
   // What the start already wrote (src/runtime/client.ts starts a run with its intent's id): not written again.
@@ -236,7 +239,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     stage('minting_token');
     if (!step()) return await stopped();
     // A run that awaits the user's confirmation ends with this step, which then writes its end too.
-    const mintFinishes = oneTask && budget.require_user_confirmation_before_payment && wf.patched(RUNTIME_MINT_FINISHES_PATCH);
+    const mintFinishes = mintFinishesPatch && budget.require_user_confirmation_before_payment;
     const minted = await bookkeeping.mintRuntimeToken({
       runtimeId,
       index: index++,
