@@ -492,6 +492,75 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     ]);
   });
 
+  it('a fan-out page cut off between its sends and their batch record re-sends them under the same webhook-ids and counts each once, in fewer statements than deliveries', async () => {
+    const tag = letters();
+    const sink = await scriptedMerchant(() => ({ status: 200 }));
+    // More merchants than the first page's head, so the head and the rest of the page are both sent.
+    const { FIRST_PAGE_HEAD, deliverSurgePage } = await import('../src/dispatch/surge-page');
+    const n = FIRST_PAGE_HEAD + 5;
+    for (let i = 0; i < n; i++) await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
+    // The intent is stored without its fan-out (no worker runs this page: the test does, twice).
+    const { createIntent: storeIntent } = await import('../src/matching/intents');
+    const { IntentCreateBody } = await import('../src/schemas/intents');
+    const intent = await storeIntent(api.db, IntentCreateBody.parse({ raw_query: `${tag} bike lights` }), {});
+    expect(intent.intent_tags).toContain(tag);
+    // (Marked started, so the API's sweep does not start a fan-out of it meanwhile.)
+    await api.db.updateTable('intents').set({ surge_started_at: new Date() }).where('intent_id', '=', intent.intent_id).execute();
+
+    // The worker "dies" when the page's first batch record is written: every statement up to it ran, the sends went out.
+    let statements = 0;
+    const recordsAttempts = (node: unknown) => /insert into "?delivery_attempts/i.test(JSON.stringify(node));
+    const counting = (crash: boolean) =>
+      api.db.withPlugin({
+        transformQuery: ({ node }) => {
+          statements++;
+          if (crash && recordsAttempts(node)) throw new Error('worker killed before the batch record');
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      });
+    const deps = (db: typeof api.db) => ({
+      attempt: { db, keyEncryptionKey: api.config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: true, timeoutMs: 800 },
+      policy: { schedule: [0, 0.2, 0.2], attemptTimeoutMs: 800 },
+      startRun: async (): Promise<never> => {
+        throw new Error('no run: every delivery is delivered by the page');
+      },
+      progress: () => {},
+      signal: new AbortController().signal,
+      publicBaseUrl: api.url,
+    });
+    const page = { intentId: intent.intent_id, after: null, limit: 200 };
+    await expect(deliverSurgePage(deps(counting(true)), page)).rejects.toThrow(/worker killed/);
+    expect(sink.bodies).toHaveLength(n);
+    const cut = await api.db.selectFrom('deliveries').selectAll().where('intent_id', '=', intent.intent_id).execute();
+    expect(cut).toHaveLength(n);
+    // In flight at attempt 1, nothing recorded: the durable record says "send again".
+    for (const d of cut) expect(d).toMatchObject({ state: 'inflight', attempts: 1 });
+    const ids = cut.map((d) => d.delivery_id);
+    expect(await api.db.selectFrom('delivery_attempts').select('delivery_id').where('delivery_id', 'in', ids).execute()).toEqual([]);
+
+    // The page's re-run (Temporal retries the activity): each delivery sent again under its webhook-id, recorded once.
+    statements = 0;
+    expect(await deliverSurgePage(deps(counting(false)), page)).toEqual({ deliveries: n, delivered: n, runs: 0, next: null });
+    // Statements per page, not per attempt: page reads and inserts for the head and the rest, and a few batch records.
+    expect(statements).toBeLessThan(n);
+    expect(sink.bodies).toHaveLength(2 * n);
+    const sentIds = sink.bodies.map((b) => String(b.headers['webhook-id']));
+    expect(sentIds.slice(n).sort()).toEqual([...ids].sort());
+    expect(sentIds.slice(0, n).sort()).toEqual([...ids].sort());
+    // Each body is the delivery's stored payload, signed under the merchant's secret as any attempt is.
+    for (const b of sink.bodies.slice(n)) expect(JSON.parse(b.body).data.delivery_id).toBe(b.headers['webhook-id']);
+    const rows = await api.db.selectFrom('deliveries').selectAll().where('intent_id', '=', intent.intent_id).execute();
+    for (const d of rows) expect(d).toMatchObject({ state: 'delivered', attempts: 1 });
+    const recorded = await api.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', ids).execute();
+    expect(recorded).toHaveLength(n);
+    for (const a of recorded) expect(a).toMatchObject({ attempt: 1, replay: 0, outcome: 'delivered', status_code: 200 });
+
+    // Run once more: everything is delivered, nothing is sent.
+    expect(await deliverSurgePage(deps(api.db), page)).toEqual({ deliveries: n, delivered: 0, runs: 0, next: null });
+    expect(sink.bodies).toHaveLength(2 * n);
+  });
+
   it("the queue endpoints need the supply key or a merchant's token (401), and validate their input", async () => {
     for (const [key, error] of [
       ['', 'unauthorized'],
