@@ -191,7 +191,7 @@ try {
   // Commits count every statement outside a transaction (reads too), the API's and this benchmark's queue polls (every 100 ms) included.
   row([
     "Postgres cost per delivery of the fan-out (the intent's creation included)",
-    `${(fanOutPg.commits / N).toFixed(2)} commits, ${(fanOutPg.rowsWritten / N).toFixed(2)} rows written, ${(fanOutPg.walBytes / N / 1024).toFixed(1)} KiB WAL`,
+    `${(fanOutPg.commits / N).toFixed(2)} commits, ${(fanOutPg.rowsWritten / N).toFixed(2)} rows written`,
     '—',
   ]);
   row([

@@ -195,7 +195,7 @@ export async function sendBatchAttempts(
  * recorded, so the first webhook leaves after a statement of this many rows (recording 200 rows with
  * their payloads takes tens of ms) and the first sends do not queue behind a page's worth of others.
  */
-export const FIRST_PAGE_HEAD = 20;
+export const FIRST_PAGE_HEAD = 10;
 
 /**
  * One page of an Intent.Surge fan-out, sent (docs/DISPATCH.md): records the page's deliveries and
@@ -229,6 +229,9 @@ export async function deliverSurgePage(
   const part = (i: number): BatchDeps => ({ ...deps, progress: (n) => deps.progress((done[i] = n) + done[1 - i]!) });
   const head = await open(null, FIRST_PAGE_HEAD);
   const sendingHead = send(head, part(0));
+  // One turn of the event loop for the head's requests to be connected and written before the rest's
+  // statements and payloads take this thread.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   // (Settled either way, so a failure of the rest does not leave the head's rejection unobserved.)
   const headSettled = sendingHead.then(
     () => undefined,
