@@ -229,15 +229,15 @@ export async function deliverSurgePage(
   const part = (i: number): BatchDeps => ({ ...deps, progress: (n) => deps.progress((done[i] = n) + done[1 - i]!) });
   const head = await open(null, FIRST_PAGE_HEAD);
   const sendingHead = send(head, part(0));
-  // One turn of the event loop for the head's requests to be connected and written before the rest's
-  // statements and payloads take this thread.
-  await new Promise((resolve) => setTimeout(resolve, 0));
   // (Settled either way, so a failure of the rest does not leave the head's rejection unobserved.)
   const headSettled = sendingHead.then(
     () => undefined,
     () => undefined,
   );
   try {
+    // One turn of the event loop for the head's requests to be connected and written before the rest's
+    // statements and payloads take this thread.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const rest = head.next === null ? null : await open(head.next, opts.limit - FIRST_PAGE_HEAD);
     const restSent = rest ? await send(rest, part(1)) : null;
     const headSent = await sendingHead;
