@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { connectTemporal } from '../src/temporal/client';
 import { BENCH_SUPPLY_KEY, json, machine, post, startBenchStack } from './harness';
 import { costTable, temporalCost, type FlowCost } from './temporal-cost';
+import { pgCostBetween, readPgCounters } from './pg-cost';
 
 const { values } = parseArgs({
   options: { merchants: { type: 'string', default: '1000' }, 'blast-connections': { type: 'string', default: '100' } },
@@ -131,6 +132,7 @@ try {
   // 1. Fan-out: from the intent's creation to the last 2xx.
   const since = new Date(Date.now() - 1000);
   firstWebhookAt = undefined; // a registration's probe is not a webhook of the intent
+  const pgBefore = await readPgCounters(stack.databaseUrl);
   const t0 = performance.now();
   const first = await post(base, '/v1/intents', { raw_query: `${tag} noise cancelling headphones` }, auth);
   const answered = performance.now();
@@ -141,6 +143,7 @@ try {
   // The last delivery is recorded before the page's activity reports back: the fan-out closes just after.
   const surgeHandle = temporal.client.workflow.getHandle(`surge-${first.intent.intent_id}`);
   await surgeHandle.result();
+  const fanOutPg = await pgCostBetween(stack.databaseUrl, pgBefore, await readPgCounters(stack.databaseUrl));
   const surge = await surgeHandle.describe();
   const surgeMs = surge.closeTime!.getTime() - surge.startTime.getTime();
   // Where the time to the first webhook goes: the fan-out's start and its first page's activity, by the server's clock.
@@ -185,6 +188,12 @@ try {
     '—',
   ]);
 
+  // Commits count every statement outside a transaction (reads too), the API's and this benchmark's queue polls (every 100 ms) included.
+  row([
+    "Postgres cost per delivery of the fan-out (the intent's creation included)",
+    `${(fanOutPg.commits / N).toFixed(2)} commits, ${(fanOutPg.rowsWritten / N).toFixed(2)} rows written`,
+    '—',
+  ]);
   row([
     'Temporal cost per delivery of the fan-out',
     `${perDelivery((r) => r.events)} history events, ${perDelivery((r) => r.workflowTasks)} workflow tasks, ` +
@@ -198,18 +207,21 @@ try {
   const second = await post(base, '/v1/intents', { raw_query: `${tag} mechanical keyboard` }, auth);
   await until(second.intent.intent_id, 'dlq', 120_000);
   down = false;
+  const pgBeforeReplay = await readPgCounters(stack.databaseUrl);
   const t1 = performance.now();
   const retry = await post(base, '/v1/merchant/dispatch-queue/retry', {}, supply);
   const scheduledMs = performance.now() - t1;
   await until(second.intent.intent_id, 'delivered', 120_000);
   const replayTotal = performance.now() - t1;
+  const replayPg = await pgCostBetween(stack.databaseUrl, pgBeforeReplay, await readPgCounters(stack.databaseUrl));
   const duplicates = [...delivered.values()].filter((n) => n > 1).length;
   const replayFlows = { 'dead-letter replay': 'dlqReplay', 'delivery (dead-lettered or replayed)': 'delivery' };
   const replayCost = await temporalCost(temporal.client, replayFlows, { since: since2, sample: 50 });
 
   row([
     `replay of ${N} dead-lettered deliveries: retry call → all delivered`,
-    `${s(replayTotal)} (retry call answered in ${s(scheduledMs)} with scheduled=${retry.scheduled}, status ${retry.status})`,
+    `${s(replayTotal)} (retry call answered in ${s(scheduledMs)} with scheduled=${retry.scheduled}, status ${retry.status}; ` +
+      `${(replayPg.commits / N).toFixed(2)} Postgres commits per delivery)`,
     '≤ 30 s',
   ]);
   console.log(`\nsink requests: ${received}; webhook-ids answered 2xx more than once: ${duplicates}`);

@@ -421,7 +421,10 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     ]);
     expect(stillDown.bodies).toHaveLength(6);
     expect(new Set(stillDown.bodies.map((b) => b.headers['webhook-id']))).toEqual(new Set([dead2.delivery_id]));
-    const run2 = await api.temporal!.client.workflow.getHandle(theirs.workflow_id).describe();
+    // (The queue says dlq once the run's attempt is recorded; the run closes just after.)
+    const handle2 = api.temporal!.client.workflow.getHandle(theirs.workflow_id);
+    await handle2.result().catch(() => undefined);
+    const run2 = await handle2.describe();
     expect(run2.status.name).toBe('FAILED');
 
     // Replaying again finds nothing of this intent's to send: the delivered stays delivered, sent once.
@@ -490,6 +493,82 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
       [3, 0, 'failed'],
       [4, 1, 'delivered'],
     ]);
+  });
+
+  it('a fan-out page cut off between its sends and their batch record re-sends them under the same webhook-ids and counts each once, in statements per page, not per attempt', async () => {
+    const tag = letters();
+    const sink = await scriptedMerchant(() => ({ status: 200 }));
+    // More merchants than the first page's head, so the head and the rest of the page are both sent.
+    const { FIRST_PAGE_HEAD, deliverSurgePage } = await import('../src/dispatch/surge-page');
+    const n = FIRST_PAGE_HEAD + 5;
+    for (let i = 0; i < n; i++) await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
+    // The intent is stored without its fan-out (no worker runs this page: the test does, twice).
+    const { createIntent: storeIntent } = await import('../src/matching/intents');
+    const { IntentCreateBody } = await import('../src/schemas/intents');
+    const intent = await storeIntent(api.db, IntentCreateBody.parse({ raw_query: `${tag} bike lights` }), {});
+    expect(intent.intent_tags).toContain(tag);
+    // (Marked started, so the API's sweep does not start a fan-out of it meanwhile.)
+    await api.db.updateTable('intents').set({ surge_started_at: new Date() }).where('intent_id', '=', intent.intent_id).execute();
+
+    // The worker "dies" when the page's first batch record is written: every statement up to it ran, the sends went out.
+    let statements = 0;
+    let records = 0;
+    const recordsAttempts = (node: unknown) => /insert into "?delivery_attempts/i.test(JSON.stringify(node));
+    const counting = (crash: boolean) =>
+      api.db.withPlugin({
+        transformQuery: ({ node }) => {
+          statements++;
+          if (recordsAttempts(node)) records++;
+          if (crash && recordsAttempts(node)) throw new Error('worker killed before the batch record');
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      });
+    const deps = (db: typeof api.db) => ({
+      attempt: { db, keyEncryptionKey: api.config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: true, timeoutMs: 800 },
+      policy: { schedule: [0, 0.2, 0.2], attemptTimeoutMs: 800 },
+      startRun: async (): Promise<never> => {
+        throw new Error('no run: every delivery is delivered by the page');
+      },
+      progress: () => {},
+      signal: new AbortController().signal,
+      publicBaseUrl: api.url,
+    });
+    const page = { intentId: intent.intent_id, after: null, limit: 200 };
+    await expect(deliverSurgePage(deps(counting(true)), page)).rejects.toThrow(/worker killed/);
+    expect(sink.bodies).toHaveLength(n);
+    const cut = await api.db.selectFrom('deliveries').selectAll().where('intent_id', '=', intent.intent_id).execute();
+    expect(cut).toHaveLength(n);
+    // In flight at attempt 1, nothing recorded: the durable record says "send again".
+    for (const d of cut) expect(d).toMatchObject({ state: 'inflight', attempts: 1 });
+    const ids = cut.map((d) => d.delivery_id);
+    expect(await api.db.selectFrom('delivery_attempts').select('delivery_id').where('delivery_id', 'in', ids).execute()).toEqual([]);
+
+    // The page's re-run (Temporal retries the activity): each delivery sent again under its webhook-id, recorded once.
+    statements = 0;
+    records = 0;
+    expect(await deliverSurgePage(deps(counting(false)), page)).toEqual({ deliveries: n, delivered: n, runs: 0, next: null });
+    // Statements per page, not per attempt: for the head and for the rest, the intent, its merchants, the
+    // insert (which creates nothing now) and the read of the rows recorded before; and the batch records,
+    // each of one attempt or more (no read, mark or record per attempt).
+    expect(statements - records).toBe(8);
+    expect(records).toBeGreaterThanOrEqual(1);
+    expect(records).toBeLessThanOrEqual(n);
+    expect(sink.bodies).toHaveLength(2 * n);
+    const sentIds = sink.bodies.map((b) => String(b.headers['webhook-id']));
+    expect(sentIds.slice(n).sort()).toEqual([...ids].sort());
+    expect(sentIds.slice(0, n).sort()).toEqual([...ids].sort());
+    // Each body is the delivery's stored payload, signed under the merchant's secret as any attempt is.
+    for (const b of sink.bodies.slice(n)) expect(JSON.parse(b.body).data.delivery_id).toBe(b.headers['webhook-id']);
+    const rows = await api.db.selectFrom('deliveries').selectAll().where('intent_id', '=', intent.intent_id).execute();
+    for (const d of rows) expect(d).toMatchObject({ state: 'delivered', attempts: 1 });
+    const recorded = await api.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', ids).execute();
+    expect(recorded).toHaveLength(n);
+    for (const a of recorded) expect(a).toMatchObject({ attempt: 1, replay: 0, outcome: 'delivered', status_code: 200 });
+
+    // Run once more: everything is delivered, nothing is sent.
+    expect(await deliverSurgePage(deps(api.db), page)).toEqual({ deliveries: n, delivered: 0, runs: 0, next: null });
+    expect(sink.bodies).toHaveLength(2 * n);
   });
 
   it("the queue endpoints need the supply key or a merchant's token (401), and validate their input", async () => {

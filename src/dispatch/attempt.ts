@@ -69,6 +69,126 @@ async function send(deps: AttemptDeps, d: { delivery_id: string; endpoint: strin
   return { outcome: 'failed', statusCode: status, error: `endpoint answered ${status}`, retryAfterS: retryAfter, latencyMs };
 }
 
+/** A sent attempt's consequence for its delivery: delivered, pending (the next wait) or dead-lettered (why). */
+export interface AttemptVerdict {
+  state: 'delivered' | 'pending' | 'dlq';
+  nextDelayMs: number | null;
+  dlqReason: string | null;
+}
+
+/** What a sent attempt means, given where in the retry schedule it stood (one rule for every sender). */
+export function verdictOf(
+  sent: Pick<Sent, 'outcome' | 'error' | 'retryAfterS'>,
+  at: Pick<AttemptInput, 'schedule' | 'scheduleIndex' | 'random'>,
+): AttemptVerdict {
+  if (sent.outcome === 'delivered') return { state: 'delivered', nextDelayMs: null, dlqReason: null };
+  const nextDelayMs =
+    sent.outcome === 'failed' ? attemptDelayMs(at.schedule, at.scheduleIndex + 1, () => at.random, sent.retryAfterS) : null;
+  if (nextDelayMs !== null) return { state: 'pending', nextDelayMs, dlqReason: null };
+  const dlqReason =
+    sent.outcome === 'failed'
+      ? `retry schedule exhausted after ${at.scheduleIndex + 1} attempt(s) in this run; last: ${sent.error}`
+      : (sent.error ?? sent.outcome);
+  return { state: 'dlq', nextDelayMs: null, dlqReason };
+}
+
+/** What a sender needs of a delivery and its merchant to send an attempt (read with the delivery's row). */
+export interface SendableDelivery {
+  delivery_id: string;
+  merchant_id: string;
+  endpoint: string;
+  payload: string;
+  merchant_status: string;
+  webhook_secret_sealed: string;
+}
+
+/**
+ * The merchant's webhook secret for a delivery, or why the delivery cannot be sent (it is parked unsent
+ * in the dead-letter queue: what stands in the way is not the merchant's answer).
+ */
+export function secretFor(deps: Pick<AttemptDeps, 'keyEncryptionKey'>, d: SendableDelivery): { secret: string } | { parked: string } {
+  if (d.merchant_status !== 'active') return { parked: 'merchant deactivated' };
+  try {
+    return { secret: openWebhookSecret(deps.keyEncryptionKey, d.merchant_id, d.webhook_secret_sealed) };
+  } catch {
+    // A configuration fault, not a merchant's: no retry fixes it, so the delivery waits in the
+    // dead-letter queue, where a replay picks it up once the worker has the right key.
+    return { parked: 'webhook secret unreadable: the worker needs the KEY_ENCRYPTION_KEY the API sealed it with' };
+  }
+}
+
+/** Sends one attempt of a delivery whose secret is open: the merchant's answer, classified (never throws for the merchant's side). */
+export const sendAttempt = (deps: AttemptDeps, d: SendableDelivery, secret: string): Promise<Sent> => send(deps, { ...d, secret });
+
+export type { Sent };
+
+/** One sent attempt and its verdict, to be recorded (recordAttempts). */
+export interface SettledAttempt {
+  deliveryId: string;
+  attempt: number;
+  replay: number;
+  sent: Sent;
+  attemptedAt: Date;
+  verdict: AttemptVerdict;
+}
+
+/**
+ * Records settled attempts in one statement: each attempt's row (an attempt recorded already, by a run
+ * of the same batch cut off after its record, keeps its latest result: never counted twice) and each
+ * delivery's new state, as attemptDelivery records one. The delivery rows were marked in flight
+ * before the sends, so a crash before this statement leaves them in flight: the batch's re-run sends
+ * them again under the same webhook-id (at least once) and records them here, once.
+ */
+export async function recordAttempts(db: Db, settled: SettledAttempt[]): Promise<void> {
+  if (!settled.length) return;
+  const now = Date.now();
+  const rows = settled.map(
+    (s) =>
+      sql`(${s.deliveryId}, ${s.attempt}::int, ${s.replay}::int, ${s.sent.outcome}, ${s.sent.statusCode}::int, ${s.sent.error}::text,
+        ${s.sent.latencyMs}::int, ${s.sent.retryAfterS}::int, ${s.attemptedAt}::timestamptz, ${s.verdict.state},
+        ${s.verdict.nextDelayMs === null ? null : new Date(now + s.verdict.nextDelayMs)}::timestamptz, ${s.verdict.dlqReason}::text)`,
+  );
+  await sql`
+    with v (delivery_id, attempt, replay, outcome, status_code, error, latency_ms, retry_after_s, attempted_at, state, next_attempt_at, dlq_reason) as (
+      values ${sql.join(rows)}
+    ), recorded as (
+      insert into delivery_attempts (delivery_id, attempt, replay, outcome, status_code, error, latency_ms, retry_after_s, attempted_at)
+      select delivery_id, attempt, replay, outcome, status_code, error, latency_ms, retry_after_s, attempted_at from v
+      on conflict (delivery_id, attempt) do update set
+        outcome = excluded.outcome, status_code = excluded.status_code, error = excluded.error,
+        latency_ms = excluded.latency_ms, retry_after_s = excluded.retry_after_s, attempted_at = excluded.attempted_at
+    )
+    update deliveries d set
+      state = v.state,
+      delivered_at = case when v.state = 'delivered' then now() else d.delivered_at end,
+      dlq_at = case when v.state = 'dlq' then now() else d.dlq_at end,
+      dlq_reason = case when v.state = 'dlq' then v.dlq_reason else d.dlq_reason end,
+      next_attempt_at = v.next_attempt_at,
+      updated_at = now()
+    from v
+    where d.delivery_id = v.delivery_id
+      -- as attemptDelivery: a retry's wait only for a delivery still in flight, never undo a delivered one
+      and (case when v.state = 'pending' then d.state = 'inflight' else d.state <> 'delivered' end)
+  `.execute(db);
+}
+
+/**
+ * Marks deliveries in flight for their attempt, in one statement, when they stand where the batch
+ * found them (pending, attempt not yet counted, no newer replay): the ids it marked.
+ */
+export async function markInflight(db: Db, marks: Array<{ deliveryId: string; attempt: number; replay: number }>): Promise<Set<string>> {
+  if (!marks.length) return new Set();
+  const values = marks.map((m) => sql`(${m.deliveryId}, ${m.attempt}::int, ${m.replay}::int)`);
+  const { rows } = await sql<{ delivery_id: string }>`
+    update deliveries d set state = 'inflight', attempts = greatest(d.attempts, v.attempt), last_attempt_at = now(),
+      next_attempt_at = null, updated_at = now()
+    from (values ${sql.join(values)}) as v (delivery_id, attempt, replay)
+    where d.delivery_id = v.delivery_id and d.state = 'pending' and d.attempts = v.attempt - 1 and d.replays = v.replay
+    returning d.delivery_id
+  `.execute(db);
+  return new Set(rows.map((r) => r.delivery_id));
+}
+
 export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): Promise<AttemptResult> {
   const { db } = deps;
   const d = await db
@@ -102,20 +222,10 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
     };
   if (d.state === 'delivered' || d.state === 'dlq')
     return { state: d.state, outcome: 'skipped', statusCode: null, error: d.dlq_reason, nextDelayMs: null };
-  // Parked unsent: what stands in the way is not the merchant's answer.
-  const parkUnsent = async (reason: string): Promise<AttemptResult> => {
-    await deadLetter(db, input.deliveryId, reason);
-    return { state: 'dlq', outcome: 'skipped', statusCode: null, error: reason, nextDelayMs: null };
-  };
-  if (d.merchant_status !== 'active') return parkUnsent('merchant deactivated');
-
-  let secret: string;
-  try {
-    secret = openWebhookSecret(deps.keyEncryptionKey, d.merchant_id, d.webhook_secret_sealed);
-  } catch {
-    // A configuration fault, not a merchant's: no retry fixes it, so the delivery waits in the
-    // dead-letter queue, where a replay picks it up once the worker has the right key.
-    return parkUnsent('webhook secret unreadable: the worker needs the KEY_ENCRYPTION_KEY the API sealed it with');
+  const open = secretFor(deps, d);
+  if ('parked' in open) {
+    await deadLetter(db, input.deliveryId, open.parked);
+    return { state: 'dlq', outcome: 'skipped', statusCode: null, error: open.parked, nextDelayMs: null };
   }
   await db
     .updateTable('deliveries')
@@ -129,7 +239,7 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
     .where('delivery_id', '=', input.deliveryId)
     .execute();
   const attemptedAt = new Date();
-  const sent = await send(deps, { ...d, secret });
+  const sent = await send(deps, { ...d, secret: open.secret });
   await db
     .insertInto('delivery_attempts')
     .values({
@@ -157,7 +267,8 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
     .execute();
 
   const base = { outcome: sent.outcome, statusCode: sent.statusCode, error: sent.error };
-  if (sent.outcome === 'delivered') {
+  const verdict = verdictOf(sent, input);
+  if (verdict.state === 'delivered') {
     await db
       .updateTable('deliveries')
       .set({ state: 'delivered', delivered_at: sql`now()`, updated_at: sql`now()` })
@@ -165,16 +276,11 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
       .execute();
     return { ...base, state: 'delivered', nextDelayMs: null };
   }
-  const nextDelayMs =
-    sent.outcome === 'failed' ? attemptDelayMs(input.schedule, input.scheduleIndex + 1, () => input.random, sent.retryAfterS) : null;
-  if (nextDelayMs === null) {
-    const reason =
-      sent.outcome === 'failed'
-        ? `retry schedule exhausted after ${input.scheduleIndex + 1} attempt(s) in this run; last: ${sent.error}`
-        : (sent.error ?? sent.outcome);
-    await deadLetter(db, input.deliveryId, reason);
+  if (verdict.state === 'dlq') {
+    await deadLetter(db, input.deliveryId, verdict.dlqReason!);
     return { ...base, state: 'dlq', nextDelayMs: null };
   }
+  const nextDelayMs = verdict.nextDelayMs!;
   await db
     .updateTable('deliveries')
     .set({ state: 'pending', next_attempt_at: new Date(Date.now() + nextDelayMs), updated_at: sql`now()` })
@@ -184,10 +290,22 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
   return { ...base, state: 'pending', nextDelayMs };
 }
 
-export async function deadLetter(db: Db, deliveryId: string, reason: string): Promise<void> {
+/**
+ * Dead-letters a delivery (never a delivered one). `unsentAttempt`: the attempt it was parked at
+ * without being sent (a fan-out page creates its deliveries counted at attempt 1), so its attempts
+ * count only what was sent.
+ */
+export async function deadLetter(db: Db, deliveryId: string, reason: string, unsentAttempt?: number): Promise<void> {
   await db
     .updateTable('deliveries')
-    .set({ state: 'dlq', dlq_at: sql`now()`, dlq_reason: reason, next_attempt_at: null, updated_at: sql`now()` })
+    .set({
+      state: 'dlq',
+      dlq_at: sql`now()`,
+      dlq_reason: reason,
+      next_attempt_at: null,
+      updated_at: sql`now()`,
+      ...(unsentAttempt !== undefined && { attempts: sql`least(attempts, ${unsentAttempt - 1})` }),
+    })
     .where('delivery_id', '=', deliveryId)
     .where('state', '!=', 'delivered')
     .execute();

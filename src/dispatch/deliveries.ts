@@ -8,6 +8,7 @@ import { SYSTEM, seesMerchant, type Caller } from '../tenancy';
 import { workflowIds } from '../temporal/names';
 import { iso } from '../time';
 import { subscribedMerchants } from './subscribers';
+import type { SendableDelivery } from './attempt';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
@@ -46,6 +47,23 @@ export interface OpenDelivery {
   next_attempt_at: Date | null;
 }
 
+/** An open delivery with what sending it takes (its row and its merchant's), read where it is found. */
+export type SendableOpenDelivery = OpenDelivery & SendableDelivery & { replays: number };
+
+const SENDABLE_COLUMNS = [
+  'd.delivery_id',
+  'd.merchant_id',
+  'd.intent_id',
+  'd.state',
+  'd.attempts',
+  'd.next_attempt_at',
+  'd.replays',
+  'd.endpoint',
+  'd.payload',
+  'm.status as merchant_status',
+  'm.webhook_secret_sealed',
+] as const;
+
 /**
  * Records one page of the fan-out: the merchants subscribed to the intent (src/dispatch/subscribers.ts),
  * in merchant_id order after `after`, each with its delivery row (created once: recording a page again
@@ -53,16 +71,17 @@ export interface OpenDelivery {
  */
 async function recordSurgePage(
   db: Db,
-  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
-): Promise<{ merchantIds: string[]; next: string | null }> {
+  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string; inflight?: boolean },
+): Promise<{ merchantIds: string[]; merchants: Map<string, SurgeMerchant>; created: CreatedDelivery[]; next: string | null }> {
+  const none = { merchantIds: [], merchants: new Map(), created: [], next: null };
   const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', opts.intentId).executeTakeFirst();
-  if (!intent) return { merchantIds: [], next: null };
+  if (!intent) return none;
   const merchants = await subscribedMerchants(db, intent)
-    .select(['merchant_id', 'agent_endpoint', 'workflow_context'])
+    .select(['merchant_id', 'agent_endpoint', 'workflow_context', 'status', 'webhook_secret_sealed'])
     .$if(opts.after !== null, (q) => q.where('merchant_id', '>', opts.after!))
     .limit(opts.limit)
     .execute();
-  if (!merchants.length) return { merchantIds: [], next: null };
+  if (!merchants.length) return none;
 
   const now = new Date();
   const view = intentView(intent);
@@ -73,7 +92,8 @@ async function recordSurgePage(
       delivery_id: deliveryId,
       intent_id: intent.intent_id,
       merchant_id: m.merchant_id,
-      state: 'pending' as const,
+      // The fan-out's own first attempt is counted as it is recorded (see openSurgePage).
+      ...(opts.inflight ? { state: 'inflight' as const, attempts: 1, last_attempt_at: now } : { state: 'pending' as const }),
       endpoint: m.agent_endpoint,
       payload: JSON.stringify({
         type: 'intent.surge',
@@ -89,16 +109,22 @@ async function recordSurgePage(
       updated_at: now,
     };
   });
-  await db
+  const created = await db
     .insertInto('deliveries')
     .values(rows)
     .onConflict((oc) => oc.columns(['intent_id', 'merchant_id']).doNothing())
+    .returning(['delivery_id', 'merchant_id', 'intent_id', 'state', 'attempts', 'next_attempt_at', 'replays', 'endpoint', 'payload'])
     .execute();
   return {
     merchantIds: merchants.map((m) => m.merchant_id),
+    merchants: new Map(merchants.map((m) => [m.merchant_id, m])),
+    created,
     next: merchants.length < opts.limit ? null : merchants.at(-1)!.merchant_id,
   };
 }
+
+type SurgeMerchant = { merchant_id: string; status: string; webhook_secret_sealed: string };
+type CreatedDelivery = Omit<SendableOpenDelivery, 'merchant_status' | 'webhook_secret_sealed'>;
 
 /** This page's deliveries of the intent that no replay has taken over, in merchant_id order. */
 const pageDeliveries = (db: Db, intentId: string, merchantIds: string[]) =>
@@ -133,19 +159,40 @@ export async function planSurgePage(
 
 /**
  * One page of the fan-out for the fan-out's own first attempts: every delivery of the page not yet
- * delivered, whatever its state (`size`: the page's deliveries, delivered ones included), so a re-run after a worker crash sees what the last run left (see
- * src/dispatch/surge-page.ts).
+ * delivered, whatever its state, with what sending it takes (`size`: the page's deliveries, delivered
+ * ones included), so a re-run after a worker crash sees what the last run left (see
+ * src/dispatch/surge-page.ts). A delivery is created in flight at attempt 1, the fan-out's attempt,
+ * so the page's first sends wait for no statement but the one that records them; one statement more
+ * reads the page's deliveries recorded before (only on a re-run).
  */
 export async function openSurgePage(
   db: Db,
   opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
-): Promise<{ deliveries: OpenDelivery[]; size: number; next: string | null }> {
-  const page = await recordSurgePage(db, opts);
+): Promise<{ deliveries: SendableOpenDelivery[]; size: number; next: string | null }> {
+  const page = await recordSurgePage(db, { ...opts, inflight: true });
   if (!page.merchantIds.length) return { deliveries: [], size: 0, next: null };
-  const open = await pageDeliveries(db, opts.intentId, page.merchantIds)
-    .select(['delivery_id', 'merchant_id', 'intent_id', 'state', 'attempts', 'next_attempt_at'])
-    .where('state', '!=', 'delivered')
-    .execute();
+  const withMerchant = (d: CreatedDelivery): SendableOpenDelivery => {
+    const m = page.merchants.get(d.merchant_id)!;
+    return { ...d, merchant_status: m.status, webhook_secret_sealed: m.webhook_secret_sealed };
+  };
+  const open = page.created.map(withMerchant);
+  if (open.length < page.merchantIds.length) {
+    const created = new Set(page.created.map((d) => d.merchant_id));
+    const before = page.merchantIds.filter((id) => !created.has(id));
+    open.push(
+      ...(await db
+        .selectFrom('deliveries as d')
+        .innerJoin('merchants as m', 'm.merchant_id', 'd.merchant_id')
+        .select(SENDABLE_COLUMNS)
+        .where('d.intent_id', '=', opts.intentId)
+        .where('d.merchant_id', 'in', before)
+        .where('d.replays', '=', 0)
+        .where('d.state', '!=', 'delivered')
+        .execute()),
+    );
+    const order = new Map(page.merchantIds.map((id, i) => [id, i]));
+    open.sort((a, b) => order.get(a.merchant_id)! - order.get(b.merchant_id)!);
+  }
   return { deliveries: open, size: page.merchantIds.length, next: page.next };
 }
 
@@ -184,12 +231,13 @@ export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit:
 }
 
 /** The rows of claimed deliveries as a replay batch finds them now (src/dispatch/replay.ts). */
-export async function claimedDeliveries(db: Db, deliveryIds: string[]): Promise<Array<OpenDelivery & { replays: number }>> {
+export async function claimedDeliveries(db: Db, deliveryIds: string[]): Promise<SendableOpenDelivery[]> {
   if (!deliveryIds.length) return [];
   return db
-    .selectFrom('deliveries')
-    .select(['delivery_id', 'merchant_id', 'intent_id', 'state', 'attempts', 'next_attempt_at', 'replays'])
-    .where('delivery_id', 'in', deliveryIds)
+    .selectFrom('deliveries as d')
+    .innerJoin('merchants as m', 'm.merchant_id', 'd.merchant_id')
+    .select(SENDABLE_COLUMNS)
+    .where('d.delivery_id', 'in', deliveryIds)
     .execute();
 }
 
