@@ -452,7 +452,8 @@ describe('catalogs belong to merchants', () => {
   it('a large import of new products: a partition of products of its own, indexed at attach; the same semantics after it', async () => {
     await registerMerchant('feeds-partition');
     const file = path.join(tmp, 'partition.tsv');
-    const tsv = (rows: string[]) => writeFile(file, `${['id\ttitle\tprice\tlink\titem_group_id\tsize\tavailability', ...rows].join('\n')}\n`);
+    const tsv = (rows: string[]) =>
+      writeFile(file, `${['id\ttitle\tprice\tlink\titem_group_id\tsize\tavailability', ...rows].join('\n')}\n`);
     const row = (i: number, price = '9.50 USD') => `PT-${i}\tPartition lantern ${i}\t${price}\thttps://shop.test/p/${i}\t\t\tin_stock`;
     const rows = Array.from({ length: 24 }, (_, i) => row(i));
     rows.push(`PT-G1-M\tPartition tent\t30.00 USD\thttps://shop.test/g/1\tPT-G1\tM\tin_stock`);
@@ -475,7 +476,9 @@ describe('catalogs belong to merchants', () => {
     // Every index of products on the new partition, and the feed id unique per merchant in it.
     const indexes = await sql<{ def: string }>`select indexdef as def from pg_indexes where tablename = 'products_p1000000000'`.execute(db);
     expect(indexes.rows.length).toBe(6);
-    expect(indexes.rows.map((r) => r.def).join('\n')).toMatch(/UNIQUE INDEX .* \(merchant_id, external_id\) WHERE \(source = 'feed'::text\)/);
+    expect(indexes.rows.map((r) => r.def).join('\n')).toMatch(
+      /UNIQUE INDEX .* \(merchant_id, external_id\) WHERE \(source = 'feed'::text\)/,
+    );
     const tent = await productOf('feeds-partition', 'PT-G1');
     expect(tent.product_id).toBeGreaterThanOrEqual(1_000_000_000);
     expect(tent).toMatchObject({ availability: 'in_stock', inventory_qty: 100 });

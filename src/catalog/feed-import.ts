@@ -554,8 +554,10 @@ async function merge(
     await client.query(`alter table ${part} drop constraint ${part}_range`);
     // The rows went into the partition, not through products: its catalog-version trigger did not fire.
     await client.query(`update catalog_version set version = version + 1`);
-    await client.query(`analyze ${part}`);
     lap('index_attach');
+    // Statistics for the first searches after commit (autovacuum would take a while to come by).
+    await client.query(`analyze ${part}`);
+    lap('analyze');
   }
 
   if (full) {

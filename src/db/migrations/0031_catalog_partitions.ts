@@ -49,9 +49,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   // partitioned table must contain product_id): products_base keeps it, each large partition gets its
   // own, and the importer (the one writer of feed products, under its advisory lock) never inserts a
   // (merchant, external id) it finds in any partition.
-  await sql`alter table products attach partition products_base for values from (minvalue) to (${sql.lit(LARGE_IMPORT_ID_BASE)})`.execute(db);
+  await sql`alter table products attach partition products_base for values from (minvalue) to (${sql.lit(LARGE_IMPORT_ID_BASE)})`.execute(
+    db,
+  );
   for (const t of REFERENCING)
-    await sql.raw(`alter table ${t} add constraint ${t}_product_id_fkey foreign key (product_id) references products (product_id)`).execute(db);
+    await sql
+      .raw(`alter table ${t} add constraint ${t}_product_id_fkey foreign key (product_id) references products (product_id)`)
+      .execute(db);
 }
 
 export async function down(): Promise<void> {
