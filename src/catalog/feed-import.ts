@@ -455,7 +455,9 @@ async function merge(
   await client.query('analyze feed_stage');
   // One row per product: the fields of its first row, its variants in file order, stock summed.
   // Most products are one row: only the keys with several rows are aggregated (found by hashing,
-  // no sort of the staged rows); a one-row product is its row.
+  // no sort of the staged rows); a one-row product is its row. feed_products is a view, not a
+  // second copy of every staged row: each statement below reads it once, a scan of the staged rows
+  // and a hash join against the few grouped keys.
   await client.query(`create temp table feed_groups on commit drop as
     select product_key, min(seq) as first_seq, jsonb_agg(variant::jsonb order by seq) as variants,
            least(sum(inventory_qty), 2147483647)::integer as stock,
@@ -465,12 +467,12 @@ async function merge(
     from feed_stage
     where product_key in (select product_key from feed_stage group by product_key having count(*) > 1)
     group by product_key`);
-  await client.query(`create temp table feed_products on commit drop as
+  await client.query(`create temp view feed_products as
     select s.*, coalesce(g.variants, case when s.has_options then jsonb_build_array(s.variant::jsonb) else '[]'::jsonb end) as variants,
            coalesce(g.stock, s.inventory_qty) as stock, coalesce(g.avail, s.availability) as avail
     from feed_stage s left join feed_groups g using (product_key)
     where g.product_key is null or g.first_seq = s.seq`);
-  await client.query('analyze feed_products');
+  await client.query('analyze feed_groups');
   lap('group');
 
   const staged = await client.query<{ n: number }>(`select count(*)::int as n from feed_products`);
@@ -570,6 +572,8 @@ async function merge(
     report.removed = removed.rowCount ?? 0;
     lap('remove');
   }
+  // Before its tables are dropped at commit.
+  await client.query('drop view feed_products');
 }
 
 /** Validates one flat record; throws RowError with a reason naming the field. */
