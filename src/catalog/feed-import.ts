@@ -205,10 +205,17 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
     // default a large feed's hash tables spill to disk in many batches (a million keys need about
     // 100 MB). Local to this transaction, which runs one at a time (the advisory lock).
     await client.query(`set local work_mem = '256MB'`);
-    await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report, indexWork);
+    const partition = await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report, indexWork);
     let t = Date.now();
     await client.query('commit');
     report.timings_ms.commit = Date.now() - t;
+    if (partition) {
+      // Statistics for the first searches of a new partition (autovacuum comes by later), after
+      // commit so that the attach's locks are not held for it.
+      t = Date.now();
+      await client.query(`analyze ${partition}`).catch(() => undefined); // the import stands without it
+      report.timings_ms.analyze = Date.now() - t;
+    }
     t = Date.now();
     await indexWork.finish();
     report.timings_ms.index_merge = Date.now() - t;
@@ -303,7 +310,7 @@ async function runImport(
   opts: ImportOptions,
   report: FeedReport,
   indexWork: BulkIndexWork,
-): Promise<void> {
+): Promise<string | null> {
   const feed = await openFeed(source);
   report.format = feed.format;
   if (feed.header && feed.format !== 'shopify_csv') {
@@ -389,7 +396,7 @@ async function runImport(
   opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes, final: true });
   report.timings_ms.parse_copy = Date.now() - t;
   await categories.insertNew(client);
-  await merge(client, merchantId, opts, report, reject, indexWork);
+  return merge(client, merchantId, opts, report, reject, indexWork);
 }
 
 /** A text[] column of the staging table, written as an array literal (staged as jsonb, each row cost a jsonb parse and, per product, a subquery unpacking it). */
@@ -432,8 +439,9 @@ async function merge(
   report: FeedReport,
   reject: (line: number, reason: string) => void,
   indexWork: BulkIndexWork,
-): Promise<void> {
+): Promise<string | null> {
   const full = opts.fullSnapshot ?? false;
+  let attach: { part: string; first: number; end: number } | null = null;
   let t = Date.now();
   const lap = (name: string) => {
     report.timings_ms[name] = Date.now() - t;
@@ -550,16 +558,25 @@ async function merge(
     report.imported = inserted.rowCount ?? 0;
     if (report.imported !== newProducts) throw new Error(`expected ${newProducts} new products, inserted ${report.imported}`);
     lap('insert');
-    // The one index that is not the parent's (a unique index of a partitioned table must contain product_id).
+    // The parent's indexes, each built by one CREATE INDEX from the parent's own definition (the
+    // attach then adopts them), and the one that is the partition's alone (a unique index of a
+    // partitioned table must contain product_id).
+    await client.query(`alter table ${part} add constraint ${part}_pkey primary key (product_id)`);
+    const { rows: defs } = await client.query<{ def: string }>(
+      `select pg_get_indexdef(i.indexrelid) as def from pg_index i where i.indrelid = 'products'::regclass and not i.indisprimary`,
+    );
+    for (const { def } of defs) {
+      const own = def.replace(
+        /^CREATE (UNIQUE )?INDEX (\S+) ON ONLY (public\.)?products /,
+        (_m, unique: string | undefined, name: string) =>
+          `CREATE ${unique ?? ''}INDEX ${name.replace(/^products_/, `${part}_`)} ON ${part} `,
+      );
+      if (own === def) throw new Error(`unexpected index definition on products: ${def}`);
+      await client.query(own);
+    }
     await client.query(`create unique index ${part}_merchant_external_id_key on ${part} (merchant_id, external_id) where source = 'feed'`);
-    await client.query(`alter table products attach partition ${part} for values from (${first}) to (${end})`);
-    await client.query(`alter table ${part} drop constraint ${part}_range`);
-    // The rows went into the partition, not through products: its catalog-version trigger did not fire.
-    await client.query(`update catalog_version set version = version + 1`);
-    lap('index_attach');
-    // Statistics for the first searches after commit (autovacuum would take a while to come by).
-    await client.query(`analyze ${part}`);
-    lap('analyze');
+    lap('index_build');
+    attach = { part, first, end };
   }
 
   if (full) {
@@ -574,6 +591,17 @@ async function merge(
   }
   // Before its tables are dropped at commit.
   await client.query('drop view feed_products');
+  if (!attach) return null;
+  // Last before commit: attaching takes SHARE ROW EXCLUSIVE on the tables whose foreign keys it
+  // clones or checks (merchants and categories; proposals, rec_cards, videos, community_evidence)
+  // until commit, which holds their writers. The indexes are built already, the range check lets
+  // it skip the bound scan: what is left is one join per foreign key.
+  await client.query(`alter table products attach partition ${attach.part} for values from (${attach.first}) to (${attach.end})`);
+  await client.query(`alter table ${attach.part} drop constraint ${attach.part}_range`);
+  // The rows went into the partition, not through products: its catalog-version trigger did not fire.
+  await client.query(`update catalog_version set version = version + 1`);
+  lap('attach');
+  return attach.part;
 }
 
 /** Validates one flat record; throws RowError with a reason naming the field. */
