@@ -449,6 +449,71 @@ describe('catalogs belong to merchants', () => {
     expect(found.map((p) => p.external_id)).toContain('P-29999');
   });
 
+  it('a large import of new products: a partition of products of its own, indexed at attach; the same semantics after it', async () => {
+    await registerMerchant('feeds-partition');
+    const file = path.join(tmp, 'partition.tsv');
+    const tsv = (rows: string[]) =>
+      writeFile(file, `${['id\ttitle\tprice\tlink\titem_group_id\tsize\tavailability', ...rows].join('\n')}\n`);
+    const row = (i: number, price = '9.50 USD') => `PT-${i}\tPartition lantern ${i}\t${price}\thttps://shop.test/p/${i}\t\t\tin_stock`;
+    const rows = Array.from({ length: 24 }, (_, i) => row(i));
+    rows.push(`PT-G1-M\tPartition tent\t30.00 USD\thttps://shop.test/g/1\tPT-G1\tM\tin_stock`);
+    rows.push(`PT-G1-L\tPartition tent\t32.00 USD\thttps://shop.test/g/1\tPT-G1\tL\tout_of_stock`);
+    rows.push(`PT-BAD\tNo price\t\thttps://shop.test/p/bad\t\t\tin_stock`);
+    await tsv(rows);
+    const partitions = async () =>
+      (
+        await sql<{ name: string }>`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+          where i.inhparent = 'products'::regclass order by 1`.execute(db)
+      ).rows.map((r) => r.name);
+    const version = async () => Number((await sql<{ v: string }>`select version as v from catalog_version`.execute(db)).rows[0]!.v);
+    const v0 = await version();
+    const first = await importFeed(db, file, { merchantId: 'feeds-partition', fullSnapshot: true, partitionMinProducts: 10 });
+    expect(first).toMatchObject({ rows_read: 27, imported: 25, updated: 0, rejected: 1 });
+    expect(first.skipped).toEqual([{ line: 28, reason: 'price is missing' }]);
+    expect(Object.keys(first.timings_ms)).toEqual(expect.arrayContaining(['insert', 'index_build', 'attach', 'analyze']));
+    expect(await partitions()).toEqual(['products_base', 'products_p1000000000']);
+    expect(await version()).toBeGreaterThan(v0);
+    // Every index of products on the new partition, and the feed id unique per merchant in it.
+    const indexes = await sql<{ def: string }>`select indexdef as def from pg_indexes where tablename = 'products_p1000000000'`.execute(db);
+    expect(indexes.rows.length).toBe(6);
+    expect(indexes.rows.map((r) => r.def).join('\n')).toMatch(
+      /UNIQUE INDEX .* \(merchant_id, external_id\) WHERE \(source = 'feed'::text\)/,
+    );
+    const tent = await productOf('feeds-partition', 'PT-G1');
+    expect(tent.product_id).toBeGreaterThanOrEqual(1_000_000_000);
+    expect(tent).toMatchObject({ availability: 'in_stock', inventory_qty: 100 });
+    expect(tent.variants.map((v: { id: string }) => v.id)).toEqual(['PT-G1-M', 'PT-G1-L']);
+    const c = await card(tent.product_id);
+    expect(JSON.stringify(c)).toContain('PT-G1-L');
+    const found = await db
+      .selectFrom('products')
+      .select('external_id')
+      .where(sql<boolean>`search_tsv @@ websearch_to_tsquery('english', 'lantern')`)
+      .where('merchant_id', '=', 'feeds-partition')
+      .execute();
+    expect(found.length).toBe(24);
+    // Products in a large partition are referenced like any other (a proposal's foreign key).
+    const fk = await sql<{ n: number }>`select count(*)::int as n from pg_constraint where confrelid = 'products'::regclass`.execute(db);
+    expect(fk.rows[0]!.n).toBe(4);
+
+    // The same file again writes nothing and builds no partition.
+    const again = await importFeed(db, file, { merchantId: 'feeds-partition', fullSnapshot: true, partitionMinProducts: 10 });
+    expect(again).toMatchObject({ imported: 0, updated: 25, changed: 0, unchanged: 25, removed: 0 });
+    expect(await partitions()).toEqual(['products_base', 'products_p1000000000']);
+
+    // A full snapshot without PT-0, PT-1 at a new price, 3 new products (below the partition
+    // minimum: into products_base): updated in the partition, removed as unavailable, not deleted.
+    rows.splice(0, 2, row(1, '11.00 USD'));
+    rows.push(row(100), row(101), row(102));
+    await tsv(rows);
+    const third = await importFeed(db, file, { merchantId: 'feeds-partition', fullSnapshot: true, partitionMinProducts: 10 });
+    expect(third).toMatchObject({ imported: 3, updated: 24, changed: 1, unchanged: 23, removed: 1 });
+    expect(await partitions()).toEqual(['products_base', 'products_p1000000000']);
+    expect(await productOf('feeds-partition', 'PT-0')).toMatchObject({ availability: 'discontinued', inventory_qty: 0 });
+    expect((await productOf('feeds-partition', 'PT-1')).price_cents).toBe(1100);
+    expect((await productOf('feeds-partition', 'PT-100')).product_id).toBeLessThan(1_000_000_000);
+  });
+
   it('README: each format imports with the one command shown', async () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
     const commands = [...readme.matchAll(/^npm run import-feed -- (.+?)\s+# (.+)$/gm)].map((m) => ({

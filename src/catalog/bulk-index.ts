@@ -26,12 +26,25 @@ export const BULK_IMPORT_PRODUCTS = 20_000;
 export const BULK_PENDING_LIST = '128MB';
 const READ_TUNED_GIN = ['products_search_tsv_idx', 'products_title_trgm_idx'] as const;
 
+/**
+ * The partitions' own indexes of READ_TUNED_GIN: products is partitioned (migration 0031) and a
+ * partitioned index has no storage parameters of its own, so fastupdate is switched on each leaf.
+ */
+async function leafIndexes(c: pg.PoolClient): Promise<string[]> {
+  const { rows } = await c.query<{ idx: string }>(
+    `select t.relid::regclass::text as idx from unnest($1::text[]) as parent(name), pg_partition_tree(parent.name::regclass) t
+     where t.isleaf order by 1`,
+    [READ_TUNED_GIN],
+  );
+  return rows.map((r) => r.idx);
+}
+
 async function setFastUpdate(pool: pg.Pool, on: boolean): Promise<boolean> {
   const c = await pool.connect();
   try {
     await c.query('begin');
     await c.query(`set local lock_timeout = '2s'`);
-    for (const idx of READ_TUNED_GIN) await c.query(`alter index ${idx} set (fastupdate = ${on ? 'on' : 'off'})`);
+    for (const idx of await leafIndexes(c)) await c.query(`alter index ${idx} set (fastupdate = ${on ? 'on' : 'off'})`);
     await c.query('commit');
     return true;
   } catch {
@@ -62,7 +75,7 @@ export class BulkIndexWork {
     if (!this.deferred) return;
     const c = await this.pool.connect();
     try {
-      for (const idx of READ_TUNED_GIN) await c.query(`select gin_clean_pending_list($1::regclass)`, [idx]);
+      for (const idx of await leafIndexes(c)) await c.query(`select gin_clean_pending_list($1::regclass)`, [idx]);
     } finally {
       c.release();
     }

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { poolOf, type Db } from '../db/connect';
 import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
+import { LARGE_IMPORT_ID_BASE } from '../db/migrations/0031_catalog_partitions';
 import type { Availability, ProductVariant } from '../db/schema-catalog';
 import { newId } from '../ids';
 import { minorUnitDigits, parseMajorUnits } from '../money';
@@ -58,6 +59,8 @@ export interface ImportOptions {
   /** The run record's id when the caller chose it (a scheduled refresh: a retried attempt reuses its run). */
   runId?: string;
   workflowId?: string | null;
+  /** New products from which an import builds a partition of its own (default PARTITION_MIN_PRODUCTS; tests lower it). */
+  partitionMinProducts?: number;
   /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far; `final` once all are read. */
   onProgress?: (p: { rows: number; bytes: number; final?: boolean }) => void;
 }
@@ -111,6 +114,14 @@ const DEFAULT_INVENTORY = 100;
 const MAX_MINOR_UNITS = 1_000_000_000;
 const MAX_REPORTED_REJECTIONS = 10_000;
 const PROGRESS_ROWS = 10_000;
+/**
+ * An import of at least this many new products builds them into a partition of products of its own
+ * (migration 0031): below it, inserting into products_base with its live indexes costs less than
+ * the partition's DDL, and every partition is one more scan in each search.
+ */
+export const PARTITION_MIN_PRODUCTS = 100_000;
+/** For the indexes a partition's attach builds (the default 64 MB sorts a large GIN build in many passes). */
+const PARTITION_MAINTENANCE_WORK_MEM = '256MB';
 
 export interface FeedItem {
   line: number;
@@ -190,13 +201,21 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
   try {
     await client.query('begin');
     await client.query(`select pg_advisory_xact_lock(hashtext('catalog-writer'))`);
-    // The set statements sort and hash every staged row (dedupe, group, anti-join): with the 4 MB
-    // default a large feed sorts on disk in many passes. Local to this transaction.
-    await client.query(`set local work_mem = '64MB'`);
-    await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report, indexWork);
+    // The set statements hash every staged row's keys (dedupe, group, anti-join): with the 4 MB
+    // default a large feed's hash tables spill to disk in many batches (a million keys need about
+    // 100 MB). Local to this transaction, which runs one at a time (the advisory lock).
+    await client.query(`set local work_mem = '256MB'`);
+    const partition = await runImport(client, counting, merchantId, { ...opts, onProgress: progress }, report, indexWork);
     let t = Date.now();
     await client.query('commit');
     report.timings_ms.commit = Date.now() - t;
+    if (partition) {
+      // Statistics for the first searches of a new partition (autovacuum comes by later), after
+      // commit so that the attach's locks are not held for it.
+      t = Date.now();
+      await client.query(`analyze ${partition}`).catch(() => undefined); // the import stands without it
+      report.timings_ms.analyze = Date.now() - t;
+    }
     t = Date.now();
     await indexWork.finish();
     report.timings_ms.index_merge = Date.now() - t;
@@ -291,7 +310,7 @@ async function runImport(
   opts: ImportOptions,
   report: FeedReport,
   indexWork: BulkIndexWork,
-): Promise<void> {
+): Promise<string | null> {
   const feed = await openFeed(source);
   report.format = feed.format;
   if (feed.header && feed.format !== 'shopify_csv') {
@@ -304,8 +323,8 @@ async function runImport(
   await client.query(`create temp table feed_stage (
     seq integer, line integer, product_key text, variant_key text, title text, description text, brand text, price_cents integer,
     original_price_cents integer, currency text, discount_label text, main_image text, gallery jsonb, category_l1 text, category_l2 text,
-    category_id integer, region_allow jsonb, tags jsonb, inventory_qty integer, availability text, link text, feed_attributes jsonb,
-    variant jsonb, has_options boolean) on commit drop`);
+    category_id integer, region_allow text[], tags text[], inventory_qty integer, availability text, link text, feed_attributes jsonb,
+    variant json, has_options boolean) on commit drop`);
 
   const reject = (line: number, reason: string) => {
     report.rejected++;
@@ -355,8 +374,8 @@ async function runImport(
         c1?.name ?? null,
         c2?.name ?? null,
         (c2 ?? c1)?.id ?? null,
-        item.region_allow,
-        tags,
+        new PgTextArray(item.region_allow),
+        new PgTextArray(tags),
         item.inventory_qty,
         item.availability,
         item.link,
@@ -377,10 +396,23 @@ async function runImport(
   opts.onProgress?.({ rows: report.rows_read, bytes: source.bytes, final: true });
   report.timings_ms.parse_copy = Date.now() - t;
   await categories.insertNew(client);
-  await merge(client, merchantId, opts.fullSnapshot ?? false, report, reject, indexWork);
+  return merge(client, merchantId, opts, report, reject, indexWork);
 }
 
-/** COPY text format: tab-separated, \N for null, backslash escapes; arrays and objects as JSON. */
+/** A text[] column of the staging table, written as an array literal (staged as jsonb, each row cost a jsonb parse and, per product, a subquery unpacking it). */
+class PgTextArray {
+  constructor(readonly items: string[]) {}
+  toString(): string {
+    let out = '{';
+    for (let i = 0; i < this.items.length; i++) {
+      if (i) out += ',';
+      out += `"${this.items[i]!.replace(/[\\"]/g, '\\$&')}"`;
+    }
+    return `${out}}`;
+  }
+}
+
+/** COPY text format: tab-separated, \N for null, backslash escapes; arrays and objects as JSON, text[] as array literals. */
 function copyRow(values: unknown[]): string {
   let line = '';
   for (let i = 0; i < values.length; i++) {
@@ -389,6 +421,7 @@ function copyRow(values: unknown[]): string {
     if (v === null || v === undefined) line += '\\N';
     else if (typeof v === 'number') line += String(v);
     else if (typeof v === 'boolean') line += v ? 't' : 'f';
+    else if (v instanceof PgTextArray) line += escapeCopy(v.toString());
     else line += escapeCopy(typeof v === 'string' ? v : JSON.stringify(v));
   }
   return `${line}\n`;
@@ -402,20 +435,24 @@ function escapeCopy(s: string): string {
 async function merge(
   client: pg.PoolClient,
   merchantId: string,
-  full: boolean,
+  opts: ImportOptions,
   report: FeedReport,
   reject: (line: number, reason: string) => void,
   indexWork: BulkIndexWork,
-): Promise<void> {
+): Promise<string | null> {
+  const full = opts.fullSnapshot ?? false;
+  let attach: { part: string; first: number; end: number } | null = null;
   let t = Date.now();
   const lap = (name: string) => {
     report.timings_ms[name] = Date.now() - t;
     t = Date.now();
   };
-  // The same variant id twice: the first row wins, the others are rejected with their lines.
+  // The same variant id twice: the first row wins, the others are rejected with their lines. The
+  // ids seen twice are found by hashing (no sort of the staged rows); only their rows are windowed.
   const dups = await client.query<{ line: number; variant_key: string; first_line: number }>(`
-    with d as (select seq, line, variant_key, first_value(line) over w as first_line, row_number() over w as n
-               from feed_stage window w as (partition by variant_key order by seq))
+    with twice as (select variant_key from feed_stage group by variant_key having count(*) > 1),
+    d as (select seq, line, variant_key, first_value(line) over w as first_line, row_number() over w as n
+          from feed_stage where variant_key in (select variant_key from twice) window w as (partition by variant_key order by seq))
     delete from feed_stage s using d where s.seq = d.seq and d.n > 1
     returning d.line, d.variant_key, d.first_line`);
   for (const d of dups.rows.sort((a, b) => a.line - b.line))
@@ -425,22 +462,39 @@ async function merge(
   lap('dedupe');
   await client.query('analyze feed_stage');
   // One row per product: the fields of its first row, its variants in file order, stock summed.
-  await client.query(`create temp table feed_products on commit drop as
-    select f.*, g.variants, g.stock, g.avail
-    from (select distinct on (product_key) * from feed_stage order by product_key, seq) f
-    join (select product_key,
-                 case when count(*) > 1 or bool_or(has_options) then jsonb_agg(variant order by seq) else '[]'::jsonb end as variants,
-                 least(sum(inventory_qty), 2147483647)::integer as stock,
-                 case when bool_or(availability = 'in_stock') then 'in_stock' when bool_or(availability = 'preorder') then 'preorder'
-                      when bool_or(availability = 'backorder') then 'backorder' when bool_or(availability = 'out_of_stock') then 'out_of_stock'
-                      else 'discontinued' end as avail
-          from feed_stage group by product_key) g using (product_key)`);
-  await client.query(`create index on feed_products (product_key)`);
-  await client.query('analyze feed_products');
+  // Most products are one row: only the keys with several rows are aggregated (found by hashing,
+  // no sort of the staged rows); a one-row product is its row. feed_products is a view, not a
+  // second copy of every staged row: each statement below reads it once, a scan of the staged rows
+  // and a hash join against the few grouped keys.
+  await client.query(`create temp table feed_groups on commit drop as
+    select product_key, min(seq) as first_seq, jsonb_agg(variant::jsonb order by seq) as variants,
+           least(sum(inventory_qty), 2147483647)::integer as stock,
+           case when bool_or(availability = 'in_stock') then 'in_stock' when bool_or(availability = 'preorder') then 'preorder'
+                when bool_or(availability = 'backorder') then 'backorder' when bool_or(availability = 'out_of_stock') then 'out_of_stock'
+                else 'discontinued' end as avail
+    from feed_stage
+    where product_key in (select product_key from feed_stage group by product_key having count(*) > 1)
+    group by product_key`);
+  await client.query(`create temp view feed_products as
+    select s.*, coalesce(g.variants, case when s.has_options then jsonb_build_array(s.variant::jsonb) else '[]'::jsonb end) as variants,
+           coalesce(g.stock, s.inventory_qty) as stock, coalesce(g.avail, s.availability) as avail
+    from feed_stage s left join feed_groups g using (product_key)
+    where g.product_key is null or g.first_seq = s.seq`);
+  await client.query('analyze feed_groups');
   lap('group');
-  // Before anything here reads or writes products (the switch needs the index for an instant).
+
   const staged = await client.query<{ n: number }>(`select count(*)::int as n from feed_products`);
-  await indexWork.deferIfLarge(staged.rows[0]!.n);
+  const matched = await client.query<{ n: number }>(
+    `select count(*)::int as n from feed_products x join products p on p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key`,
+    [merchantId],
+  );
+  report.updated = matched.rows[0]!.n;
+  const newProducts = staged.rows[0]!.n - report.updated;
+  const ownPartition = newProducts >= (opts.partitionMinProducts ?? PARTITION_MIN_PRODUCTS);
+  // Before anything here writes products (the switch needs the index for an instant). The new
+  // products of a large import go into a partition of their own, indexed in bulk; what is left for
+  // the existing indexes is the update of the products the merchant already has.
+  await indexWork.deferIfLarge(ownPartition ? report.updated : staged.rows[0]!.n);
   // With the pending lists on, each time one fills the insert stops to merge it into its index: a
   // larger list merges in fewer, larger sorted batches (the rest after commit, index_merge).
   if (indexWork.deferred) await client.query(`set local gin_pending_list_limit = '${BULK_PENDING_LIST}'`);
@@ -449,44 +503,81 @@ async function merge(
   const fields = `title = x.title, description = x.description, brand = x.brand, price_cents = x.price_cents,
     original_price_cents = x.original_price_cents, currency = x.currency, discount_label = x.discount_label, main_image = x.main_image,
     gallery = x.gallery, category_l1 = x.category_l1, category_l2 = x.category_l2, category_id = x.category_id,
-    region_allow = array(select jsonb_array_elements_text(x.region_allow)), tags = array(select jsonb_array_elements_text(x.tags)),
-    inventory_qty = x.stock, availability = x.avail, link = x.link, variants = x.variants, feed_attributes = x.feed_attributes`;
-  const matched = await client.query<{ n: number }>(
-    `select count(*)::int as n from feed_products x join products p on p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key`,
-    [merchantId],
-  );
+    region_allow = x.region_allow, tags = x.tags, inventory_qty = x.stock, availability = x.avail, link = x.link, variants = x.variants,
+    feed_attributes = x.feed_attributes`;
   // Only what differs is written: an unchanged refresh costs reads, not index maintenance.
-  const changed = await client.query(
-    `update products p set ${fields}
+  const changed = report.updated
+    ? await client.query(
+        `update products p set ${fields}
      from feed_products x
      where p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key
        and (p.title, p.description, p.brand, p.price_cents, p.original_price_cents, p.currency, p.discount_label, p.main_image, p.gallery,
             p.category_id, p.region_allow, p.tags, p.inventory_qty, p.availability, p.link, p.variants, p.feed_attributes)
            is distinct from
            (x.title, x.description, x.brand, x.price_cents, x.original_price_cents, x.currency, x.discount_label, x.main_image, x.gallery,
-            x.category_id, array(select jsonb_array_elements_text(x.region_allow)), array(select jsonb_array_elements_text(x.tags)),
-            x.stock, x.avail, x.link, x.variants, x.feed_attributes)`,
-    [merchantId],
-  );
-  report.updated = matched.rows[0]!.n;
+            x.category_id, x.region_allow, x.tags, x.stock, x.avail, x.link, x.variants, x.feed_attributes)`,
+        [merchantId],
+      )
+    : { rowCount: 0 };
   report.changed = changed.rowCount ?? 0;
   report.unchanged = report.updated - report.changed;
   lap('update');
 
-  const inserted = await client.query(
-    `insert into products (product_id, merchant_id, source, external_id, title, description, brand, price_cents, original_price_cents, currency,
+  const columns = `product_id, merchant_id, source, external_id, title, description, brand, price_cents, original_price_cents, currency,
        discount_label, main_image, gallery, category_l1, category_l2, category_id, region_allow, tags, inventory_qty, availability, link,
-       variants, feed_attributes, risk_level, gmv_cents, orders, views, created_at)
-     select (select coalesce(max(product_id), 0) from products) + row_number() over (order by x.seq), $1, 'feed', x.product_key, x.title,
+       variants, feed_attributes, risk_level, gmv_cents, orders, views, created_at`;
+  const rows = (firstId: string) => `select ${firstId} + row_number() over (order by x.seq), $1, 'feed', x.product_key, x.title,
        x.description, x.brand, x.price_cents, x.original_price_cents, x.currency, x.discount_label, x.main_image, x.gallery, x.category_l1,
-       x.category_l2, x.category_id, array(select jsonb_array_elements_text(x.region_allow)), array(select jsonb_array_elements_text(x.tags)),
-       x.stock, x.avail, x.link, x.variants, x.feed_attributes, 'low', 0, 0, 0, now()
+       x.category_l2, x.category_id, x.region_allow, x.tags, x.stock, x.avail, x.link, x.variants, x.feed_attributes, 'low', 0, 0, 0, now()
      from feed_products x
-     where not exists (select 1 from products p where p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key)`,
-    [merchantId],
-  );
-  report.imported = inserted.rowCount ?? 0;
-  lap('insert');
+     where not exists (select 1 from products p where p.merchant_id = $1 and p.source = 'feed' and p.external_id = x.product_key)`;
+  if (!ownPartition) {
+    // Ids below LARGE_IMPORT_ID_BASE: the products_base partition.
+    const inserted = await client.query(
+      `insert into products (${columns}) ${rows(`(select coalesce(max(product_id), 0) from products where product_id < ${LARGE_IMPORT_ID_BASE})`)}`,
+      [merchantId],
+    );
+    report.imported = inserted.rowCount ?? 0;
+    lap('insert');
+  } else {
+    // A table of its own, filled without indexes or row-by-row foreign-key checks, then attached: the
+    // attach builds each of the parent's indexes with one CREATE INDEX (a sort, not 900,000 GIN
+    // inserts) and checks the foreign keys with one join. The range check makes the attach skip its
+    // scan for the partition bound. Ids follow the last large partition's, from LARGE_IMPORT_ID_BASE.
+    const { rows: next } = await client.query<{ first: number }>(
+      `select coalesce(max(product_id), ${LARGE_IMPORT_ID_BASE - 1}) + 1 as first from products where product_id >= ${LARGE_IMPORT_ID_BASE}`,
+    );
+    const first = next[0]!.first;
+    const end = first + newProducts;
+    if (end > 2_147_483_647) throw new Error('product ids for large catalogs are exhausted');
+    const part = `products_p${first}`;
+    await client.query(`set local maintenance_work_mem = '${PARTITION_MAINTENANCE_WORK_MEM}'`);
+    await client.query(`create table ${part} (like products including defaults including generated including constraints,
+      constraint ${part}_range check (product_id >= ${first} and product_id < ${end}))`);
+    const inserted = await client.query(`insert into ${part} (${columns}) ${rows(String(first - 1))}`, [merchantId]);
+    report.imported = inserted.rowCount ?? 0;
+    if (report.imported !== newProducts) throw new Error(`expected ${newProducts} new products, inserted ${report.imported}`);
+    lap('insert');
+    // The parent's indexes, each built by one CREATE INDEX from the parent's own definition (the
+    // attach then adopts them), and the one that is the partition's alone (a unique index of a
+    // partitioned table must contain product_id).
+    await client.query(`alter table ${part} add constraint ${part}_pkey primary key (product_id)`);
+    const { rows: defs } = await client.query<{ def: string }>(
+      `select pg_get_indexdef(i.indexrelid) as def from pg_index i where i.indrelid = 'products'::regclass and not i.indisprimary`,
+    );
+    for (const { def } of defs) {
+      const own = def.replace(
+        /^CREATE (UNIQUE )?INDEX (\S+) ON ONLY (public\.)?products /,
+        (_m, unique: string | undefined, name: string) =>
+          `CREATE ${unique ?? ''}INDEX ${name.replace(/^products_/, `${part}_`)} ON ${part} `,
+      );
+      if (own === def) throw new Error(`unexpected index definition on products: ${def}`);
+      await client.query(own);
+    }
+    await client.query(`create unique index ${part}_merchant_external_id_key on ${part} (merchant_id, external_id) where source = 'feed'`);
+    lap('index_build');
+    attach = { part, first, end };
+  }
 
   if (full) {
     const removed = await client.query(
@@ -498,6 +589,19 @@ async function merge(
     report.removed = removed.rowCount ?? 0;
     lap('remove');
   }
+  // Before its tables are dropped at commit.
+  await client.query('drop view feed_products');
+  if (!attach) return null;
+  // Last before commit: attaching takes SHARE ROW EXCLUSIVE on the tables whose foreign keys it
+  // clones or checks (merchants and categories; proposals, rec_cards, videos, community_evidence)
+  // until commit, which holds their writers. The indexes are built already, the range check lets
+  // it skip the bound scan: what is left is one join per foreign key.
+  await client.query(`alter table products attach partition ${attach.part} for values from (${attach.first}) to (${attach.end})`);
+  await client.query(`alter table ${attach.part} drop constraint ${attach.part}_range`);
+  // The rows went into the partition, not through products: its catalog-version trigger did not fire.
+  await client.query(`update catalog_version set version = version + 1`);
+  lap('attach');
+  return attach.part;
 }
 
 /** Validates one flat record; throws RowError with a reason naming the field. */

@@ -25,6 +25,7 @@ import * as m0023 from './0023_merchant_catalogs';
 import * as m0025 from './0025_keyed_registration';
 import * as m0026 from './0026_feed_refresh';
 import * as m0027 from './0027_rate_limits';
+import * as m0031 from './0031_catalog_partitions';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0025_keyed_registration': m0025,
   '0026_feed_refresh': m0026,
   '0027_rate_limits': m0027,
+  '0031_catalog_partitions': m0031,
 };
