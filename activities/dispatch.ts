@@ -19,11 +19,14 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
     allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
     timeoutMs: config.DISPATCH_TIMEOUT_MS,
   };
-  /** Runs a batch of attempts with this activity's client and cancellation, heartbeating every second. */
+  /**
+   * Runs a batch of attempts with this activity's client and cancellation, heartbeating every second
+   * (not as a local activity, the fan-out's first page head: its workflow task stands for it).
+   */
   const sending = async <T>(send: (deps: BatchDeps) => Promise<T>): Promise<T> => {
     const ctx = Context.current();
     let done = 0;
-    const beat = setInterval(() => ctx.heartbeat(done), 1000);
+    const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(done), 1000);
     try {
       const startRun = (d: PlannedDelivery) => startDeliveryRun(ctx.client, ctx.info.taskQueue, d, policy());
       return await send({ attempt: attemptDeps, policy: policy(), startRun, progress: (n) => (done = n), signal: ctx.cancellationSignal });
@@ -32,7 +35,10 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
     }
   };
   return {
-    /** Records a fan-out page and sends its first attempts; heartbeats progress, also while merchants are slow. */
+    /**
+     * Records a fan-out page and sends its first attempts; heartbeats progress, also while merchants are
+     * slow. Also the local activity that sends the first page's head (workflows/dispatch.ts).
+     */
     async deliverSurgePage(intentId: string, after: string | null, limit: number): Promise<SurgePageResult> {
       return sending((deps) => deliverSurgePage({ ...deps, publicBaseUrl: config.publicBaseUrl }, { intentId, after, limit }));
     },

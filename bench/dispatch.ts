@@ -146,11 +146,16 @@ try {
   const fanOutPg = await pgCostBetween(stack.databaseUrl, pgBefore, await readPgCounters(stack.databaseUrl));
   const surge = await surgeHandle.describe();
   const surgeMs = surge.closeTime!.getTime() - surge.startTime.getTime();
-  // Where the time to the first webhook goes: the fan-out's start and its first page's activity, by the server's clock.
+  // Where the time to the first webhook goes: the fan-out's start, its first workflow task and its first page activity, by the server's clock.
   const surgeEvents = (await surgeHandle.fetchHistory()).events ?? [];
+  // (A fan-out whose first page's head is a local activity sends it in its first workflow task; its
+  // first activity is then the rest of that page.)
+  const firstTaskAt = surgeEvents.find((e) => e.workflowTaskStartedEventAttributes)?.eventTime;
   const firstPageAt = surgeEvents.find((e) => e.activityTaskStartedEventAttributes)?.eventTime;
+  const headLocal = surgeEvents.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
   const sinceAnswer = (t: number) => `${t - answeredAt >= 0 ? '+' : ''}${(t - answeredAt).toFixed(0)} ms`;
-  const firstPage = firstPageAt ? sinceAnswer(Number(firstPageAt.seconds) * 1000 + Math.floor((firstPageAt.nanos ?? 0) / 1e6)) : '?';
+  const at = (t: typeof firstPageAt) => (t ? sinceAnswer(Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)) : '?');
+  const firstPage = `its first workflow task ${at(firstTaskAt)}${headLocal ? ' (which sends the first page head, a local activity)' : ''}, its first page activity ${at(firstPageAt)}`;
 
   // 2. The floor: the same number of POSTs of a real delivery's body, straight from here.
   const blastMs = await rawBlast(sampleBody!, Number(values['blast-connections']));
@@ -177,7 +182,7 @@ try {
   row([
     "first webhook after the intent's 201",
     `${(firstWebhookAt! - answered).toFixed(0)} ms (the 201 came ${(answered - t0).toFixed(0)} ms after the POST; ` +
-      `from the 201: fan-out started ${sinceAnswer(surge.startTime.getTime())}, its first page's activity ${firstPage})`,
+      `from the 201: fan-out started ${sinceAnswer(surge.startTime.getTime())}, ${firstPage})`,
     '≤ 100 ms',
   ]);
   row([

@@ -246,6 +246,44 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     await replayAndRecord(workflowIds.surge(intent.intent_id), 'intent-surge-first-attempts.json');
   });
 
+  it("sends the first page's head from a local activity in the fan-out's first workflow task, the rest of the page from the page activity", async () => {
+    const tag = letters();
+    const sink = await scriptedMerchant(() => ({ status: 200 }));
+    const { FIRST_PAGE_HEAD, SURGE_PAGE_SIZE } = await import('../workflows/dispatch.shared');
+    const n = FIRST_PAGE_HEAD + 2;
+    for (let i = 0; i < n; i++) await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
+    const intent = await createIntent(api.url, `${tag} camping stove`);
+    const queue = await settledQueue(api.url, intent.intent_id, n);
+    expect(queue.summary).toEqual({ pending: 0, inflight: 0, delivered: n, dlq: 0 });
+    expect(sink.bodies).toHaveLength(n);
+    expect(new Set(sink.bodies.map((b) => b.headers['webhook-id'])).size).toBe(n);
+
+    const handle = api.temporal!.client.workflow.getHandle(workflowIds.surge(intent.intent_id));
+    expect(await handle.result()).toEqual({ intentId: intent.intent_id, deliveries: n });
+    const { events } = await handle.fetchHistory();
+    const decode = (p: { data?: Uint8Array | null } | undefined) => JSON.parse(Buffer.from(p!.data!).toString());
+    // The head: a local activity's marker, written by the first workflow task (no activity task before it).
+    const marker = events!.findIndex((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    const scheduled = events!.findIndex((e) => e.activityTaskScheduledEventAttributes);
+    expect(marker).toBeGreaterThan(0);
+    expect(scheduled).toBeGreaterThan(marker);
+    expect(events!.slice(0, marker).filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    expect(events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(1);
+    // The rest of the first page: one page activity after the head's last merchant, for the page's remainder.
+    const activities = events!.filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(activities).toHaveLength(1);
+    const rest = activities[0]!.activityTaskScheduledEventAttributes!;
+    expect(rest.activityType?.name).toBe('deliverSurgePage');
+    const [intentId, after, limit] = rest.input!.payloads!.map(decode);
+    expect(intentId).toBe(intent.intent_id);
+    expect(after).toEqual(expect.any(String));
+    expect(limit).toBe(SURGE_PAGE_SIZE - FIRST_PAGE_HEAD);
+    // The surge's workflow task timeout bounds how long a worker killed mid-head goes unnoticed.
+    const started = events![0]!.workflowExecutionStartedEventAttributes!;
+    expect(Number(started.workflowTaskTimeout?.seconds)).toBe(10);
+    await replayAndRecord(handle.workflowId, 'intent-surge-first-page-local.json');
+  });
+
   it('dead-letters: a merchant that always fails (schedule exhausted), one that hangs (timeout), one that answers 410 (at once)', async () => {
     const tag = letters();
     const failing = await scriptedMerchant(() => ({ status: 500 }));
@@ -499,7 +537,8 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     const tag = letters();
     const sink = await scriptedMerchant(() => ({ status: 200 }));
     // More merchants than the first page's head, so the head and the rest of the page are both sent.
-    const { FIRST_PAGE_HEAD, deliverSurgePage } = await import('../src/dispatch/surge-page');
+    const { deliverSurgePage } = await import('../src/dispatch/surge-page');
+    const { FIRST_PAGE_HEAD } = await import('../workflows/dispatch.shared');
     const n = FIRST_PAGE_HEAD + 5;
     for (let i = 0; i < n; i++) await registerMerchant(api.url, sink.url, { subscription_tags: [tag] });
     // The intent is stored without its fan-out (no worker runs this page: the test does, twice).

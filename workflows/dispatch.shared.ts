@@ -8,6 +8,15 @@ import type { DeliveryState } from '../src/db/schema-dispatch';
 export const SURGE_PAGE_SIZE = 200;
 export const SURGE_PAGES_PER_RUN = 25;
 
+/**
+ * Merchants in the head of a fan-out's first page: sent first, before the rest of the page is recorded
+ * (recording 200 rows with their payloads takes tens of ms), so the first sends do not queue behind a
+ * page's worth of others. A run started under `surge-first-page-local` sends the head from a local
+ * activity in its first workflow task (workflows/dispatch.ts); the page activity does it for older runs
+ * (src/dispatch/surge-page.ts deliverSurgePage).
+ */
+export const FIRST_PAGE_HEAD = 10;
+
 /** Workflow `intentSurge`, id `surge-<intent_id>`. */
 export interface SurgeInput {
   intentId: string;

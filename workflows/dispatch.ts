@@ -4,6 +4,7 @@ import type { DeliveryState } from '../src/db/schema-dispatch';
 import { attemptDelayMs } from '../src/dispatch/retry-schedule';
 import { searchAttributes as SA } from '../src/temporal/names';
 import {
+  FIRST_PAGE_HEAD,
   REPLAY_BATCH,
   REPLAY_MAX,
   SURGE_PAGE_SIZE,
@@ -49,11 +50,36 @@ const { deliverSurgePage, sendReplayBatch } = wf.proxyActivities<DispatchActivit
 });
 
 /**
+ * The head of the fan-out's first page (FIRST_PAGE_HEAD merchants) as a local activity: it runs in the
+ * surge's first workflow task, on the worker that took it, so the first webhooks leave without an
+ * activity task's schedule → poll round trip through the server (27–71 ms measured). A local activity
+ * has no heartbeat: a worker killed mid-head is noticed when the workflow task times out (the surge's
+ * workflowTaskTimeout, 10 s, as the page activity's heartbeat timeout), and the next worker re-runs
+ * the head, which is safe by the delivery rows (src/dispatch/surge-page.ts sendBatchAttempts): nothing
+ * delivered is sent again, a send cut off is sent again under the same webhook-id. The head is small
+ * (one merchant deadline, DISPATCH_TIMEOUT_MS ≤ 15 s, plus its statements and up to FIRST_PAGE_HEAD run
+ * starts) so it stays near one workflow task; the timeout leaves room for a loaded machine, past the
+ * workflow task timeout the SDK heartbeats the task. The rest of the page and the later pages stay
+ * heartbeating activities.
+ */
+const { deliverSurgePage: deliverSurgeHead } = wf.proxyLocalActivities<DispatchActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+/**
  * The fan-out sends each delivery's first attempt itself, a page at a time, and starts a delivery run
  * only for the deliveries that need one (a retry, or the dead-letter queue). Runs recorded before it
  * started one delivery run per merchant and still replay that way.
  */
 export const SURGE_FIRST_ATTEMPTS_PATCH = 'surge-sends-first-attempts';
+
+/**
+ * The first page's head (FIRST_PAGE_HEAD merchants) is sent by a local activity in the first workflow
+ * task, the rest of that page by the page activity. Runs recorded before it sent the whole first page
+ * from one activity and still replay that way.
+ */
+export const SURGE_FIRST_PAGE_LOCAL_PATCH = 'surge-first-page-local';
 
 /**
  * Intent.Surge fan-out: page through the merchants that subscribe to the intent, record a delivery for
@@ -65,12 +91,32 @@ export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
   const stage = flowStage<SurgeStage>('fan-out');
   stage.set('fan-out');
   const sendsFirstAttempts = wf.patched(SURGE_FIRST_ATTEMPTS_PATCH);
+  const pageSize = input.pageSize ?? SURGE_PAGE_SIZE;
   let after = input.after ?? null;
   let started = input.started ?? 0;
+  // Only the fan-out's first page has a head (a continued run starts after it).
+  const firstPageLocal = sendsFirstAttempts && after === null && wf.patched(SURGE_FIRST_PAGE_LOCAL_PATCH);
   for (let page = 0; page < SURGE_PAGES_PER_RUN; page++) {
     let next: string | null;
     if (sendsFirstAttempts) {
-      const sent = await deliverSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
+      let limit = pageSize;
+      if (firstPageLocal && page === 0) {
+        const headLimit = Math.min(pageSize, FIRST_PAGE_HEAD);
+        const head = await deliverSurgeHead(input.intentId, null, headLimit);
+        started += head.deliveries;
+        wf.setCurrentDetails(
+          `${started} deliveries: first page's head ${head.delivered} delivered at the first attempt, ${head.runs} handed to a run`,
+        );
+        if (head.next === null) {
+          stage.set('dispatched');
+          return { intentId: input.intentId, deliveries: started };
+        }
+        after = head.next;
+        // (A page no larger than the head was all head.)
+        if (headLimit === pageSize) continue;
+        limit = pageSize - headLimit;
+      }
+      const sent = await deliverSurgePage(input.intentId, after, limit);
       started += sent.deliveries;
       next = sent.next;
       wf.setCurrentDetails(

@@ -48,6 +48,10 @@ export async function startSurge(temporal: Pick<TemporalHandle, 'client' | 'task
       args: [{ intentId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // The first page's head runs as a local activity inside the first workflow task: a worker killed
+      // there is noticed when the task times out, so this is said here rather than left to the default
+      // (the same 10 s as the page activity's heartbeat timeout).
+      workflowTaskTimeout: '10 seconds',
       typedSearchAttributes: [
         { key: SA.IntentId, value: intentId },
         { key: SA.FlowStage, value: 'fan-out' },

@@ -1,5 +1,5 @@
 import { workflowIds } from '../temporal/names';
-import type { DeliveryPolicy, StartedRun, SurgePageResult } from '../../workflows/dispatch.shared';
+import { FIRST_PAGE_HEAD, type DeliveryPolicy, type StartedRun, type SurgePageResult } from '../../workflows/dispatch.shared';
 import {
   deadLetter,
   markInflight,
@@ -189,13 +189,6 @@ export async function sendBatchAttempts(
   await startRuns(toRun);
   return { delivered, runs };
 }
-
-/**
- * Merchants in the head of a fan-out's first page: recorded and sent before the rest of the page is
- * recorded, so the first webhook leaves after a statement of this many rows (recording 200 rows with
- * their payloads takes tens of ms) and the first sends do not queue behind a page's worth of others.
- */
-export const FIRST_PAGE_HEAD = 10;
 
 /**
  * One page of an Intent.Surge fan-out, sent (docs/DISPATCH.md): records the page's deliveries and
