@@ -77,7 +77,7 @@ export const SURGE_FIRST_ATTEMPTS_PATCH = 'surge-sends-first-attempts';
 /**
  * The first page's head (FIRST_PAGE_HEAD merchants) is sent by a local activity in the first workflow
  * task, the rest of that page by the page activity. Runs recorded before it sent the whole first page
- * from one activity and still replay that way.
+ * from one activity and still replay that way. It implies the patch above (no marker of its own).
  */
 export const SURGE_FIRST_PAGE_LOCAL_PATCH = 'surge-first-page-local';
 
@@ -90,12 +90,14 @@ export const SURGE_FIRST_PAGE_LOCAL_PATCH = 'surge-first-page-local';
 export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
   const stage = flowStage<SurgeStage>('fan-out');
   stage.set('fan-out');
-  const sendsFirstAttempts = wf.patched(SURGE_FIRST_ATTEMPTS_PATCH);
+  // The newest patch implies the older one: a run carries one marker (and one TemporalChangeVersion write).
+  const firstPageLocalPatch = wf.patched(SURGE_FIRST_PAGE_LOCAL_PATCH);
+  const sendsFirstAttempts = firstPageLocalPatch || wf.patched(SURGE_FIRST_ATTEMPTS_PATCH);
   const pageSize = input.pageSize ?? SURGE_PAGE_SIZE;
   let after = input.after ?? null;
   let started = input.started ?? 0;
   // Only the fan-out's first page has a head (a continued run starts after it).
-  const firstPageLocal = sendsFirstAttempts && after === null && wf.patched(SURGE_FIRST_PAGE_LOCAL_PATCH);
+  const firstPageLocal = firstPageLocalPatch && after === null;
   for (let page = 0; page < SURGE_PAGES_PER_RUN; page++) {
     let next: string | null;
     if (sendsFirstAttempts) {
