@@ -1,3 +1,6 @@
+import http from 'node:http';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
@@ -11,7 +14,7 @@ import {
   UnsafeEndpointError,
   type EndpointPolicy,
 } from '../src/registry/endpoint-safety';
-import { boundedRequest, OutboundError } from '../src/outbound/http';
+import { boundedRequest, OutboundError, type OutboundOptions } from '../src/outbound/http';
 
 /** Endpoint safety (docs/CONTRACT.md#endpoint-safety) with ALLOW_PRIVATE_ENDPOINTS off (the default). */
 
@@ -160,6 +163,173 @@ describe('address classification and connect-time checks', () => {
       expect(bouncer.requests).toHaveLength(targets.length);
     } finally {
       await bouncer.close();
+    }
+  });
+});
+
+/** A loopback server that counts the TCP connections it accepts and closes (keep-alive pools). */
+async function countingServer(handler: (req: http.IncomingMessage, res: http.ServerResponse, nthOnConnection: number) => void) {
+  const server = http.createServer();
+  let connections = 0;
+  let closed = 0;
+  const paths: string[] = [];
+  const perSocket = new Map<Socket, number>();
+  server.on('connection', (s: Socket) => {
+    connections++;
+    s.on('close', () => closed++);
+  });
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const nth = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, nth);
+    paths.push(req.url ?? '');
+    handler(req, res, nth);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    byName: `http://localhost:${port}`,
+    connections: () => connections,
+    closed: () => closed,
+    paths,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const permissive = endpointPolicy(true);
+const get = (url: string, extra: Partial<OutboundOptions> = {}) =>
+  boundedRequest(url, { timeoutMs: 2000, maxBytes: 1 << 20, maxRedirects: 0, policy: permissive, ...extra });
+/** What a webhook delivery sends (src/dispatch/attempt.ts): a POST answered by its status alone. */
+const webhook = (url: string, extra: Partial<OutboundOptions> = {}) =>
+  get(url, { method: 'POST', body: '{"type":"intent.surge"}', maxBytes: 0, headersOnly: true, ...extra });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (cond: () => boolean) => {
+  for (let i = 0; i < 200 && !cond(); i++) await sleep(10);
+  expect(cond()).toBe(true);
+};
+
+describe('keep-alive pools for outbound calls: the guard still applies to every connection', () => {
+  it('sequential requests reuse one connection, headers-only webhooks included', async () => {
+    const server = await countingServer((_req, res) => res.end('{"ok":true}'));
+    try {
+      for (let i = 0; i < 5; i++) expect((await webhook(`${server.url}/hook`)).status).toBe(200);
+      expect((await get(`${server.url}/card`)).body.toString()).toBe('{"ok":true}');
+      expect(server.paths).toHaveLength(6);
+      expect(server.connections()).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a stricter rule never reuses a connection a permissive one opened to the same host:port', async () => {
+    const server = await countingServer((_req, res) => res.end('ok'));
+    try {
+      expect((await get(`${server.byName}/permissive`)).status).toBe(200);
+      expect(server.connections()).toBe(1);
+
+      // The production rule: localhost is loopback, refused before any connection.
+      const strict: EndpointPolicy = { ...endpointPolicy(false), schemes: ['http:', 'https:'] };
+      const refused = await get(`${server.byName}/strict`, { policy: strict }).catch((e) => e);
+      expect(refused).toBeInstanceOf(OutboundError);
+      expect(refused.reason).toBe('unsafe_endpoint');
+
+      // DNS rebinding: the name passes the per-request check, then resolves to loopback when the
+      // connection is opened. The pooled permissive connection to the same host:port must not carry it.
+      const addresses = (await dnsLookup('localhost', { all: true })).length;
+      let checks = 0;
+      const rebinding: EndpointPolicy = { schemes: ['http:'], addressAllowed: () => ++checks <= addresses };
+      const rebound = await get(`${server.byName}/rebound`, { policy: rebinding }).catch((e) => e);
+      expect(rebound).toBeInstanceOf(OutboundError);
+      expect(rebound.reason).toBe('unsafe_endpoint');
+      expect(checks).toBeGreaterThan(addresses); // the request's check passed; the connection's refused
+
+      expect(server.paths).toEqual(['/permissive']);
+      expect((await get(`${server.byName}/again`)).status).toBe(200);
+      expect(server.connections()).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a server that closes idle connections does not fail the next request', async () => {
+    // Closes each connection shortly after answering (a server keep-alive timeout shorter than ours).
+    const closing = await countingServer((req, res) => {
+      res.end('ok');
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    // Closes a reused connection on receiving the request, without answering: the race where the
+    // server closes an idle connection just as the pool hands it out.
+    const racing = await countingServer((req, res, nth) => (nth > 1 ? req.socket.destroy() : res.end('ok')));
+    try {
+      expect((await webhook(`${closing.url}/1`)).status).toBe(200);
+      await until(() => closing.closed() === 1);
+      expect((await webhook(`${closing.url}/2`)).status).toBe(200);
+      expect(closing.connections()).toBe(2);
+
+      expect((await webhook(`${racing.url}/1`)).status).toBe(200);
+      expect((await get(`${racing.url}/2`)).body.toString()).toBe('ok'); // retried once on a new connection
+      expect(racing.paths).toEqual(['/1', '/2', '/2']);
+      expect(racing.connections()).toBe(2);
+    } finally {
+      await closing.close();
+      await racing.close();
+    }
+
+    // A fresh connection that fails is not retried: the server that cuts it is asked once.
+    const cutting = await countingServer((req) => req.socket.destroy());
+    try {
+      const err = await webhook(`${cutting.url}/x`).catch((e) => e);
+      expect(err).toBeInstanceOf(OutboundError);
+      expect(err.reason).toBe('unreachable');
+      expect(cutting.paths).toEqual(['/x']);
+    } finally {
+      await cutting.close();
+    }
+  });
+
+  it('a request cut off by its deadline closes its connection: a late answer never reaches the next request', async () => {
+    const server = await countingServer((req, res) => {
+      if (req.url === '/slow') setTimeout(() => res.writable && res.end('slow'), 300);
+      else res.end('fast');
+    });
+    try {
+      expect((await get(`${server.url}/fast`)).body.toString()).toBe('fast');
+      const err = await get(`${server.url}/slow`, { timeoutMs: 100 }).catch((e) => e);
+      expect(err).toBeInstanceOf(OutboundError);
+      expect(err.reason).toBe('timeout');
+      await until(() => server.closed() === 1);
+      await sleep(300); // the slow answer would have been written by now
+      expect((await get(`${server.url}/fast`)).body.toString()).toBe('fast');
+      expect((await webhook(`${server.url}/fast`)).status).toBe(200);
+      expect(server.connections()).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('headers-only answers with a large body are classified by status, and their connection closed', async () => {
+    const big = Buffer.alloc(512 * 1024, 'x');
+    const server = await countingServer((req, res) => {
+      if (req.url === '/declared') return res.writeHead(503, { 'content-length': big.length, 'retry-after': '7' }).end(big);
+      if (req.url === '/chunked') return res.writeHead(200).end(big); // no length: read until the cap
+      res.writeHead(410).end('gone');
+    });
+    try {
+      const declared = await webhook(`${server.url}/declared`);
+      expect(declared.status).toBe(503);
+      expect(declared.headers['retry-after']).toBe('7');
+      await until(() => server.closed() === 1);
+      expect((await webhook(`${server.url}/chunked`)).status).toBe(200);
+      await until(() => server.closed() === 2);
+      expect((await webhook(`${server.url}/small`)).status).toBe(410);
+      expect((await webhook(`${server.url}/small`)).status).toBe(410);
+      expect(server.connections()).toBe(3); // the small answers shared one connection
+    } finally {
+      await server.close();
     }
   });
 });
