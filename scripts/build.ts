@@ -6,8 +6,9 @@
  *   Node's ES module loader needs real file names, so the emit rewrites every relative specifier to
  *   the `.js` file (or `/index.js`) it resolves to. A specifier that resolves to no source file fails
  *   the build instead of failing at start.
- * - The workflow bundle, prebuilt with the SDK's bundler into `dist/workflow-bundle.js`: the worker
- *   loads it (`workflowBundle: { codePath }`) instead of bundling at every start.
+ * - The workflow bundles, prebuilt with the SDK's bundler into `dist/workflow-bundle.js` and its traced
+ *   twin `dist/workflow-bundle.traced.js` (worker/bundle.ts): the worker loads one
+ *   (`workflowBundle: { codePath }`) instead of bundling at every start.
  * - Files the code reads at run time (api/documents) copied next to the compiled modules.
  *
  * After it, `node dist/api/main.js` and `node dist/worker/main.js` run with production dependencies only.
@@ -18,7 +19,7 @@ import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { bundleWorkflowsFromSource } from '../worker/bundle';
+import { writeWorkflowBundles } from '../worker/bundle';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROD_DEPENDENCIES: Record<string, string> = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies;
@@ -146,13 +147,11 @@ async function main() {
   await rm(DIST, { recursive: true, force: true });
   const modules = await compile();
   await cp(path.join(ROOT, 'api', 'documents'), path.join(DIST, 'api', 'documents'), { recursive: true });
-  // The same bundle a worker makes in development (worker/bundle.ts).
-  const bundle = await bundleWorkflowsFromSource();
-  await mkdir(DIST, { recursive: true });
-  await writeFile(path.join(DIST, WORKFLOW_BUNDLE_FILE), bundle.code);
+  // The same bundles a worker makes in development (worker/bundle.ts).
+  await writeWorkflowBundles(path.join(DIST, WORKFLOW_BUNDLE_FILE));
   // Marks dist/ as ES modules on its own, whatever copies it (the root package.json also does).
   await writeFile(path.join(DIST, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
-  console.log(`built dist/ (${modules} modules and the workflow bundle) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`built dist/ (${modules} modules and the workflow bundles) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 main().catch((err) => {

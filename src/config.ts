@@ -96,9 +96,9 @@ export const envSchema = z.object({
   /** When set, GET /metrics (API and worker) needs `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /**
-   * A workflow bundle already built (by `npm run build` or `bundleWorkflowsToFile`) for the worker to
-   * load instead of bundling the workflows at start; unset: `dist/workflow-bundle.js` when it exists,
-   * else bundle from source.
+   * A workflow bundle already built (by `npm run build` or `writeWorkflowBundles`, with its traced twin
+   * beside it: worker/bundle.ts) for the worker to load instead of bundling the workflows at start;
+   * unset: `dist/workflow-bundle.js` when it exists, else bundle from source.
    */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   /** The worker's metrics and health listener (`/metrics`, `/healthz`); 0 turns it off. */

@@ -1,7 +1,7 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 /**
@@ -43,9 +43,6 @@ export function startTracing(service: 'api' | 'worker', env: NodeJS.ProcessEnv =
   active = { resource, spanProcessor, shutdown: () => provider.shutdown() };
   return active;
 }
-
-/** With tracing off, workflow spans (the bundle always has the interceptors) go nowhere. */
-export const DISCARD_SPANS: SpanProcessor = new NoopSpanProcessor();
 
 export const tracer = () => trace.getTracer('commerce-gateway');
 

@@ -8,14 +8,14 @@ import { seedCatalog } from '../src/catalog/seed';
 import { startDevServer } from '../src/temporal/dev-server';
 import { createScratchDatabase } from '../src/dev/scratch-database';
 import { freePort } from '../src/net';
-import { bundleWorkflowsToFile } from '../worker/bundle';
+import { writeWorkflowBundles } from '../worker/bundle';
 
 /**
  * One real Temporal dev server and one fresh Postgres database per test run, shared by all files
  * (one server per run: docs/CONTRACT.md#temporal). The database is dropped afterwards; nothing is reused.
  * Postgres: TEST_DATABASE_ADMIN_URL, else 127.0.0.1:5432 (trust auth), else an embedded server.
  * The workflows are bundled once per run too: every worker of the run, in a test file or a process
- * it spawns, loads that file (WORKFLOW_BUNDLE_PATH) instead of running the bundler again.
+ * it spawns, loads that file or its traced twin (WORKFLOW_BUNDLE_PATH) instead of running the bundler again.
  */
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,7 +29,7 @@ export default async function setup(project: TestProject) {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'cig-test-'));
   const workflowBundlePath = path.join(tmp, 'workflow-bundle.js');
   // CPU-bound while the rest is mostly waiting on Postgres and the Temporal server: started first.
-  const bundled = bundleWorkflowsToFile(workflowBundlePath);
+  const bundled = writeWorkflowBundles(workflowBundlePath);
   bundled.catch(() => undefined); // awaited below
   const database = await createScratchDatabase({ adminUrl: process.env.TEST_DATABASE_ADMIN_URL, tmpDir: tmp, prefix: 'cig_test' });
   const db = createDb(database.url);

@@ -83,6 +83,7 @@ describe('production build', () => {
       expect(existsSync(path.join(ROOT, 'dist/api/main.js'))).toBe(true);
       expect(existsSync(path.join(ROOT, 'dist/worker/main.js'))).toBe(true);
       expect(existsSync(path.join(ROOT, 'dist/workflow-bundle.js'))).toBe(true);
+      expect(existsSync(path.join(ROOT, 'dist/workflow-bundle.traced.js'))).toBe(true);
       expect(existsSync(path.join(ROOT, 'dist/bin/migrate.js'))).toBe(true);
 
       dir = await mkdtemp(path.join(os.tmpdir(), 'cig-prod-'));

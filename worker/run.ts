@@ -5,7 +5,7 @@ import {
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
-import { DISCARD_SPANS, tracing } from '../src/tracing';
+import { tracing } from '../src/tracing';
 import { createActivities, type ActivityDeps } from '../activities/index';
 import { activityMetricsInterceptor } from '../src/metrics/worker';
 import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
@@ -15,10 +15,7 @@ import { ensureSearchAttributes } from '../src/temporal/search-attributes';
 import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
 import { ensureFeedSchedules } from '../src/feed-refresh/client';
 import type { Context as ActivityContext } from '@temporalio/activity';
-import { Resource } from '@opentelemetry/resources';
 import { workflowBundle } from './bundle';
-
-const EMPTY_RESOURCE = Resource.empty();
 
 export async function createWorker(opts: {
   address: string;
@@ -32,7 +29,7 @@ export async function createWorker(opts: {
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowBundle: await workflowBundle(opts.deps.config.WORKFLOW_BUNDLE_PATH),
+    workflowBundle: await workflowBundle(opts.deps.config.WORKFLOW_BUNDLE_PATH, { traced: Boolean(traced) }),
     activities: createActivities(opts.deps),
     // Activity latency and outcomes for the worker's /metrics (docs/OPERATIONS.md).
     // With tracing on: activity spans in the workflow's trace, and workflows the activities start
@@ -51,7 +48,8 @@ export async function createWorker(opts: {
       ],
       ...(traced ? { client: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
     },
-    sinks: { exporter: makeWorkflowExporter(traced?.spanProcessor ?? DISCARD_SPANS, traced?.resource ?? EMPTY_RESOURCE) },
+    // (Only the traced bundle's interceptors call the sink: worker/bundle.ts.)
+    ...(traced ? { sinks: { exporter: makeWorkflowExporter(traced.spanProcessor, traced.resource) } } : {}),
     // A fan-out turns one intent into thousands of short delivery runs at once: more pollers and
     // slots than the defaults (10 / 40) keep their workflow tasks moving (docs/BENCHMARKS.md).
     maxConcurrentWorkflowTaskExecutions: 100,

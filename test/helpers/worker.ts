@@ -5,7 +5,7 @@ import { createWorker } from '../../worker/run';
 import { workflowBundle } from '../../worker/bundle';
 
 /** The run's workflow bundle (test/global-setup.ts), for replaying histories without bundling again. */
-export const testWorkflowBundle = () => workflowBundle(inject('workflowBundlePath'));
+export const testWorkflowBundle = () => workflowBundle(inject('workflowBundlePath'), { traced: false });
 
 const workerOn = (config: Config, db: Db) =>
   createWorker({
