@@ -135,7 +135,7 @@ export interface SettledAttempt {
 /**
  * Records settled attempts in one statement: each attempt's row (an attempt recorded already, by a run
  * of the same batch cut off after its record, keeps its latest result: never counted twice) and each
- * delivery's new state, as attemptDelivery records one. The delivery rows were marked in flight
+ * delivery's new state (a delivery run's attemptDelivery records its one attempt here too). The delivery rows were marked in flight
  * before the sends, so a crash before this statement leaves them in flight: the batch's re-run sends
  * them again under the same webhook-id (at least once) and records them here, once.
  */
@@ -167,7 +167,7 @@ export async function recordAttempts(db: Db, settled: SettledAttempt[]): Promise
       updated_at = now()
     from v
     where d.delivery_id = v.delivery_id
-      -- as attemptDelivery: a retry's wait only for a delivery still in flight, never undo a delivered one
+      -- a retry's wait only for a delivery still in flight; a delivered one is never undone
       and (case when v.state = 'pending' then d.state = 'inflight' else d.state <> 'delivered' end)
   `.execute(db);
 }
@@ -240,54 +240,10 @@ export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): P
     .execute();
   const attemptedAt = new Date();
   const sent = await send(deps, { ...d, secret: open.secret });
-  await db
-    .insertInto('delivery_attempts')
-    .values({
-      delivery_id: input.deliveryId,
-      attempt: input.attempt,
-      replay: input.replay,
-      outcome: sent.outcome,
-      status_code: sent.statusCode,
-      error: sent.error,
-      latency_ms: sent.latencyMs,
-      retry_after_s: sent.retryAfterS,
-      attempted_at: attemptedAt,
-    })
-    // The activity may run again after a worker crash: the attempt keeps its latest result.
-    .onConflict((oc) =>
-      oc.columns(['delivery_id', 'attempt']).doUpdateSet((eb) => ({
-        outcome: eb.ref('excluded.outcome'),
-        status_code: eb.ref('excluded.status_code'),
-        error: eb.ref('excluded.error'),
-        latency_ms: eb.ref('excluded.latency_ms'),
-        retry_after_s: eb.ref('excluded.retry_after_s'),
-        attempted_at: eb.ref('excluded.attempted_at'),
-      })),
-    )
-    .execute();
-
-  const base = { outcome: sent.outcome, statusCode: sent.statusCode, error: sent.error };
+  // Recorded as a fan-out's attempts are (the attempt keeps its latest result if the activity runs again).
   const verdict = verdictOf(sent, input);
-  if (verdict.state === 'delivered') {
-    await db
-      .updateTable('deliveries')
-      .set({ state: 'delivered', delivered_at: sql`now()`, updated_at: sql`now()` })
-      .where('delivery_id', '=', input.deliveryId)
-      .execute();
-    return { ...base, state: 'delivered', nextDelayMs: null };
-  }
-  if (verdict.state === 'dlq') {
-    await deadLetter(db, input.deliveryId, verdict.dlqReason!);
-    return { ...base, state: 'dlq', nextDelayMs: null };
-  }
-  const nextDelayMs = verdict.nextDelayMs!;
-  await db
-    .updateTable('deliveries')
-    .set({ state: 'pending', next_attempt_at: new Date(Date.now() + nextDelayMs), updated_at: sql`now()` })
-    .where('delivery_id', '=', input.deliveryId)
-    .where('state', '=', 'inflight')
-    .execute();
-  return { ...base, state: 'pending', nextDelayMs };
+  await recordAttempts(db, [{ deliveryId: input.deliveryId, attempt: input.attempt, replay: input.replay, sent, attemptedAt, verdict }]);
+  return { outcome: sent.outcome, statusCode: sent.statusCode, error: sent.error, state: verdict.state, nextDelayMs: verdict.nextDelayMs };
 }
 
 /**

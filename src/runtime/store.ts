@@ -1,4 +1,4 @@
-import { sql, type Insertable, type QueryCreator, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type OnConflictBuilder, type QueryCreator, type Selectable, type Transaction } from 'kysely';
 import type { ProposalTransitionsTable, ProposalsTable } from '../db/schema-matching';
 import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
@@ -102,6 +102,23 @@ const stepValues = (s: StepRecord) => ({
   error: s.error ?? null,
 });
 const stepRow = (s: StepRecord) => ({ step_id: `${s.runtimeId}-s${s.index}`, runtime_id: s.runtimeId, index: s.index, ...stepValues(s) });
+/** Every column of stepValues (the record below fails to compile when one is missing). */
+const STEP_VALUE_COLUMNS = Object.keys({
+  agent_id: true,
+  kind: true,
+  status: true,
+  input_summary: true,
+  output_summary: true,
+  budget_consumed: true,
+  started_at: true,
+  finished_at: true,
+  error: true,
+} satisfies Record<keyof ReturnType<typeof stepValues>, true>) as Array<keyof ReturnType<typeof stepValues>>;
+/** A step recorded again (a retried activity) is rewritten with the new row's values: one upsert rule for one step or many. */
+const rewriteStep = (oc: OnConflictBuilder<Database, 'commerce_runtime_steps'>) =>
+  oc
+    .columns(['runtime_id', 'index'])
+    .doUpdateSet((eb) => Object.fromEntries(STEP_VALUE_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])) as never);
 
 /** The run's update that goes with recording steps up to `index`: its trace points at the latest step. */
 const runAfterSteps = (runtime: StepLinks, index: number) => {
@@ -129,16 +146,9 @@ const runAfterSteps = (runtime: StepLinks, index: number) => {
  * the same transaction) pass the transaction.
  */
 export async function recordStep(db: Db | Transaction<Database>, s: StepRecord, runtime: StepLinks = {}): Promise<string> {
-  const values = stepValues(s);
   const row = stepRow(s);
   await db
-    .with('step', (q) =>
-      q
-        .insertInto('commerce_runtime_steps')
-        .values({ ...row, ...values })
-        .onConflict((oc) => oc.columns(['runtime_id', 'index']).doUpdateSet(values))
-        .returning('step_id'),
-    )
+    .with('step', (q) => q.insertInto('commerce_runtime_steps').values(row).onConflict(rewriteStep).returning('step_id'))
     .updateTable('commerce_runtimes')
     .set(runAfterSteps(runtime, s.index))
     .where('runtime_id', '=', s.runtimeId)
@@ -163,23 +173,7 @@ export async function recordStepsWithProposals(
   if (steps.some((s) => s.runtimeId !== runtimeId)) throw new Error('recordStepsWithProposals: steps of one run only');
   const last = Math.max(...steps.map((s) => s.index));
   const upsert = (q: QueryCreator<Database>) =>
-    q
-      .insertInto('commerce_runtime_steps')
-      .values(steps.map(stepRow))
-      .onConflict((oc) =>
-        oc.columns(['runtime_id', 'index']).doUpdateSet((eb) => ({
-          agent_id: eb.ref('excluded.agent_id'),
-          kind: eb.ref('excluded.kind'),
-          status: eb.ref('excluded.status'),
-          input_summary: eb.ref('excluded.input_summary'),
-          output_summary: eb.ref('excluded.output_summary'),
-          budget_consumed: eb.ref('excluded.budget_consumed'),
-          started_at: eb.ref('excluded.started_at'),
-          finished_at: eb.ref('excluded.finished_at'),
-          error: eb.ref('excluded.error'),
-        })),
-      )
-      .returning('step_id');
+    q.insertInto('commerce_runtime_steps').values(steps.map(stepRow)).onConflict(rewriteStep).returning('step_id');
   if (!proposals.length) {
     await db
       .with('step', upsert)
