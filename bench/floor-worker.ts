@@ -14,6 +14,7 @@ const worker = await Worker.create({
   workflowsPath: fileURLToPath(new URL('./floor-workflows.ts', import.meta.url)),
   maxConcurrentWorkflowTaskExecutions: 100,
   maxConcurrentWorkflowTaskPolls: 40,
+  nonStickyToStickyPollRatio: 0.5,
 });
 process.once('SIGTERM', () => worker.shutdown());
 await worker.run();

@@ -54,6 +54,11 @@ export async function createWorker(opts: {
     // slots than the defaults (10 / 40) keep their workflow tasks moving (docs/BENCHMARKS.md).
     maxConcurrentWorkflowTaskExecutions: 100,
     maxConcurrentWorkflowTaskPolls: 40,
+    // Half of the pollers on the task queue itself (the default is a fifth; the rest poll this
+    // worker's sticky queue): a runtime's only workflow task and a checkout's first one are new runs'
+    // tasks, which only the task queue's pollers take. With 8 of 40 a checkout's create waited up to
+    // 10 s for its first task under load (docs/BENCHMARKS.md "Throughput under load").
+    nonStickyToStickyPollRatio: 0.5,
     maxConcurrentLocalActivityExecutions: 200,
     // On shutdown (SIGTERM): stop polling, let in-flight activities finish for the grace period, then
     // cancel them (their attempt fails and Temporal retries it on another worker); past a further
