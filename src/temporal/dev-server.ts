@@ -41,14 +41,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     'journal_mode=wal',
     '--sqlite-pragma',
     'synchronous=normal',
-    // One partition per task queue (the server's default is 4, for spreading a queue over matching
-    // hosts; this server is one process). With four, a new run's first workflow task that found no
-    // poller waiting on its partition sat in that partition's backlog: checkout creates waited 10-13 s
-    // for it under load (docs/DECISIONS.md).
-    '--dynamic-config-value',
-    'matching.numTaskqueueReadPartitions=1',
-    '--dynamic-config-value',
-    'matching.numTaskqueueWritePartitions=1',
     '--namespace',
     namespace,
     '--log-level',
