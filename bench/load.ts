@@ -284,6 +284,14 @@ async function preparePool(size: number) {
       }
     }),
   );
+  // Each prepared intent fanned out to the three merchants: those runs finish before the clock runs,
+  // or their workflow tasks queue ahead of the first creates (which then waited ~10 s for theirs).
+  for (let waited = 0; ; waited++) {
+    const { count } = await temporal.client.workflow.count(`WorkflowType = 'intentSurge' AND ExecutionStatus = 'Running'`);
+    if (count === 0) break;
+    if (waited >= 120) throw new Error(`${count} fan-outs of the prepared intents still running after 60 s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
   process.stderr.write(`  ${prepared.length} accepted matches prepared in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
 async function checkoutOnlyIteration(_c: number, _i: number, rec: Recorder) {

@@ -56,8 +56,8 @@ export async function createWorker(opts: {
     maxConcurrentWorkflowTaskPolls: 40,
     // Half of the pollers on the task queue itself (the default is a fifth; the rest poll this
     // worker's sticky queue): a runtime's only workflow task and a checkout's first one are new runs'
-    // tasks, which only the task queue's pollers take. With 8 of 40 a checkout's create waited up to
-    // 10 s for its first task under load (docs/BENCHMARKS.md "Throughput under load").
+    // tasks, which only the task queue's pollers take. With 8 of 40, after a burst of new runs, a
+    // checkout's create waited up to 10 s for its first task (docs/DECISIONS.md, "Intent.Surge dispatch").
     nonStickyToStickyPollRatio: 0.5,
     maxConcurrentLocalActivityExecutions: 200,
     // On shutdown (SIGTERM): stop polling, let in-flight activities finish for the grace period, then
