@@ -25,7 +25,7 @@ export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundl
  * worker with tracing off loads the bundle without them; with tracing on, the twin, whose workflow
  * spans leave the sandbox through the exporter sink.
  */
-export const tracedTwin = (file: string): string => file.replace(/(\.js)?$/, '.traced.js');
+const tracedTwin = (file: string): string => file.replace(/(\.js)?$/, '.traced.js');
 
 const TRACING_INTERCEPTOR_MODULES = [
   createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),

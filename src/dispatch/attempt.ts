@@ -135,9 +135,10 @@ export interface SettledAttempt {
 /**
  * Records settled attempts in one statement: each attempt's row (an attempt recorded already, by a run
  * of the same batch cut off after its record, keeps its latest result: never counted twice) and each
- * delivery's new state (a delivery run's attemptDelivery records its one attempt here too). The delivery rows were marked in flight
- * before the sends, so a crash before this statement leaves them in flight: the batch's re-run sends
- * them again under the same webhook-id (at least once) and records them here, once.
+ * delivery's new state. A delivery run's attemptDelivery records its one attempt here too. The
+ * delivery rows were marked in flight before the sends, so a crash before this statement leaves them
+ * in flight: the batch's re-run sends them again under the same webhook-id (at least once) and
+ * records them here, once.
  */
 export async function recordAttempts(db: Db, settled: SettledAttempt[]): Promise<void> {
   if (!settled.length) return;
