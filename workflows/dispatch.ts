@@ -98,6 +98,10 @@ export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
   let started = input.started ?? 0;
   // Only the fan-out's first page has a head (a continued run starts after it).
   const firstPageLocal = firstPageLocalPatch && after === null;
+  const dispatched = (): SurgeOutcome => {
+    stage.set('dispatched');
+    return { intentId: input.intentId, deliveries: started };
+  };
   for (let page = 0; page < SURGE_PAGES_PER_RUN; page++) {
     let next: string | null;
     if (sendsFirstAttempts) {
@@ -109,10 +113,7 @@ export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
         wf.setCurrentDetails(
           `${started} deliveries: first page's head ${head.delivered} delivered at the first attempt, ${head.runs} handed to a run`,
         );
-        if (head.next === null) {
-          stage.set('dispatched');
-          return { intentId: input.intentId, deliveries: started };
-        }
+        if (head.next === null) return dispatched();
         after = head.next;
         // (A page no larger than the head was all head.)
         if (headLimit === pageSize) continue;
@@ -125,16 +126,13 @@ export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
         `${started} deliveries: last page ${sent.delivered} delivered at the first attempt, ${sent.runs} handed to a run`,
       );
     } else {
-      const planned = await planSurgePage(input.intentId, after, input.pageSize ?? SURGE_PAGE_SIZE);
+      const planned = await planSurgePage(input.intentId, after, pageSize);
       await startDeliveryRuns(planned.deliveries, planned.policy);
       started += planned.deliveries.length;
       next = planned.next;
       wf.setCurrentDetails(`${started} deliveries started`);
     }
-    if (next === null) {
-      stage.set('dispatched');
-      return { intentId: input.intentId, deliveries: started };
-    }
+    if (next === null) return dispatched();
     after = next;
   }
   return wf.continueAsNew<typeof intentSurge>({ ...input, after, started });

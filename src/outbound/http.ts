@@ -124,8 +124,9 @@ function requestOnce(url: URL, opts: OutboundOptions, signal: AbortSignal, fresh
         method: opts.method ?? 'GET',
         // The trace context when tracing is on (docs/OPERATIONS.md): the merchant sees `traceparent`.
         headers: withTraceHeaders({ 'user-agent': 'commerce-intent-gateway', ...opts.headers }),
-        // Used for the fresh connection (agent: false); a pool's agent sets its own, the same guard.
-        lookup: guardedLookup(opts.policy) as never,
+        // The fresh connection (agent: false) is opened through the guard here; a pool's agent sets
+        // its own lookup, the same guard, which overrides a request's.
+        ...(fresh ? { lookup: guardedLookup(opts.policy) as never } : {}),
         // A deadline that fires mid-exchange destroys the request and with it its connection, so a
         // half-used connection never goes back to the pool.
         signal,
