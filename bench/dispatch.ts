@@ -86,7 +86,7 @@ async function rawBlast(body: string, connections: number): Promise<number> {
   return ms;
 }
 
-const stack = await startBenchStack({ worker: true, env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DISPATCH_RETRY_SCHEDULE: '0' } });
+const stack = await startBenchStack({ worker: 'own-process', env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DISPATCH_RETRY_SCHEDULE: '0' } });
 const { base } = stack;
 const temporal = await connectTemporal(stack.temporalAddress, 'default', 'gateway');
 const auth = { authorization: `Bearer ${stack.apiKey}` };

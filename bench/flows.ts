@@ -67,7 +67,7 @@ const stats = (xs: number[]) => {
 const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const stack = await startBenchStack({
   prepare: (db) => seedCatalog(db).then(() => undefined),
-  worker: true,
+  worker: 'own-process',
   env: { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_SIGNING_KEY: key },
 });
 const { base } = stack;

@@ -146,7 +146,10 @@ export interface BenchStack {
   db: Db;
   databaseUrl: string;
   temporalAddress: string;
-  /** The processes a benchmark splits CPU time by (bench/cpu.ts); `extra` are the `extraProcesses` by name. */
+  /**
+   * The processes a benchmark splits CPU time by (bench/cpu.ts); `extra` are the `extraProcesses` by
+   * name. With the worker 'with-api', `worker` is the API's process.
+   */
   pids: { api: number; worker?: number; temporal: number; extra: Record<string, number> };
   stop(): Promise<void>;
 }
@@ -157,7 +160,12 @@ export async function startBenchStack(
   opts: {
     prepare?: (db: Db) => Promise<void>;
     env?: Record<string, string>;
-    worker?: boolean;
+    /**
+     * The gateway's worker: 'own-process' runs `npm run api` and `npm run worker` as two processes
+     * (a deployment's shape); 'with-api' runs `npm start`'s one process (bin/all-in-one.ts: the API
+     * and the worker share a Temporal connection, so new runs start eagerly). Absent: the API alone.
+     */
+    worker?: 'own-process' | 'with-api';
     /** More processes of the benchmark's own on the same env, e.g. a worker for floor workflows: name → entry file. */
     extraProcesses?: Record<string, string>;
   } = {},
@@ -186,15 +194,18 @@ export async function startBenchStack(
     WORKER_METRICS_PORT: String(await freePort()),
     ...opts.env,
   };
-  // The API runs with the Node flags of `npm run api` (its young generation); BENCH_API_NODE_ARGS
-  // (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") adds more, to profile the API under load.
-  const nodeArgs = [...npmScriptNodeFlags('api'), ...(process.env.BENCH_API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
-  // BENCH_WORKER_NODE_ARGS does the same for the worker (e.g. its CPU profile under load).
-  const workerArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  // The API runs with the Node flags of `npm run api` (its young generation), or of `npm start` when
+  // the worker shares its process; BENCH_API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+  // adds more, to profile the API under load. BENCH_WORKER_NODE_ARGS does the same for the worker.
+  const nodeFlags = (name: string) => (process.env[name] ?? '').split(/\s+/).filter(Boolean);
+  const [apiArgs, workerArgs] = [nodeFlags('BENCH_API_NODE_ARGS'), nodeFlags('BENCH_WORKER_NODE_ARGS')];
   const spawnEntry = (entry: string, args: string[] = []) =>
     spawn(process.execPath, [...args, '--import', 'tsx', entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env });
-  const api = spawnEntry('api/main.ts', nodeArgs);
-  const worker = opts.worker ? spawnEntry('worker/main.ts', workerArgs) : undefined;
+  const api =
+    opts.worker === 'with-api'
+      ? spawnEntry('bin/all-in-one.ts', [...npmScriptNodeFlags('start'), ...apiArgs, ...workerArgs])
+      : spawnEntry('api/main.ts', [...npmScriptNodeFlags('api'), ...apiArgs]);
+  const worker = opts.worker === 'own-process' ? spawnEntry('worker/main.ts', workerArgs) : undefined;
   const extra = Object.entries(opts.extraProcesses ?? {}).map(([name, entry]) => [name, spawnEntry(entry)] as const);
   const processes = [api, ...(worker ? [worker] : []), ...extra.map(([, p]) => p)];
   const stop = async () => {
@@ -235,7 +246,12 @@ export async function startBenchStack(
     );
     const key = await post(base, '/v1/developers/keys', {}, { authorization: `Bearer ${reg.developer_token}` });
     const extraPids = Object.fromEntries(extra.map(([n, p]) => [n, p.pid!]));
-    const pids = { api: api.pid!, worker: worker?.pid, temporal: temporal.process.pid!, extra: extraPids };
+    const pids = {
+      api: api.pid!,
+      worker: opts.worker === 'with-api' ? api.pid! : worker?.pid,
+      temporal: temporal.process.pid!,
+      extra: extraPids,
+    };
     return { base, apiKey: key.api_key, db, databaseUrl: database.url, temporalAddress: temporal.address, pids, stop };
   } catch (err) {
     await stop();

@@ -5,7 +5,9 @@
  *
  *   npm run bench:load [-- --clients 20 --duration 60 --phases runtime,checkout,checkout-only,mixed,floor-empty,floor-update]
  *   (or BENCH_CLIENTS / BENCH_DURATION; --fanout off: intents of the checkout chain reach no merchant;
- *   --windows-file f: writes each phase's timed window on the monotonic clock, for bench/cpuprofile-top.ts)
+ *   --windows-file f: writes each phase's timed window on the monotonic clock, for bench/cpuprofile-top.ts;
+ *   --worker with-api | own-process: the gateway as `npm start` runs it, one process, or the API and
+ *   the worker as their own processes, a deployment's shape)
  *
  * Closed loop: each of --clients clients sends its next request as soon as the last is answered, for
  * --warmup s untimed, then --duration s timed. Phases, one after another on the same stack:
@@ -13,7 +15,7 @@
  * - checkout: the chain intent → proposal → match → accept → checkout create → confirm, each timed;
  *   the intent fans out to the three merchants (one delivery each) unless --fanout off;
  * - checkout-only: checkout create → confirm alone, on accepted matches the phase's clients made
- *   before its clock runs (30/s of the phase's warm-up and duration, or --pool N), so that the
+ *   before its clock runs (45/s of the phase's warm-up and duration, or --pool N), so that the
  *   figure is the target's, create+confirm, and the chain before it does not share the machine;
  * - mixed: half the clients on runtimes, half on checkout chains;
  * - floor-empty: an empty workflow, start → result (the runtime's floor);
@@ -23,7 +25,9 @@
  * each flow cost Temporal (bench/temporal-cost.ts).
  *
  * The stack: own Temporal dev server (the one `npm start` runs, src/temporal/dev-server.ts), scratch
- * database with the seeded catalog, `npm run api` and `npm run worker` as their own processes.
+ * database with the seeded catalog, and the gateway: by default `npm start`'s one process
+ * (bin/all-in-one.ts, API and worker sharing a Temporal connection: new runs start eagerly), with
+ * --worker own-process `npm run api` and `npm run worker`.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -49,15 +53,20 @@ const { values } = parseArgs({
     sample: { type: 'string', default: '20' },
     'windows-file': { type: 'string' },
     pool: { type: 'string' },
+    worker: { type: 'string', default: 'with-api' },
   },
 });
 const CLIENTS = Number(values.clients);
 const DURATION = Number(values.duration);
 const WARMUP = Number(values.warmup);
 const PHASES = values.phases.split(',').map((p) => p.trim());
+if (values.worker !== 'with-api' && values.worker !== 'own-process') throw new Error('--worker is with-api or own-process');
+const WORKER: 'with-api' | 'own-process' = values.worker;
 const TAG = 'benchload';
-/** The checkout target's rate (/s): the checkout-only phase prepares that many accepted matches per second of its run. */
+/** The checkout target's rate (/s). */
 const CHECKOUT_TARGET_RATE = 30;
+/** Accepted matches the checkout-only phase prepares per second of its run: room above the target, so the pool does not cap the figure. */
+const CHECKOUT_POOL_RATE = 1.5 * CHECKOUT_TARGET_RATE;
 const SHIPPING_COST = 4.5;
 /** The workflow types whose Temporal cost is printed, by flow. */
 const FLOW_TYPES = {
@@ -171,13 +180,12 @@ const merchantsOnLoopback = benchMerchants(() => product, SHIPPING_COST);
 const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const stack = await startBenchStack({
   prepare: (db) => seedCatalog(db).then(() => undefined),
-  worker: true,
+  worker: WORKER,
   env: { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_SIGNING_KEY: key },
   extraProcesses: PHASES.some((p) => p.startsWith('floor')) ? { 'floor worker': 'bench/floor-worker.ts' } : {},
 });
 const processes: Record<string, number | undefined> = {
-  api: stack.pids.api,
-  worker: stack.pids.worker,
+  ...(WORKER === 'with-api' ? { 'API + worker (one process)': stack.pids.api } : { api: stack.pids.api, worker: stack.pids.worker }),
   'temporal dev server': stack.pids.temporal,
   ...stack.pids.extra,
   'load generator (this process)': process.pid,
@@ -366,7 +374,7 @@ try {
     const iteration = ITERATIONS[p];
     if (!iteration) throw new Error(`unknown phase ${p} (one of ${Object.keys(ITERATIONS).join(', ')})`);
     process.stderr.write(`phase ${p}: ${CLIENTS} clients, ${WARMUP} s warm-up + ${DURATION} s ...\n`);
-    if (p === 'checkout-only') await preparePool(Number(values.pool ?? Math.ceil(CHECKOUT_TARGET_RATE * (WARMUP + DURATION))));
+    if (p === 'checkout-only') await preparePool(Number(values.pool ?? Math.ceil(CHECKOUT_POOL_RATE * (WARMUP + DURATION))));
     results.push(await phase(p, CLIENTS, iteration));
   }
 
@@ -381,7 +389,7 @@ try {
   const answered = merchantsOnLoopback.counts;
   lines.push(
     `clients: ${CLIENTS}, closed loop; ${WARMUP} s warm-up + ${DURATION} s timed per phase; ` +
-      `intent fan-out to the 3 merchants: ${values.fanout}`,
+      `intent fan-out to the 3 merchants: ${values.fanout}; worker: ${WORKER === 'with-api' ? "in the API's process (npm start)" : 'its own process'}`,
     `merchant agents answered: ${answered.queries} runtime queries, ${answered.handoffs} handoffs, ` +
       `${answered.other} other POSTs (intent webhooks)`,
   );

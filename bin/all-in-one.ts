@@ -5,7 +5,7 @@ import { migrateToLatest } from '../src/db/migrate';
 import { seedCatalog } from '../src/catalog/seed';
 import { createLogger } from '../src/logger';
 import { loadSigningKeys } from '../src/crypto/signing-keys';
-import { connectTemporal } from '../src/temporal/client';
+import { connectTemporalWithWorker } from '../src/temporal/client';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { PROJECT_ROOT } from '../src/temporal/cli';
 import { NPM_START_POSTGRES, startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
@@ -92,7 +92,8 @@ async function main() {
       console.log(`catalog was empty: seeded ${seeded.products} products, ${seeded.creators} creators, ${seeded.videos} videos`);
     }
 
-    const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
+    // One connection for the API's client and the worker: new runs start on this worker (eager start).
+    const temporal = await connectTemporalWithWorker(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
     stops.push(() => temporal.connection.close());
 
     const { worker, close: closeWorker, schedules } = await bootWorker({ deps: { db, config }, temporal });

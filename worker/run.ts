@@ -22,8 +22,11 @@ export async function createWorker(opts: {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /** A connection the process's client shares (eager start, src/temporal/client.ts); it stays open on close. */
+  connection?: NativeConnection;
 }): Promise<{ worker: Worker; close(): Promise<void> }> {
-  const connection = await NativeConnection.connect({ address: opts.address });
+  const shared = opts.connection;
+  const connection = shared ?? (await NativeConnection.connect({ address: opts.address }));
   const traced = tracing();
   const worker = await Worker.create({
     connection,
@@ -68,7 +71,9 @@ export async function createWorker(opts: {
   });
   return {
     worker,
-    close: () => connection.close(),
+    close: async () => {
+      if (!shared) await connection.close();
+    },
   };
 }
 
@@ -85,6 +90,8 @@ export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalH
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     deps: opts.deps,
+    // `npm start`: the API's client starts runs on this worker directly (eager start).
+    ...(opts.temporal.eagerStart ? { connection: opts.temporal.connection } : {}),
   });
   const schedules = {
     reconciliation: await ensureReconciliationSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),

@@ -40,11 +40,16 @@ import type { IntentCreateInput } from '../schemas/intents';
  * Starts the intent's fan-out once: the workflow id is `surge-<intent_id>` and a second start (a retried
  * create, the sweep racing the request) finds it, running or finished, and starts nothing.
  */
-export async function startSurge(temporal: Pick<TemporalHandle, 'client' | 'taskQueue'>, db: Db, intentId: string): Promise<void> {
+export async function startSurge(
+  temporal: Pick<TemporalHandle, 'client' | 'taskQueue'> & { eagerStart?: boolean },
+  db: Db,
+  intentId: string,
+): Promise<void> {
   try {
     await temporal.client.workflow.start<IntentSurgeWorkflow>('intentSurge', {
       workflowId: workflowIds.surge(intentId),
       taskQueue: temporal.taskQueue,
+      requestEagerStart: temporal.eagerStart,
       args: [{ intentId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -79,6 +79,8 @@ export async function startRuntime(
       .start<CommerceRuntimeWorkflow>('commerceRuntime', {
         workflowId,
         taskQueue: temporal.taskQueue,
+        // With the worker in this process (`npm start`) the run's one workflow task comes back with the start.
+        requestEagerStart: temporal.eagerStart,
         args: [{ runtimeId, budget, merchantDeadlineMs: MERCHANT_DEADLINE_MS }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         // A closed run is never started again: a retried request answers from it.
