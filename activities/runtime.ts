@@ -6,12 +6,19 @@ import {
   createRuntimeDeps,
   finishRuntimeRun,
   mintRuntimeToken,
+  rankAndMintRuntimeToken,
   queryCatalog,
   rankRuntimeProposals,
   resolveRuntimeIntent,
   type StepRef,
 } from '../src/runtime/steps';
-import { queryMerchantAgent, queryMerchantAgents, type MerchantQueries, type MerchantQuery } from '../src/runtime/merchant-query';
+import {
+  queryMerchantAgent,
+  queryMerchantAgents,
+  resolveAndQueryMerchants,
+  type MerchantQueries,
+  type MerchantQuery,
+} from '../src/runtime/merchant-query';
 
 /**
  * A business failure (AppError) as a non-retryable ApplicationFailure typed with its error code: the
@@ -41,10 +48,14 @@ export function createRuntimeActivities(deps: ActivityDeps) {
     queryMerchantAgents: (q: MerchantQueries) => queryMerchantAgents(d, q),
     /** Step `catalog_query`: when no merchant proposed, the gateway catalog offers its best match. */
     queryCatalog: (s: StepRef & { intentId: string }) => businessErrors(() => queryCatalog(d, s)),
+    /** Steps `resolve_intent` and `merchant_query` in one call: the merchants the budgets reach are asked at once. */
+    resolveAndQueryMerchants: (s: Parameters<typeof resolveAndQueryMerchants>[1]) => businessErrors(() => resolveAndQueryMerchants(d, s)),
     /** Step `rank`: a match session over the collected proposals; the chosen one is the best not high-risk. */
     rankRuntimeProposals: (s: StepRef & { intentId: string; proposalIds: string[] }) => businessErrors(() => rankRuntimeProposals(d, s)),
     /** Step `mint_token`: accept the chosen proposal (a signed match token); with `finish`, the run ends with it. */
     mintRuntimeToken: (s: Parameters<typeof mintRuntimeToken>[1]) => businessErrors(() => mintRuntimeToken(d, s)),
+    /** Steps `rank` and (when a proposal is chosen and `mint` is given) `mint_token` in one call. */
+    rankAndMintRuntimeToken: (s: Parameters<typeof rankAndMintRuntimeToken>[1]) => businessErrors(() => rankAndMintRuntimeToken(d, s)),
     /** Step `authorize_payment` (only when the budget does not require the user's confirmation). */
     authorizeRuntimePayment: (s: StepRef & { matchTokenId: string }) => businessErrors(() => authorizeRuntimePayment(d, s)),
     /** Ends the run: its stage, the audit status and (when no token was minted) the best proposal so far. */

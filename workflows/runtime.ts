@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime';
 import { searchAttributes as SA } from '../src/temporal/names';
 import type { RuntimeInput, RuntimeOutcome, RuntimeStage } from './runtime.shared';
+import type { QueryResult, RankResult, ResolvedIntent } from '../src/runtime/steps';
 import { flowStage } from './stage';
 
 /**
@@ -70,6 +71,13 @@ export const RUNTIME_ONE_TASK_PATCH = 'runtime-merchants-at-once';
  * own). Runs started before it call finishRuntime.
  */
 export const RUNTIME_MINT_FINISHES_PATCH = 'runtime-mint-finishes';
+/**
+ * From this patch on a run has two activations fewer: one local activity resolves the intent and
+ * asks its merchants (the merchants the budgets let the loop reach are known before the intent is),
+ * and one ranks the proposals and mints the token. The steps recorded are the same. It implies the
+ * patches above (no markers of their own). Runs started before it call the steps one by one.
+ */
+export const RUNTIME_FEWER_ACTIVATIONS_PATCH = 'runtime-fewer-activations';
 const remoteBookkeeping = wf.proxyActivities<RuntimeActivities>(bookkeepingOptions);
 const localBookkeeping = wf.proxyLocalActivities<RuntimeActivities>(bookkeepingOptions);
 const remoteFinish = wf.proxyActivities<RuntimeActivities>(finishOptions);
@@ -84,7 +92,8 @@ const localFinish = wf.proxyLocalActivities<RuntimeActivities>(finishOptions);
 export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutcome> {
   const { budget, runtimeId } = input;
   // The newest patch implies the older ones: a run carries one marker (and one TemporalChangeVersion write).
-  const mintFinishesPatch = wf.patched(RUNTIME_MINT_FINISHES_PATCH);
+  const fewerActivations = wf.patched(RUNTIME_FEWER_ACTIVATIONS_PATCH);
+  const mintFinishesPatch = fewerActivations || wf.patched(RUNTIME_MINT_FINISHES_PATCH);
   const oneTask = mintFinishesPatch || wf.patched(RUNTIME_ONE_TASK_PATCH);
   const local = oneTask || wf.patched(LOCAL_BOOKKEEPING_PATCH);
   const visible = () => oneTask || wf.patched(RUNTIME_VISIBILITY_PATCH);
@@ -155,35 +164,43 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
   try {
     stage('resolving_intent');
     step();
-    const resolved = await bookkeeping.resolveRuntimeIntent({ runtimeId, index: index++ });
+    // The merchants the loop below can reach: those within the merchant-query and iteration budgets,
+    // while proposal versions are left. They are asked at once (with the resolve step, from the
+    // fewer-activations patch on); the loop then counts their recorded steps exactly as it counts
+    // one query at a time (queryMerchantAgents says which steps get recorded).
+    const reachable = () =>
+      consumed.proposal_versions < budget.max_proposal_versions
+        ? Math.max(0, Math.min(budget.max_merchant_queries - consumed.merchant_queries, budget.max_agent_iterations - consumed.iterations))
+        : 0;
+    const merchantRound = (merchants: number) => ({
+      // Every round of merchants is bounded by their deadline; a little more covers the bookkeeping.
+      startToCloseTimeout: Math.max(60_000, input.merchantDeadlineMs * merchants + 15_000),
+      scheduleToCloseTimeout: RUNTIME_DEADLINE,
+      retry: untilPostgresAnswers,
+    });
+    const query = { maxProposals: budget.max_proposal_versions - consumed.proposal_versions, deadlineMs: input.merchantDeadlineMs };
+    let resolved: ResolvedIntent;
+    let answers: Array<QueryResult | undefined> = [];
+    if (fewerActivations) {
+      const maxMerchants = reachable();
+      ({ answers, ...resolved } = await wf
+        .proxyLocalActivities<RuntimeActivities>(merchantRound(maxMerchants))
+        .resolveAndQueryMerchants({ runtimeId, index: index++, maxMerchants, ...query }));
+    } else {
+      resolved = await bookkeeping.resolveRuntimeIntent({ runtimeId, index: index++ });
+    }
     out.intentId = resolved.intentId;
     if (!oneTask) wf.upsertSearchAttributes([{ key: SA.IntentId, value: resolved.intentId }]);
     if (visible() && !(oneTask && atStart.memo === resolved.intentId)) wf.upsertMemo({ intent_id: resolved.intentId });
 
     stage('querying_merchants');
-    // One call asks every merchant the loop below can reach: those within the merchant-query and
-    // iteration budgets, while proposal versions are left. The loop then counts their recorded steps
-    // exactly as it counts one query at a time (merchantsAtOnce says which steps get recorded).
-    const reachable = Math.min(budget.max_merchant_queries - consumed.merchant_queries, budget.max_agent_iterations - consumed.iterations);
-    const asked =
-      oneTask && consumed.proposal_versions < budget.max_proposal_versions ? resolved.merchants.slice(0, Math.max(0, reachable)) : [];
-    const answers = asked.length
-      ? await wf
-          .proxyLocalActivities<RuntimeActivities>({
-            // Every round of merchants is bounded by their deadline; a little more covers the bookkeeping.
-            startToCloseTimeout: input.merchantDeadlineMs * asked.length + 15_000,
-            scheduleToCloseTimeout: RUNTIME_DEADLINE,
-            retry: untilPostgresAnswers,
-          })
-          .queryMerchantAgents({
-            runtimeId,
-            index,
-            intentId: resolved.intentId,
-            merchantIds: asked,
-            maxProposals: budget.max_proposal_versions - consumed.proposal_versions,
-            deadlineMs: input.merchantDeadlineMs,
-          })
-      : [];
+    if (oneTask && !fewerActivations) {
+      const asked = resolved.merchants.slice(0, reachable());
+      if (asked.length)
+        answers = await wf
+          .proxyLocalActivities<RuntimeActivities>(merchantRound(asked.length))
+          .queryMerchantAgents({ runtimeId, index, intentId: resolved.intentId, merchantIds: asked, ...query });
+    }
     for (const [j, merchantId] of resolved.merchants.entries()) {
       if (consumed.merchant_queries >= budget.max_merchant_queries) {
         exhausted = 'max_merchant_queries';
@@ -226,27 +243,30 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
 
     stage('ranking');
     if (!step()) return await stopped();
-    const ranked = await bookkeeping.rankRuntimeProposals({
-      runtimeId,
-      index: index++,
-      intentId: resolved.intentId,
-      proposalIds: collected,
-    });
+    // A run that awaits the user's confirmation ends with the mint step, which then writes its end too.
+    const mintFinishes = mintFinishesPatch && budget.require_user_confirmation_before_payment;
+    const mint = mintFinishes ? { finish: { stage: 'awaiting_user_confirmation', auditStatus: collectionAudit } } : {};
+    const rankStep = { runtimeId, index: index++, intentId: resolved.intentId, proposalIds: collected };
+    // From the fewer-activations patch on the rank step mints too, when the mint step fits the iteration budget.
+    const ranked: RankResult & { matchTokenId?: string | null } = fewerActivations
+      ? await bookkeeping.rankAndMintRuntimeToken({ ...rankStep, mint: consumed.iterations < budget.max_agent_iterations ? mint : null })
+      : await bookkeeping.rankRuntimeProposals(rankStep);
     out.matchSessionId = ranked.matchSessionId;
     if (!ranked.chosenProposalId) return await finish('stopped', 'no_ranked_proposals');
     out.proposalId = ranked.chosenProposalId;
 
     stage('minting_token');
     if (!step()) return await stopped();
-    // A run that awaits the user's confirmation ends with this step, which then writes its end too.
-    const mintFinishes = mintFinishesPatch && budget.require_user_confirmation_before_payment;
-    const minted = await bookkeeping.mintRuntimeToken({
-      runtimeId,
-      index: index++,
-      matchSessionId: ranked.matchSessionId,
-      proposalId: ranked.chosenProposalId,
-      ...(mintFinishes ? { finish: { stage: 'awaiting_user_confirmation', auditStatus: collectionAudit } } : {}),
-    });
+    const minted = ranked.matchTokenId
+      ? { matchTokenId: ranked.matchTokenId }
+      : await bookkeeping.mintRuntimeToken({
+          runtimeId,
+          index,
+          matchSessionId: ranked.matchSessionId,
+          proposalId: ranked.chosenProposalId,
+          ...mint,
+        });
+    index++;
     out.matchTokenId = minted.matchTokenId;
     if (mintFinishes) {
       ended('awaiting_user_confirmation', collectionAudit);

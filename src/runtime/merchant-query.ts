@@ -15,7 +15,19 @@ import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { MerchantQueryAnswer } from '../schemas/runtime';
 import { SYSTEM } from '../tenancy';
 import { recordStepsWithProposals, type StepRecord } from './store';
-import { consumedOf, stepId, trustOf, type QueryResult, type RuntimeDeps, type StepRef } from './steps';
+import {
+  consumedOf,
+  resolvedOf,
+  resolveIntent,
+  stepId,
+  trustOf,
+  type QueryResult,
+  type ResolvedIntent,
+  type RuntimeDeps,
+  type StepRef,
+} from './steps';
+import type { IntentRow } from '../matching/intents';
+import type { MerchantRow } from '../db/schema';
 
 const ANSWER_MAX_BYTES = 256 * 1024;
 
@@ -34,24 +46,29 @@ type MerchantOffer = z.infer<typeof MerchantQueryAnswer>['proposals'][number];
  * steps still recorded in merchant order (`queryMerchantAgents`): `loadRound` reads what the steps
  * need and what an earlier attempt recorded, `ask` POSTs to one merchant, `recordRound` stores the
  * proposals that fit the proposal versions left and writes the steps. A round costs a fixed number of
- * statements however many merchants it asks (four reads to load, three to check the offers, one write).
+ * statements however many merchants it asks (four reads to load, three to check the offers, one write);
+ * two reads fewer when the caller has the intent and the merchants' rows in hand (`KnownRows`).
  */
-async function loadRound(deps: RuntimeDeps, round: MerchantQuery[]) {
+/** The intent and merchant rows a caller has just read (the resolve step of the same activity). */
+type KnownRows = { intent: IntentRow; merchants: MerchantRow[] };
+
+async function loadRound(deps: RuntimeDeps, round: MerchantQuery[], known?: KnownRows) {
   const { db } = deps;
   const first = round[0]!;
   const ids = round.map(stepId);
   const [merchants, intent, recorded, already] = await Promise.all([
-    db
-      .selectFrom('merchants')
-      .selectAll()
-      .where(
-        'merchant_id',
-        'in',
-        round.map((s) => s.merchantId),
-      )
-      .execute(),
+    known?.merchants ??
+      db
+        .selectFrom('merchants')
+        .selectAll()
+        .where(
+          'merchant_id',
+          'in',
+          round.map((s) => s.merchantId),
+        )
+        .execute(),
     // The merchants of one round share one read of their intent.
-    getIntent(db, first.intentId, SYSTEM),
+    known?.intent ?? getIntent(db, first.intentId, SYSTEM),
     db
       .selectFrom('commerce_runtime_steps')
       .select(['index', 'status', 'output_summary'])
@@ -304,7 +321,7 @@ export type MerchantQueries = StepRef & { intentId: string; merchantIds: string[
  * that offers several proposals can leave answers of its round unused, which are not recorded.
  * Returns the recorded steps' results in merchant order.
  */
-export async function queryMerchantAgents(deps: RuntimeDeps, q: MerchantQueries): Promise<QueryResult[]> {
+export async function queryMerchantAgents(deps: RuntimeDeps, q: MerchantQueries, known?: KnownRows): Promise<QueryResult[]> {
   const out: QueryResult[] = [];
   let left = q.maxProposals;
   let next = 0;
@@ -317,7 +334,7 @@ export async function queryMerchantAgents(deps: RuntimeDeps, q: MerchantQueries)
       maxProposals: left,
       deadlineMs: q.deadlineMs,
     }));
-    const loaded = await loadRound(deps, round);
+    const loaded = await loadRound(deps, round, known);
     const asked = await Promise.all(loaded.map((l) => (answeredBefore(l) ? undefined : ask(deps, l))));
     const results = await recordRound(deps, loaded, left, asked);
     out.push(...results);
@@ -326,4 +343,32 @@ export async function queryMerchantAgents(deps: RuntimeDeps, q: MerchantQueries)
     next += round.length;
   }
   return out;
+}
+
+/**
+ * Step `resolve_intent` at `index`, then the merchant-query steps from `index + 1` on: the first
+ * `maxMerchants` of the intent's merchants (those the run's budgets let it reach) are asked at once
+ * (queryMerchantAgents). One local activity of the run instead of two.
+ */
+export async function resolveAndQueryMerchants(
+  deps: RuntimeDeps,
+  s: StepRef & { maxMerchants: number; maxProposals: number; deadlineMs: number },
+): Promise<ResolvedIntent & { answers: QueryResult[] }> {
+  const resolved = await resolveIntent(deps, s);
+  const asked = resolved.merchants.slice(0, Math.max(0, s.maxMerchants));
+  const answers = asked.length
+    ? await queryMerchantAgents(
+        deps,
+        {
+          runtimeId: s.runtimeId,
+          index: s.index + 1,
+          intentId: resolved.intent.intent_id,
+          merchantIds: asked.map((m) => m.merchant_id),
+          maxProposals: s.maxProposals,
+          deadlineMs: s.deadlineMs,
+        },
+        { intent: resolved.intent, merchants: asked },
+      )
+    : [];
+  return { ...resolvedOf(resolved), answers };
 }

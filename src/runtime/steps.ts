@@ -5,7 +5,8 @@ import type { BudgetConsumed } from '../db/schema-runtime';
 import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
 import { loadSigningKeys, type SigningKeys } from '../crypto/signing-keys';
 import { subscribedMerchants } from '../dispatch/subscribers';
-import { createIntent, getIntent } from '../matching/intents';
+import { createIntent, getIntent, type IntentRow } from '../matching/intents';
+import type { MerchantRow } from '../db/schema';
 import { submitProposal, type ProposalRow } from '../matching/proposals';
 import { createMatchSession, type MatchSessionRow } from '../matching/match-sessions';
 import { acceptMatch } from '../matching/match-tokens';
@@ -117,8 +118,11 @@ export function createRuntimeDeps({ db, config }: { db: Db; config: Config }): R
 /** A step's id: the runtime and its index (a retried step keeps it). */
 export const stepId = (s: StepRef) => `${s.runtimeId}-s${s.index}`;
 
-/** Step `resolve_intent`: store the intent (once per run) and list the merchant agents it matches. */
-export async function resolveRuntimeIntent(deps: RuntimeDeps, s: StepRef): Promise<ResolvedIntent> {
+/**
+ * Step `resolve_intent`: store the intent (once per run) and list the merchant agents it matches,
+ * as rows: the merchant-query steps that follow in the same activity read neither again.
+ */
+export async function resolveIntent(deps: RuntimeDeps, s: StepRef): Promise<{ intent: IntentRow; merchants: MerchantRow[] }> {
   const { db } = deps;
   const startedAt = new Date();
   const run = await getRuntimeRow(db, s.runtimeId);
@@ -134,7 +138,7 @@ export async function resolveRuntimeIntent(deps: RuntimeDeps, s: StepRef): Promi
     );
   }
   const merchants = await subscribedMerchants(db, intent)
-    .select('merchant_id')
+    .selectAll()
     .where('merchant_id', '!=', CATALOG_MERCHANT_ID)
     .limit(MERCHANT_CANDIDATES)
     .execute();
@@ -153,7 +157,18 @@ export async function resolveRuntimeIntent(deps: RuntimeDeps, s: StepRef): Promi
     },
     { stage: 'querying_merchants', links: { intent_id: intent.intent_id } },
   );
-  return { intentId: intent.intent_id, tags: intent.intent_tags, merchants: ids };
+  return { intent, merchants };
+}
+
+export const resolvedOf = ({ intent, merchants }: { intent: IntentRow; merchants: MerchantRow[] }): ResolvedIntent => ({
+  intentId: intent.intent_id,
+  tags: intent.intent_tags,
+  merchants: merchants.map((m) => m.merchant_id),
+});
+
+/** Step `resolve_intent` alone (runs started before the runtime-fewer-activations patch). */
+export async function resolveRuntimeIntent(deps: RuntimeDeps, s: StepRef): Promise<ResolvedIntent> {
+  return resolvedOf(await resolveIntent(deps, s));
 }
 
 /** Step `catalog_query`: when no merchant proposed, the gateway catalog offers its best match at catalog price. */
@@ -351,6 +366,27 @@ export async function mintRuntimeToken(
     { stage: 'minting_token', links: { match_token_id: token.match_token_id }, finish: s.finish },
   );
   return { matchTokenId: token.match_token_id };
+}
+
+/**
+ * Step `rank` at `index` and, when it chose a proposal and `mint` is given (the iteration budget has
+ * room for one more step), step `mint_token` at `index + 1`: one local activity of the run instead
+ * of two. `matchTokenId` is null when nothing was minted.
+ */
+export async function rankAndMintRuntimeToken(
+  deps: RuntimeDeps,
+  s: StepRef & { intentId: string; proposalIds: string[]; mint: null | Pick<Parameters<typeof mintRuntimeToken>[1], 'finish'> },
+): Promise<RankResult & { matchTokenId: string | null }> {
+  const ranked = await rankRuntimeProposals(deps, s);
+  if (!ranked.chosenProposalId || !s.mint) return { ...ranked, matchTokenId: null };
+  const minted = await mintRuntimeToken(deps, {
+    runtimeId: s.runtimeId,
+    index: s.index + 1,
+    matchSessionId: ranked.matchSessionId,
+    proposalId: ranked.chosenProposalId,
+    ...s.mint,
+  });
+  return { ...ranked, ...minted };
 }
 
 /** Step `authorize_payment` (only when the budget does not require the user's confirmation). */
