@@ -21,8 +21,9 @@ import {
 
 /**
  * The API SIGKILLed with keyed requests in flight, restarted, and every request retried with its
- * Idempotency-Key and body: each retry answers within seconds (the dead claim's heartbeat is stale,
- * so the retry takes it over at once) with the run the first attempt started; nothing exists twice
+ * Idempotency-Key and body: each retry answers within seconds (once the dead claim's heartbeat is
+ * stale the retry takes it over; before, it is told 409 idempotency_in_flight and retries shortly)
+ * with the run the first attempt started; nothing exists twice
  * (intent, runtime, merchant query, match token) and every run ends consistent in Temporal and
  * Postgres.
  */
@@ -90,12 +91,13 @@ describe('API SIGKILL with keyed requests in flight', () => {
       expect(cut, 'the runtime requests were cut by the kill').toBe(N);
 
       await d.startApi();
-      const retries = await Promise.all([
-        ...Array.from({ length: N }, (_, i) => send('/v1/commerce-runtime', runtimeReq(i))),
-        ...Array.from({ length: N }, (_, i) => send('/v1/intents', intentReq(i))),
-      ]);
-      const slowest = Math.max(...retries.map((r) => r.ms));
-      console.log(`[faults] API SIGKILL: ${cut} runtime requests cut; retries answered in ${retries.map((r) => r.ms).join('/')} ms`);
+      // A retry that arrives while a dead claim's last heartbeat is under 2 s old (a quick restart) is
+      // told 409 idempotency_in_flight, and retries shortly, as the contract says.
+      const retrying = Date.now();
+      const again = (i: number) => (i < N ? send('/v1/commerce-runtime', runtimeReq(i)) : send('/v1/intents', intentReq(i - N)));
+      const retries = await settleInFlight(await Promise.all(Array.from({ length: 2 * N }, (_, i) => again(i))), again);
+      const slowest = Date.now() - retrying;
+      console.log(`[faults] API SIGKILL: ${cut} runtime requests cut; retries answered within ${slowest} ms`);
       for (const r of retries.slice(0, N)) {
         expect(r.status, r.text).toBe(201);
         expect(r.body.runtime.runtime_session.stage).toBe('awaiting_user_confirmation');
