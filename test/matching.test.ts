@@ -211,15 +211,22 @@ describe('proposals (docs/MATCHING.md)', () => {
     const lasting = await propose(m, i.intent_id);
     const shortLived = await propose(m, i.intent_id, { valid_until: new Date(Date.now() + 1200).toISOString() });
     const swept = await propose(m, i.intent_id, { valid_until: new Date(Date.now() + 1200).toISOString() });
-    expect((await get(`/v1/intents/${i.intent_id}/proposals`)).body.count).toBe(3);
+    const readAlone = await propose(m, i.intent_id, { valid_until: new Date(Date.now() + 1200).toISOString() });
+    expect((await get(`/v1/intents/${i.intent_id}/proposals`)).body.count).toBe(4);
+    expect((await get(`/v1/proposals/${readAlone.proposal_id}`)).body.proposal).toMatchObject({ proposal_state: 'quoted' });
     await sleep(1500);
 
     // The sweep expires rows nobody has read.
     expect(await expireDueProposals(api.db, { proposalIds: [swept.proposal_id] })).toBe(1);
+    // Reading one proposal expires it (before any list read does).
+    expect((await get(`/v1/proposals/${readAlone.proposal_id}`)).body.proposal).toMatchObject({
+      proposal_state: 'expired',
+      status: 'expired',
+    });
     const list = await get(`/v1/intents/${i.intent_id}/proposals`);
     expect(list.body).toMatchObject({ intent_id: i.intent_id, count: 1, proposals: [{ proposal_id: lasting.proposal_id }] });
     const all = await get(`/v1/intents/${i.intent_id}/proposals?include_expired=true`);
-    expect(all.body.count).toBe(3);
+    expect(all.body.count).toBe(4);
     expect(all.body.proposals.find((p: any) => p.proposal_id === shortLived.proposal_id)).toMatchObject({
       proposal_state: 'expired',
       status: 'expired',
@@ -227,11 +234,13 @@ describe('proposals (docs/MATCHING.md)', () => {
     const history = await api.db
       .selectFrom('proposal_transitions')
       .select(['from_state', 'to_state', 'reason'])
-      .where('proposal_id', '=', shortLived.proposal_id)
+      .where('proposal_id', 'in', [shortLived.proposal_id, readAlone.proposal_id])
       .orderBy('id')
       .execute();
     expect(history).toEqual([
       { from_state: 'none', to_state: 'quoted', reason: 'submitted' },
+      { from_state: 'none', to_state: 'quoted', reason: 'submitted' },
+      { from_state: 'quoted', to_state: 'expired', reason: 'valid_until passed' },
       { from_state: 'quoted', to_state: 'expired', reason: 'valid_until passed' },
     ]);
     expect((await get(`/v1/intents/${i.intent_id}/proposals?include_expired=maybe`)).status).toBe(400);

@@ -257,16 +257,21 @@ export async function expireDueProposals(
  * submitted it (by its registration token). Anyone else: 404 proposal_not_found.
  */
 export async function getProposal(db: Db, proposalId: string, caller: Caller): Promise<ProposalRow> {
-  await expireDueProposals(db, { proposalIds: [proposalId] });
-  const p = await db
-    .selectFrom('proposals as p')
-    .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
-    .selectAll('p')
-    .select('i.developer_id as intent_developer_id')
-    .where('p.proposal_id', '=', proposalId)
-    .executeTakeFirst();
+  const read = () =>
+    db
+      .selectFrom('proposals as p')
+      .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
+      .selectAll('p')
+      .select('i.developer_id as intent_developer_id')
+      // Due for expiry by the database's clock, the one expireDueProposals goes by.
+      .select(sql<boolean>`p.valid_until <= now() and p.proposal_state not in ('settled', 'expired')`.as('due'))
+      .where('p.proposal_id', '=', proposalId)
+      .executeTakeFirst();
+  let p = await read();
+  // Lazy expiry on read: a proposal past its valid_until is expired (and read again) before it is shown.
+  if (p?.due && (await expireDueProposals(db, { proposalIds: [proposalId] }))) p = await read();
   if (!p) throw proposalNotFound(proposalId);
-  const { intent_developer_id, ...row } = p;
+  const { intent_developer_id, due: _due, ...row } = p;
   const ownMerchant = caller.kind === 'api' && caller.merchantId !== undefined && caller.merchantId === row.merchant_agent_id;
   if (!ownMerchant && !mayRead(caller, intent_developer_id)) throw proposalNotFound(proposalId);
   return row;

@@ -41,6 +41,9 @@ type Asked =
   { kind: 'answered'; offered: MerchantOffer[] } | { kind: 'no_answer'; status: 'failed' | 'timeout'; output: string; error: string };
 type MerchantOffer = z.infer<typeof MerchantQueryAnswer>['proposals'][number];
 
+/** The intent and merchant rows a caller has just read (the resolve step of the same activity). */
+type KnownRows = { intent: IntentRow; merchants: MerchantRow[] };
+
 /**
  * Merchant-query steps in three parts, so that several merchants can be asked at once and their
  * steps still recorded in merchant order (`queryMerchantAgents`): `loadRound` reads what the steps
@@ -49,9 +52,6 @@ type MerchantOffer = z.infer<typeof MerchantQueryAnswer>['proposals'][number];
  * statements however many merchants it asks (four reads to load, three to check the offers, one write);
  * two reads fewer when the caller has the intent and the merchants' rows in hand (`KnownRows`).
  */
-/** The intent and merchant rows a caller has just read (the resolve step of the same activity). */
-type KnownRows = { intent: IntentRow; merchants: MerchantRow[] };
-
 async function loadRound(deps: RuntimeDeps, round: MerchantQuery[], known?: KnownRows) {
   const { db } = deps;
   const first = round[0]!;

@@ -17,18 +17,21 @@ interface TemporalHandleBase {
 export type TemporalHandle = TemporalHandleBase &
   ({ connection: Connection; eagerStart: false } | { connection: NativeConnection; eagerStart: true });
 
-// With tracing on, a workflow started inside a traced request carries the trace in its headers.
-const clientInterceptors = () => (tracing() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined);
+/** The client on a connection; with tracing on, a workflow started inside a traced request carries the trace in its headers. */
+const clientOn = <C extends Connection | NativeConnection>(connection: C, namespace: string, taskQueue: string) => ({
+  connection,
+  client: new Client({
+    connection,
+    namespace,
+    interceptors: tracing() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined,
+  }),
+  namespace,
+  taskQueue,
+});
 
 export async function connectTemporal(address: string, namespace: string, taskQueue: string): Promise<TemporalHandle> {
   const connection = await Connection.connect({ address, connectTimeout: 5000 });
-  return {
-    connection,
-    client: new Client({ connection, namespace, interceptors: clientInterceptors() }),
-    namespace,
-    taskQueue,
-    eagerStart: false,
-  };
+  return { ...clientOn(connection, namespace, taskQueue), eagerStart: false };
 }
 
 /**
@@ -41,13 +44,7 @@ export async function connectTemporalWithWorker(address: string, namespace: stri
   // Loaded here only: an API process on its own never loads the worker's native bridge.
   const { NativeConnection } = await import('@temporalio/worker');
   const connection = await NativeConnection.connect({ address });
-  return {
-    connection,
-    client: new Client({ connection, namespace, interceptors: clientInterceptors() }),
-    namespace,
-    taskQueue,
-    eagerStart: true,
-  };
+  return { ...clientOn(connection, namespace, taskQueue), eagerStart: true };
 }
 
 /** True when the server answers for our namespace within the deadline (used by /healthz). */
