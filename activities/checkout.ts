@@ -10,6 +10,7 @@ import {
   planCheckout,
   settleCheckout,
   type CheckoutRequest,
+  type CheckoutView,
   type Consent,
   type HandoffResult,
   type Rejection,
@@ -20,6 +21,36 @@ export const HANDOFF_HEARTBEAT_MS = 1000;
 
 /** Activities of the agenticCheckout workflow: thin wrappers over src/checkout (the only I/O of the flow). */
 export function createCheckoutActivities({ db, config }: ActivityDeps) {
+  /**
+   * The merchant handoff. A local activity since `checkout-local-handoff` (a worker that dies
+   * mid-handoff is noticed by the workflow task timeout). Runs from before it call it as an ordinary
+   * activity, which heartbeats while the merchant has the request: the dead worker is noticed by the
+   * heartbeat timeout (seconds) instead of the 30 s start-to-close timeout. Either way the next attempt
+   * (same Idempotency-Key) goes out on another worker, and the audit numbers attempts itself (a local
+   * activity's attempt count starts again after a worker died).
+   */
+  const handOff = async (checkoutId: string): Promise<HandoffResult> => {
+    const ctx = Context.current();
+    const local = ctx.info.isLocal;
+    if (!local) ctx.heartbeat();
+    const beat = local ? undefined : setInterval(() => ctx.heartbeat(), HANDOFF_HEARTBEAT_MS);
+    try {
+      return await handOffToMerchant(
+        {
+          db,
+          keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
+          allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+          timeoutMs: config.DISPATCH_TIMEOUT_MS,
+        },
+        checkoutId,
+      );
+    } catch (err) {
+      if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
+      throw err;
+    } finally {
+      clearInterval(beat);
+    }
+  };
   return {
     async planCheckout(req: CheckoutRequest) {
       return planCheckout(db, req, config.CHECKOUT_PLAN_TTL_S, config.publicBaseUrl);
@@ -27,35 +58,20 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
     async authorizeCheckout(checkoutId: string, consent: Consent) {
       return authorizeCheckout(db, checkoutId, consent);
     },
-    /**
-     * A local activity since `checkout-local-handoff` (a worker that dies mid-handoff is noticed by the
-     * workflow task timeout). Runs from before it call it as an ordinary activity, which heartbeats
-     * while the merchant has the request: the dead worker is noticed by the heartbeat timeout (seconds)
-     * instead of the 30 s start-to-close timeout. Either way the next attempt (same Idempotency-Key)
-     * goes out on another worker, and the audit numbers attempts itself (a local activity's attempt
-     * count starts again after a worker died).
-     */
+    /** The merchant handoff alone (runs started before `checkout-handoff-settles`). */
     async handOffToMerchant(checkoutId: string): Promise<HandoffResult> {
-      const ctx = Context.current();
-      const local = ctx.info.isLocal;
-      if (!local) ctx.heartbeat();
-      const beat = local ? undefined : setInterval(() => ctx.heartbeat(), HANDOFF_HEARTBEAT_MS);
-      try {
-        return await handOffToMerchant(
-          {
-            db,
-            keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
-            allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
-            timeoutMs: config.DISPATCH_TIMEOUT_MS,
-          },
-          checkoutId,
-        );
-      } catch (err) {
-        if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
-        throw err;
-      } finally {
-        clearInterval(beat);
-      }
+      return handOff(checkoutId);
+    },
+    /**
+     * The handoff and, when the merchant took the order, the settle (patch `checkout-handoff-settles`):
+     * one activation of the workflow fewer. A settle that fails here (Postgres away) is not retried
+     * here, where a retry would send the handoff again: `confirmed` is null and the workflow's own
+     * settle step takes over, retrying until it is done.
+     */
+    async handOffAndSettle(checkoutId: string): Promise<HandoffResult & { confirmed: CheckoutView | null }> {
+      const handoff = await handOff(checkoutId);
+      const confirmed = await settleCheckout(db, checkoutId, handoff).catch(() => null);
+      return { ...handoff, confirmed };
     },
     async handOffToMerchantSite(checkoutId: string, consent: Consent) {
       return handOffToMerchantSite(db, checkoutId, consent, config.publicBaseUrl);

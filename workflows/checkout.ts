@@ -35,6 +35,13 @@ export const CHECKOUT_FEWER_UPSERTS_PATCH = 'checkout-fewer-upserts';
  * Runs recorded before it replay the ordinary activity (test/histories).
  */
 export const CHECKOUT_LOCAL_HANDOFF_PATCH = 'checkout-local-handoff';
+/**
+ * From this patch on the handoff's local activity settles the checkout too when the merchant took the
+ * order (`handOffAndSettle`): one activation fewer per confirm. When that settle could not be written
+ * (Postgres away), the settle step runs as before. Implies the patches above (no markers of their
+ * own). Runs recorded before it replay the separate settle (test/histories).
+ */
+export const CHECKOUT_HANDOFF_SETTLES_PATCH = 'checkout-handoff-settles';
 
 /**
  * A business rejection: `type` is the error code, details[0] the next action when there is one. The
@@ -54,7 +61,8 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   } as const;
   // The Postgres steps are short: as local activities they skip two server round trips each
   // (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
-  const localHandoff = wf.patched(CHECKOUT_LOCAL_HANDOFF_PATCH);
+  const handoffSettles = wf.patched(CHECKOUT_HANDOFF_SETTLES_PATCH);
+  const localHandoff = handoffSettles || wf.patched(CHECKOUT_LOCAL_HANDOFF_PATCH);
   const fewerUpserts = localHandoff || wf.patched(CHECKOUT_FEWER_UPSERTS_PATCH);
   const local = fewerUpserts || wf.patched(LOCAL_DB_STEPS_PATCH);
   const db = local ? wf.proxyLocalActivities<CheckoutActivities>(dbOptions) : wf.proxyActivities<CheckoutActivities>(dbOptions);
@@ -218,8 +226,10 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   authorized = true;
   details(`payment ${payment.authorization_id} authorized; handing the order to ${plan.merchant_id}`);
   let handoff;
+  let settled: CheckoutView | null = null;
   try {
-    handoff = await merchant.handOffToMerchant(req.checkoutId);
+    if (handoffSettles) ({ confirmed: settled, ...handoff } = await merchant.handOffAndSettle(req.checkoutId));
+    else handoff = await merchant.handOffToMerchant(req.checkoutId);
   } catch (err) {
     // An ordinary activity's failure wraps the cause in an ActivityFailure; a local activity's arrives
     // as the cause itself (an ApplicationFailure, or a TimeoutFailure after its last attempt).
@@ -235,7 +245,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     );
   }
   details(`merchant answered ${handoff.status_code}${handoff.order_id ? ` (order ${handoff.order_id})` : ''}; settling`);
-  confirmed = await (saga ? dbAfterConfirm : db).settleCheckout(req.checkoutId, handoff);
+  confirmed = settled ?? (await (saga ? dbAfterConfirm : db).settleCheckout(req.checkoutId, handoff));
   stage.set('confirmed');
   details(`order handed to ${plan.merchant_id}${handoff.order_id ? ` as ${handoff.order_id}` : ''}`);
   await wf.condition(wf.allHandlersFinished);
