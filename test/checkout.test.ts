@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -437,6 +438,44 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body).toEqual(b.body);
     expect(c.agent.bodies).toHaveLength(1);
+  });
+
+  it("a settle the handoff's activity cannot write (Postgres refuses it once) is written by the workflow's settle step: confirmed, one order", async () => {
+    const c = await chain(main);
+    const checkout = await createCheckout(main, c);
+    const id = checkout.checkout_id as string;
+    // A trigger refuses the first write that confirms this one checkout; a sequence counts the tries
+    // because it is not rolled back with the refused statement.
+    const seq = `settle_refusal_${id.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+    const trigger = `refuse_${seq}`;
+    await sql
+      .raw(
+        `create sequence ${seq};
+         create function ${trigger}() returns trigger language plpgsql as $$
+         begin
+           if new.checkout_id = '${id}' and new.status = 'confirmed' and old.status <> 'confirmed' then
+             if nextval('${seq}') = 1 then raise exception 'settle refused once (test)'; end if;
+           end if;
+           return new;
+         end $$;
+         create trigger ${trigger} before update on agentic_checkouts for each row execute function ${trigger}();`,
+      )
+      .execute(main.api.db);
+    try {
+      const ok = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.body.checkout).toMatchObject({
+        checkout_id: id,
+        status: 'confirmed',
+        receipt: { merchant_response: { order_id: 'ord-1' } },
+      });
+      const tries = await sql<{ last_value: string }>`select last_value from ${sql.table(seq)}`.execute(main.api.db);
+      expect(Number(tries.rows[0]!.last_value), 'the activity tried once, the settle step once more').toBe(2);
+      expect(c.agent.bodies, 'the handoff is not sent again for the settle').toHaveLength(1);
+      expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
+    } finally {
+      await sql.raw(`drop trigger ${trigger} on agentic_checkouts; drop function ${trigger}(); drop sequence ${seq};`).execute(main.api.db);
+    }
   });
 
   it('a merchant that keeps failing: 502 merchant_handoff_failed after 4 attempts with one idempotency key; the checkout ends failed, a later confirm is 409 checkout_failed', async () => {
