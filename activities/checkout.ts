@@ -70,7 +70,13 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
      */
     async handOffAndSettle(checkoutId: string): Promise<HandoffResult & { confirmed: CheckoutView | null }> {
       const handoff = await handOff(checkoutId);
-      const confirmed = await settleCheckout(db, checkoutId, handoff).catch(() => null);
+      const confirmed = await settleCheckout(db, checkoutId, handoff).catch((err: unknown) => {
+        Context.current().log.warn("settle after the merchant's handoff failed; the workflow's settle step writes it", {
+          checkout_id: checkoutId,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return null;
+      });
       return { ...handoff, confirmed };
     },
     async handOffToMerchantSite(checkoutId: string, consent: Consent) {
