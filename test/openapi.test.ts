@@ -117,6 +117,14 @@ describe('/openapi.json', () => {
     }
     for (const bad of ['x'.repeat(201), Array.from({ length: 11 }, () => 'x').join(','), 'a\u0000'])
       expect(products.test(bad), bad).toBe(false);
+    // Country and currency codes are accepted in any case and trimmed: the patterns say so too.
+    const recommend = Object.fromEntries(doc.paths['/v1/recommend'].get.parameters.map((p: any) => [p.name, p.schema]));
+    for (const pattern of [recommend.region.pattern, intent.properties.region.pattern]) {
+      const region = new RegExp(pattern);
+      for (const ok of ['US', 'us', ' gb ']) expect(region.test(ok), ok).toBe(true);
+      for (const bad of ['', 'USA', 'u1', 'u s']) expect(region.test(bad), bad).toBe(false);
+    }
+    expect(new RegExp(schemas.BudgetRange.properties.currency.pattern).test('eur')).toBe(true);
     const email = new RegExp(schemas.DeveloperRegisterRequest.properties.contact_email.pattern);
     expect(email.test('Dev.1+x@Example.com')).toBe(true);
     for (const bad of ['not-an-email', ' a@b.co', 'a..b@b.co', 'a@b']) expect(email.test(bad), bad).toBe(false);

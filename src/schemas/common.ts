@@ -20,3 +20,17 @@ const NON_BLANK = new RegExp(`^[^${NUL_ESCAPE}]*[^${NUL_ESCAPE}${TRIMMED}][^${NU
 
 /** Free text, trimmed, 1..max characters after trimming. */
 export const text = (max = 500) => z.string().regex(NON_BLANK, 'must not be blank').trim().min(1).max(max);
+
+/**
+ * A letter code such as an ISO country or currency code. Accepted in any case and with surrounding
+ * white space, stored upper-case; the pattern the document publishes admits exactly what is accepted,
+ * so a lower-case code is schema-valid there as it is a 200 here.
+ */
+export const letterCode = (length: number, description: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^[${TRIMMED}]*[A-Za-z]{${length}}[${TRIMMED}]*$`), description)
+    .trim()
+    .toUpperCase();
+
+export const countryCode = letterCode(2, 'ISO 3166-1 alpha-2 code, e.g. US');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { countryCode, isoDateTime, letterCode, text } from './common';
 
 /**
  * Intent (docs/MATCHING.md). The nested objects are typed here; each
@@ -8,11 +8,7 @@ import { isoDateTime, text } from './common';
  */
 
 const freeObject = z.record(z.string(), z.unknown());
-export const currencyCode = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .regex(/^[A-Z]{3}$/, 'ISO 4217 code, e.g. USD');
+export const currencyCode = letterCode(3, 'ISO 4217 code, e.g. USD');
 
 export const BudgetRange = z
   .object({
@@ -75,12 +71,7 @@ export const IntentCreateBody = z
     intent_tags: z.array(text(64)).max(50).optional(),
     target_audience: text(200).optional(),
     budget_range: BudgetRange.optional(),
-    region: z
-      .string()
-      .trim()
-      .toUpperCase()
-      .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, e.g. US')
-      .optional(),
+    region: countryCode.optional(),
     constraints: z.array(text(500)).max(50).optional(),
     source_channel: text(100).optional(),
     metadata: freeObject.optional(),

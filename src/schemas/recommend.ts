@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProductCardDocument } from './catalog';
-import { isoDateTime, text } from './common';
+import { countryCode, isoDateTime, text } from './common';
 import { Proposal } from './proposals';
 import { MATCH_TIERS } from '../recommend/retrieval';
 
@@ -26,13 +26,7 @@ export const RecommendQuery = z.object({
     .min(1, 'intent is required: the shopping intent in natural language, e.g. "running shoes under $80".')
     .max(500),
   limit: z.coerce.number().int().min(1).max(10).default(3),
-  region: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, e.g. US')
-    .optional()
-    .meta({ description: 'Ship-to country; wins over a region named in the intent text.' }),
+  region: countryCode.optional().meta({ description: 'Ship-to country; wins over a region named in the intent text.' }),
   channel: text(64).optional().meta({
     description: 'Client hint, recorded with the cards and their clicks. `portal_demo` works without an API key (rate-limited per IP).',
   }),
