@@ -29,7 +29,7 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
    * (same Idempotency-Key) goes out on another worker, and the audit numbers attempts itself (a local
    * activity's attempt count starts again after a worker died).
    */
-  const handOff = async (checkoutId: string): Promise<HandoffResult> => {
+  const handOff = async (checkoutId: string, recordAnswer: boolean): Promise<HandoffResult> => {
     const ctx = Context.current();
     const local = ctx.info.isLocal;
     if (!local) ctx.heartbeat();
@@ -43,6 +43,7 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
           timeoutMs: config.DISPATCH_TIMEOUT_MS,
         },
         checkoutId,
+        { recordAnswer },
       );
     } catch (err) {
       if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
@@ -60,16 +61,17 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
     },
     /** The merchant handoff alone (runs started before `checkout-handoff-settles`). */
     async handOffToMerchant(checkoutId: string): Promise<HandoffResult> {
-      return handOff(checkoutId);
+      return handOff(checkoutId, true);
     },
     /**
      * The handoff and, when the merchant took the order, the settle (patch `checkout-handoff-settles`):
-     * one activation of the workflow fewer. A settle that fails here (Postgres away) is not retried
-     * here, where a retry would send the handoff again: `confirmed` is null and the workflow's own
-     * settle step takes over, retrying until it is done.
+     * one activation of the workflow fewer. The merchant's answer is written with the settle, in its
+     * transaction. A settle that fails here (Postgres away) is not retried here, where a retry would
+     * send the handoff again: `confirmed` is null and the workflow's own settle step takes over with
+     * the same result (answer included), retrying until it is done.
      */
     async handOffAndSettle(checkoutId: string): Promise<HandoffResult & { confirmed: CheckoutView | null }> {
-      const handoff = await handOff(checkoutId);
+      const handoff = await handOff(checkoutId, false);
       const confirmed = await settleCheckout(db, checkoutId, handoff).catch((err: unknown) => {
         Context.current().log.warn("settle after the merchant's handoff failed; the workflow's settle step writes it", {
           checkout_id: checkoutId,

@@ -391,6 +391,11 @@ describe('agentic checkout: confirm (Update with validator)', () => {
       'confirmed',
     ]);
     for (const a of done.audit_trail) expect(Date.parse(a.at)).toBeGreaterThan(0);
+    expect(done.audit_trail[3]).toMatchObject({
+      outcome: 'handed_off',
+      detail: { status_code: 200, order_id: 'ord-1' },
+    });
+    expect(Date.parse(done.audit_trail[3].detail.answered_at)).toBeGreaterThanOrEqual(Date.parse(done.audit_trail[3].at));
     expect(c.agent.bodies).toHaveLength(1);
     const handoff = c.agent.bodies[0]!;
     expect(handoff.headers['idempotency-key']).toBe(id);
@@ -472,6 +477,9 @@ describe('agentic checkout: confirm (Update with validator)', () => {
       const tries = await sql<{ last_value: string }>`select last_value from ${sql.table(seq)}`.execute(main.api.db);
       expect(Number(tries.rows[0]!.last_value), 'the activity tried once, the settle step once more').toBe(2);
       expect(c.agent.bodies, 'the handoff is not sent again for the settle').toHaveLength(1);
+      // The merchant's answer, left to the settle, is written by the settle step that succeeded.
+      const attempt = ok.body.checkout.audit_trail.find((a: any) => a.step === 'merchant_handoff_attempt_1');
+      expect(attempt).toMatchObject({ outcome: 'handed_off', detail: { status_code: 200, order_id: 'ord-1' } });
       expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
     } finally {
       await sql.raw(`drop trigger ${trigger} on agentic_checkouts; drop function ${trigger}(); drop sequence ${seq};`).execute(main.api.db);

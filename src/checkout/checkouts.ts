@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../db/connect';
 import type { AgenticCheckoutsTable, AuditEntry, CheckoutStatus } from '../db/schema-checkout';
 import { AppError } from '../errors';
-import { authorizePayment, voidAuthorization } from '../matching/payments';
+import { authorizeInTransaction, voidAuthorization } from '../matching/payments';
 import { fromMinorUnits, toMinorUnits } from '../money';
 import { transitionProposal } from '../matching/proposals';
 import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
@@ -110,9 +110,14 @@ function appendAudit(step: string, outcome: string, detail?: Record<string, unkn
 }
 
 /** Sets the outcome (and detail) of the entry `step`, keeping its place and `at`; appends it if absent. */
-function settleAudit(step: string, outcome: string, detail: Record<string, unknown>): RawBuilder<AuditEntry[]> {
-  const entry: AuditEntry = { step, at: new Date().toISOString(), outcome, detail };
-  const patch = JSON.stringify({ outcome, detail: { ...detail, answered_at: entry.at } });
+function settleAudit(
+  step: string,
+  outcome: string,
+  detail: Record<string, unknown>,
+  answeredAt = new Date().toISOString(),
+): RawBuilder<AuditEntry[]> {
+  const entry: AuditEntry = { step, at: answeredAt, outcome, detail };
+  const patch = JSON.stringify({ outcome, detail: { ...detail, answered_at: answeredAt } });
   return sql<AuditEntry[]>`case when audit_trail @> ${JSON.stringify([{ step }])}::jsonb
     then (select jsonb_agg(case when e->>'step' = ${step} then e || ${patch}::jsonb else e end order by i) from jsonb_array_elements(audit_trail) with ordinality as x(e, i))
     else audit_trail || ${JSON.stringify([entry])}::jsonb end`;
@@ -361,56 +366,53 @@ export interface Consent {
   granted_at?: string;
 }
 
-/** Records the consent and authorizes payment on the match token (token → payment_authorized, proposal → accepted). */
+/**
+ * Records the consent and authorizes payment on the match token (token → payment_authorized, proposal
+ * → accepted), in one transaction. A refused authorization commits the consent alone (and a token
+ * found expired); a retry finds the authorization stored and answers with it.
+ */
 export async function authorizeCheckout(
   db: Db,
   checkoutId: string,
   consent: Consent,
 ): Promise<{ ok: true; authorization_id: string } | { ok: false; rejection: Rejection }> {
-  // The consent is recorded in the statement that reads the checkout; a retry (consent already
-  // recorded, or the authorization already stored) reads the row as it is.
-  const c =
-    (await db
+  return db.transaction().execute(async (trx) => {
+    const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
+    if (!c) throw checkoutNotFound(checkoutId);
+    if (c.payment_authorization_id) return { ok: true as const, authorization_id: c.payment_authorization_id };
+    // Money is only authorized for an order an agent will take (the workflow never asks otherwise).
+    if (c.checkout_mode !== 'agent_handoff') throw new Error(`checkout ${checkoutId} is ${c.checkout_mode}: no payment is authorized`);
+    const result = await authorizeInTransaction(trx, c.match_token_id, { proposal_id: c.proposal_id, currency: c.currency }, SYSTEM);
+    const at = new Date().toISOString();
+    const consenting = c.status === 'awaiting_confirmation';
+    const audit: AuditEntry[] = [];
+    if (consenting) {
+      const detail = { statement: consent.statement ?? null, granted_at: consent.granted_at ?? null };
+      audit.push({ step: 'consent_recorded', at, outcome: 'granted', detail });
+    }
+    if (result.ok) {
+      const { authorization_id, amount_cents, currency } = result.authorization;
+      audit.push({
+        step: 'payment_authorized',
+        at,
+        outcome: 'authorized',
+        detail: { authorization_id, amount_minor: amount_cents, currency },
+      });
+    }
+    await trx
       .updateTable('agentic_checkouts')
       .set({
-        status: 'confirming',
-        consent: JSON.stringify(consent),
-        audit_trail: appendAudit('consent_recorded', 'granted', {
-          statement: consent.statement ?? null,
-          granted_at: consent.granted_at ?? null,
-        }),
-        updated_at: new Date(),
-      })
-      .where('checkout_id', '=', checkoutId)
-      .where('status', '=', 'awaiting_confirmation')
-      .where('checkout_mode', '=', 'agent_handoff')
-      .where('payment_authorization_id', 'is', null)
-      .returningAll()
-      .executeTakeFirst()) ?? (await getCheckout(db, checkoutId));
-  if (c.payment_authorization_id) return { ok: true, authorization_id: c.payment_authorization_id };
-  // Money is only authorized for an order an agent will take (the workflow never asks otherwise).
-  if (c.checkout_mode !== 'agent_handoff') throw new Error(`checkout ${checkoutId} is ${c.checkout_mode}: no payment is authorized`);
-  try {
-    const { authorization } = await authorizePayment(db, c.match_token_id, { proposal_id: c.proposal_id, currency: c.currency }, SYSTEM);
-    await db
-      .updateTable('agentic_checkouts')
-      .set({
-        payment_authorization_id: authorization.authorization_id,
-        audit_trail: appendAudit('payment_authorized', 'authorized', {
-          authorization_id: authorization.authorization_id,
-          amount_minor: authorization.amount_cents,
-          currency: authorization.currency,
-        }),
-        updated_at: new Date(),
+        ...(consenting ? { status: 'confirming' as const, consent: JSON.stringify(consent) } : {}),
+        ...(result.ok ? { payment_authorization_id: result.authorization.authorization_id } : {}),
+        audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify(audit)}::jsonb`,
+        updated_at: new Date(at),
       })
       .where('checkout_id', '=', checkoutId)
       .execute();
-    return { ok: true, authorization_id: authorization.authorization_id };
-  } catch (err) {
-    if (err instanceof AppError && err.status < 500)
-      return { ok: false, rejection: { status: err.status, code: err.code, message: err.message } };
-    throw err;
-  }
+    if (!result.ok)
+      return { ok: false as const, rejection: { status: result.error.status, code: result.error.code, message: result.error.message } };
+    return { ok: true as const, authorization_id: result.authorization.authorization_id };
+  });
 }
 
 export interface HandoffResult {
@@ -418,6 +420,11 @@ export interface HandoffResult {
   order_id: string | null;
   response: unknown;
   handed_off_at: string;
+  /**
+   * The audit step of the attempt the merchant took and what to record on it, when that is left to
+   * the settle (`recordAnswer: false`), which writes it in its own transaction.
+   */
+  answer?: { step: string; detail: Record<string, unknown> };
 }
 
 /** Thrown for a merchant answer that must not be retried (4xx other than 408/429, unsafe endpoint). */
@@ -463,7 +470,11 @@ const HANDOFF_STEP = 'merchant_handoff_attempt_';
  * by a worker crash stays `sending`, so the trail names every attempt that may have reached the
  * merchant (which de-duplicates them by the Idempotency-Key).
  */
-export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string): Promise<HandoffResult> {
+export async function handOffToMerchant(
+  deps: HandoffDeps,
+  checkoutId: string,
+  { recordAnswer = true }: { recordAnswer?: boolean } = {},
+): Promise<HandoffResult> {
   // One statement reads the checkout and its merchant and writes the attempt (`sending`). The attempt
   // number is counted from the trail, not taken from Temporal: a local activity's attempt count starts
   // again after a worker died, and every attempt that may have reached the merchant needs its own entry.
@@ -535,11 +546,17 @@ export async function handOffToMerchant(deps: HandoffDeps, checkoutId: string): 
   const r = (response && typeof response === 'object' ? response : {}) as Record<string, unknown>;
   const orderId = typeof r.order_id === 'string' ? r.order_id : typeof r.merchant_order_id === 'string' ? r.merchant_order_id : null;
   const handedOffAt = new Date().toISOString();
-  await note('handed_off', { endpoint: m.agent_endpoint, status_code: res.status, order_id: orderId });
-  return { status_code: res.status, order_id: orderId, response, handed_off_at: handedOffAt };
+  const answer = { step, detail: { endpoint: m.agent_endpoint, status_code: res.status, order_id: orderId } };
+  const result = { status_code: res.status, order_id: orderId, response, handed_off_at: handedOffAt };
+  if (!recordAnswer) return { ...result, answer };
+  await note('handed_off', answer.detail);
+  return result;
 }
 
-/** Receipt stored; proposal → settled, token → consumed, checkout → confirmed (one transaction). */
+/**
+ * Receipt stored; proposal → settled, token → consumed, checkout → confirmed, and the handoff's
+ * answer when it was left to this step (one transaction).
+ */
 export async function settleCheckout(db: Db, checkoutId: string, handoff: HandoffResult): Promise<CheckoutView> {
   return db.transaction().execute(async (trx) => {
     const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
@@ -553,6 +570,9 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
       .where('match_token_id', '=', c.match_token_id)
       .where('acceptance_state', '=', 'payment_authorized')
       .execute();
+    const answered = handoff.answer
+      ? settleAudit(handoff.answer.step, 'handed_off', handoff.answer.detail, handoff.handed_off_at)
+      : sql<AuditEntry[]>`audit_trail`;
     const receipt = {
       receipt_id: `rcpt_${checkoutId.replace(/^chk_/, '')}`,
       status: 'handed_off',
@@ -570,7 +590,7 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
         receipt: JSON.stringify(receipt),
         confirmed_at: now,
         updated_at: now,
-        audit_trail: sql<AuditEntry[]>`audit_trail || ${JSON.stringify([
+        audit_trail: sql<AuditEntry[]>`${answered} || ${JSON.stringify([
           { step: 'proposal_settled', at: now.toISOString(), outcome: 'settled', detail: { proposal_id: c.proposal_id } },
           { step: 'match_token_consumed', at: now.toISOString(), outcome: 'consumed', detail: { match_token_id: c.match_token_id } },
           { step: 'confirmed', at: now.toISOString(), outcome: 'confirmed', detail: { receipt_id: receipt.receipt_id } },

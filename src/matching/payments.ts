@@ -1,10 +1,10 @@
-import type { Selectable, Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
 import type { PaymentAuthorizationsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { expireDueTokens, type MatchTokenRow } from './match-tokens';
+import type { MatchTokenRow } from './match-tokens';
 import { fromMinorUnits, toMinorUnits } from '../money';
 import { transitionProposal } from './proposals';
 import { mayAct, type Caller } from '../tenancy';
@@ -38,22 +38,28 @@ export interface PaymentRequest {
   proposal_id?: string;
 }
 
-function assertRequestMatches(req: PaymentRequest, t: { proposalId: string; amountCents: number; currency: string }): void {
+/** The first way the request disagrees with what the token authorizes, if any. */
+function requestMismatch(req: PaymentRequest, t: { proposalId: string; amountCents: number; currency: string }): AppError | undefined {
   if (req.proposal_id !== undefined && req.proposal_id !== t.proposalId) {
-    throw conflict('proposal_mismatch', `The match token names proposal ${t.proposalId}, not ${req.proposal_id}.`, {
+    return conflict('proposal_mismatch', `The match token names proposal ${t.proposalId}, not ${req.proposal_id}.`, {
       expected_proposal_id: t.proposalId,
     });
   }
   if (req.expected_amount !== undefined && toMinorUnits(req.expected_amount, t.currency) !== t.amountCents) {
     const amount = fromMinorUnits(t.amountCents, t.currency);
-    throw conflict('amount_mismatch', `expected_amount ${req.expected_amount} does not match the proposal price ${amount}.`, { amount });
+    return conflict('amount_mismatch', `expected_amount ${req.expected_amount} does not match the proposal price ${amount}.`, { amount });
   }
   if (req.currency !== undefined && req.currency.toUpperCase() !== t.currency) {
-    throw conflict('currency_mismatch', `currency ${req.currency} does not match the proposal currency ${t.currency}.`, {
+    return conflict('currency_mismatch', `currency ${req.currency} does not match the proposal currency ${t.currency}.`, {
       currency: t.currency,
     });
   }
+  return undefined;
 }
+
+/** An authorization, or the 409 that refused it (returned, so that what the check wrote is committed). */
+export type AuthorizationResult =
+  { ok: true; authorization: PaymentAuthorizationRow; token: MatchTokenRow } | { ok: false; error: AppError };
 
 export async function authorizePayment(
   db: Db,
@@ -64,81 +70,131 @@ export async function authorizePayment(
   /** Fixed by the request's Idempotency-Key claim; the token's state makes a second authorization impossible anyway. */
   authorizationId: string = newId('pauth'),
 ): Promise<{ authorization: PaymentAuthorizationRow; token: MatchTokenRow }> {
-  // Persisting a due expiry is harmless whoever asks (the token reads as expired either way).
-  await expireDueTokens(db, { tokenId });
-  return db.transaction().execute(async (trx) => {
-    const token = await trx.selectFrom('match_tokens').selectAll().where('match_token_id', '=', tokenId).forUpdate().executeTakeFirst();
-    // Another developer's token answers as an unknown one (this operation's not-found is 409 match_token_invalid).
-    if (!token || !mayAct(caller, token.developer_id)) throw conflict('match_token_invalid', `No match token '${tokenId}'.`);
+  const result = await db.transaction().execute((trx) => authorizeInTransaction(trx, tokenId, req, caller, trace, authorizationId));
+  if (!result.ok) throw result.error;
+  return result;
+}
 
-    if (token.acceptance_state === 'payment_authorized') {
-      const existing = await trx
-        .selectFrom('payment_authorizations')
-        .selectAll()
-        .where('match_token_id', '=', tokenId)
-        .where('status', '=', 'authorized')
-        .executeTakeFirstOrThrow();
-      assertRequestMatches(req, { proposalId: existing.proposal_id, amountCents: existing.amount_cents, currency: existing.currency });
-      return { authorization: existing, token };
-    }
-    if (token.acceptance_state === 'expired') {
-      throw conflict('match_token_expired', `Match token ${tokenId} expired at ${token.expires_at.toISOString()}.`, {
-        acceptance_state: token.acceptance_state,
-      });
-    }
-    if (token.acceptance_state !== 'accepted') {
-      throw conflict('acceptance_state_invalid', `Match token ${tokenId} is ${token.acceptance_state}; payment needs an accepted token.`, {
-        acceptance_state: token.acceptance_state,
-      });
-    }
-
-    const proposal = await trx
-      .selectFrom('proposals')
-      .selectAll()
-      .where('proposal_id', '=', token.proposal_id)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    if (proposal.proposal_state === 'expired' || (proposal.valid_until && proposal.valid_until <= new Date())) {
-      throw conflict('proposal_expired', `Proposal ${proposal.proposal_id} has expired.`, { proposal_state: 'expired' });
-    }
-    if (proposal.proposal_state !== 'pending_confirmation') {
-      throw conflict(
-        'proposal_state_invalid',
-        `Proposal ${proposal.proposal_id} is ${proposal.proposal_state}; payment needs pending_confirmation.`,
-        { proposal_state: proposal.proposal_state },
-      );
-    }
-    if (proposal.price_cents !== token.amount_cents || proposal.currency !== token.currency) {
-      throw conflict('amount_mismatch', 'The proposal price no longer matches the match token.', {
-        amount: fromMinorUnits(proposal.price_cents, proposal.currency),
-      });
-    }
-    assertRequestMatches(req, { proposalId: proposal.proposal_id, amountCents: proposal.price_cents, currency: proposal.currency });
-
-    const now = new Date();
-    const authorization = await trx
-      .insertInto('payment_authorizations')
-      .values({
-        authorization_id: authorizationId,
-        match_token_id: tokenId,
-        proposal_id: proposal.proposal_id,
-        amount_cents: proposal.price_cents,
-        currency: proposal.currency,
-        authorized_at: now,
-        key_id: trace.keyId ?? null,
-        developer_id: token.developer_id,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const updated = await trx
-      .updateTable('match_tokens')
-      .set({ acceptance_state: 'payment_authorized', updated_at: now })
-      .where('match_token_id', '=', tokenId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await transitionProposal(trx, proposal.proposal_id, 'accepted', `payment authorized (${authorization.authorization_id})`);
-    return { authorization, token: updated };
+/**
+ * The authorization inside the caller's transaction (a checkout records it with the consent in one
+ * commit). A refusal is returned, not thrown: a token found past its lifetime is stored `expired` by
+ * the same transaction, which the caller commits.
+ */
+export async function authorizeInTransaction(
+  trx: Transaction<Database>,
+  tokenId: string,
+  req: PaymentRequest,
+  caller: Caller,
+  trace: { keyId?: string } = {},
+  authorizationId: string = newId('pauth'),
+): Promise<AuthorizationResult> {
+  const refuse = (code: string, message: string, details?: Record<string, unknown>) => ({
+    ok: false as const,
+    error: conflict(code, message, details),
   });
+  const found = await trx
+    .selectFrom('match_tokens')
+    .selectAll()
+    .select(sql<boolean>`acceptance_state in ('issued', 'accepted') and expires_at <= now()`.as('due'))
+    .where('match_token_id', '=', tokenId)
+    .forUpdate()
+    .executeTakeFirst();
+  // Another developer's token answers as an unknown one (this operation's not-found is 409 match_token_invalid).
+  if (!found || !mayAct(caller, found.developer_id)) return refuse('match_token_invalid', `No match token '${tokenId}'.`);
+  const { due, ...token } = found;
+  if (due) {
+    // Past its lifetime and unpaid: stored as the `expired` it already reads as everywhere.
+    await trx
+      .updateTable('match_tokens')
+      .set({ acceptance_state: 'expired', updated_at: sql<Date>`now()` })
+      .where('match_token_id', '=', tokenId)
+      .execute();
+    token.acceptance_state = 'expired';
+  }
+
+  if (token.acceptance_state === 'payment_authorized') {
+    const existing = await trx
+      .selectFrom('payment_authorizations')
+      .selectAll()
+      .where('match_token_id', '=', tokenId)
+      .where('status', '=', 'authorized')
+      .executeTakeFirstOrThrow();
+    const mismatch = requestMismatch(req, {
+      proposalId: existing.proposal_id,
+      amountCents: existing.amount_cents,
+      currency: existing.currency,
+    });
+    return mismatch ? { ok: false, error: mismatch } : { ok: true, authorization: existing, token };
+  }
+  if (token.acceptance_state === 'expired') {
+    return refuse('match_token_expired', `Match token ${tokenId} expired at ${token.expires_at.toISOString()}.`, {
+      acceptance_state: token.acceptance_state,
+    });
+  }
+  if (token.acceptance_state !== 'accepted') {
+    return refuse('acceptance_state_invalid', `Match token ${tokenId} is ${token.acceptance_state}; payment needs an accepted token.`, {
+      acceptance_state: token.acceptance_state,
+    });
+  }
+
+  const proposal = await trx
+    .selectFrom('proposals')
+    .selectAll()
+    .where('proposal_id', '=', token.proposal_id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  if (proposal.proposal_state === 'expired' || (proposal.valid_until && proposal.valid_until <= new Date())) {
+    return refuse('proposal_expired', `Proposal ${proposal.proposal_id} has expired.`, { proposal_state: 'expired' });
+  }
+  if (proposal.proposal_state !== 'pending_confirmation') {
+    return refuse(
+      'proposal_state_invalid',
+      `Proposal ${proposal.proposal_id} is ${proposal.proposal_state}; payment needs pending_confirmation.`,
+      { proposal_state: proposal.proposal_state },
+    );
+  }
+  if (proposal.price_cents !== token.amount_cents || proposal.currency !== token.currency) {
+    return refuse('amount_mismatch', 'The proposal price no longer matches the match token.', {
+      amount: fromMinorUnits(proposal.price_cents, proposal.currency),
+    });
+  }
+  const mismatch = requestMismatch(req, {
+    proposalId: proposal.proposal_id,
+    amountCents: proposal.price_cents,
+    currency: proposal.currency,
+  });
+  if (mismatch) return { ok: false, error: mismatch };
+
+  const now = new Date();
+  const authorization = await trx
+    .insertInto('payment_authorizations')
+    .values({
+      authorization_id: authorizationId,
+      match_token_id: tokenId,
+      proposal_id: proposal.proposal_id,
+      amount_cents: proposal.price_cents,
+      currency: proposal.currency,
+      authorized_at: now,
+      key_id: trace.keyId ?? null,
+      developer_id: token.developer_id,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const updated = await trx
+    .updateTable('match_tokens')
+    .set({ acceptance_state: 'payment_authorized', updated_at: now })
+    .where('match_token_id', '=', tokenId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await transitionProposal(
+    trx,
+    proposal.proposal_id,
+    'accepted',
+    `payment authorized (${authorization.authorization_id})`,
+    undefined,
+    proposal,
+  );
+  return { ok: true, authorization, token: updated };
 }
 
 /**

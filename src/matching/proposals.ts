@@ -298,8 +298,10 @@ export async function transitionProposal(
   reason: string,
   /** Checked on the locked row before the move (e.g. a caller's own 409 for a state it refuses). */
   guard?: (p: ProposalRow) => void,
+  /** The row as the caller already read it FOR UPDATE in this transaction: not read again. */
+  locked?: ProposalRow,
 ): Promise<ProposalRow> {
-  const p = await trx.selectFrom('proposals').selectAll().where('proposal_id', '=', proposalId).forUpdate().executeTakeFirst();
+  const p = locked ?? (await trx.selectFrom('proposals').selectAll().where('proposal_id', '=', proposalId).forUpdate().executeTakeFirst());
   if (!p) throw proposalNotFound(proposalId);
   guard?.(p);
   if (p.proposal_state === to) return p;
