@@ -125,6 +125,12 @@ describe('/openapi.json', () => {
       for (const bad of ['', 'USA', 'u1', 'u s']) expect(region.test(bad), bad).toBe(false);
     }
     expect(new RegExp(schemas.BudgetRange.properties.currency.pattern).test('eur')).toBe(true);
+    // A blank intent is schema-invalid, as it is a 400.
+    expect(new RegExp(recommend.intent.pattern).test('\v')).toBe(false);
+    // Ids: the pattern carries the length, and white space around is dropped (so admitted).
+    const merchantId = new RegExp(schemas.MerchantRegisterRequest.properties.merchant_id.pattern);
+    for (const ok of ['shop-1', ' shop.eu:1 ', 'x'.repeat(128)]) expect(merchantId.test(ok), ok).toBe(true);
+    for (const bad of ['', ' ', 'a b', 'x'.repeat(129)]) expect(merchantId.test(bad), bad).toBe(false);
     const email = new RegExp(schemas.DeveloperRegisterRequest.properties.contact_email.pattern);
     expect(email.test('Dev.1+x@Example.com')).toBe(true);
     for (const bad of ['not-an-email', ' a@b.co', 'a..b@b.co', 'a@b']) expect(email.test(bad), bad).toBe(false);

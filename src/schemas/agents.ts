@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { isoDateTime, text, token } from './common';
 import { ATTRIBUTION_MODES, CHECKOUT_MODES, PROPOSAL_CONTRACTS, rotateToken } from './merchants';
 
 /**
@@ -107,12 +107,7 @@ const CapabilityProfile = z.record(z.string(), z.unknown()).meta({
 
 export const AgentRegisterBody = z
   .object({
-    agent_id: z
-      .string()
-      .trim()
-      .min(1)
-      .max(128)
-      .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
+    agent_id: token('[A-Za-z0-9._:-]{1,128}', 'letters, digits and . _ : - only, 1 to 128 of them'),
     agent_type: z.enum(AGENT_KINDS),
     endpoint: z.string().trim().max(2048).url(),
     protocols: tags(20).optional(),

@@ -18,19 +18,33 @@ const TRIMMED = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202
  */
 const NON_BLANK = new RegExp(`^[^${NUL_ESCAPE}]*[^${NUL_ESCAPE}${TRIMMED}][^${NUL_ESCAPE}]*$`);
 
-/** Free text, trimmed, 1..max characters after trimming. */
-export const text = (max = 500) => z.string().regex(NON_BLANK, 'must not be blank').trim().min(1).max(max);
+/**
+ * Free text: 1..max characters, not blank, no NUL; stored trimmed. The rules hold for the text as sent
+ * (trimming comes after them), so the published pattern and maxLength accept exactly what is accepted.
+ * `message` replaces the default error for a missing or blank value.
+ */
+export const text = (max = 500, message?: string) =>
+  z
+    .string(message ? { error: message } : undefined)
+    .regex(NON_BLANK, message ?? 'must not be blank')
+    .max(max)
+    .trim();
+
+/**
+ * A token such as an id or a code: the pattern `core` (its length included), with any white space
+ * around it, which is dropped. The published pattern says the same, so what it admits is accepted.
+ */
+export const token = (core: string, message: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^[${TRIMMED}]*(?:${core})[${TRIMMED}]*$`), message)
+    .trim();
 
 /**
  * A letter code such as an ISO country or currency code. Accepted in any case and with surrounding
  * white space, stored upper-case; the pattern the document publishes admits exactly what is accepted,
  * so a lower-case code is schema-valid there as it is a 200 here.
  */
-export const letterCode = (length: number, description: string) =>
-  z
-    .string()
-    .regex(new RegExp(`^[${TRIMMED}]*[A-Za-z]{${length}}[${TRIMMED}]*$`), description)
-    .trim()
-    .toUpperCase();
+export const letterCode = (length: number, description: string) => token(`[A-Za-z]{${length}}`, description).toUpperCase();
 
 export const countryCode = letterCode(2, 'ISO 3166-1 alpha-2 code, e.g. US');

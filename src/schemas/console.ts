@@ -29,7 +29,7 @@ export const DeveloperRegisterBody = z
     display_name: text(120),
     contact_email: email,
     password: z.string().min(8).max(256),
-    company: z.string().trim().max(200).optional(),
+    company: z.string().max(200).trim().optional(),
     website: z.string().url().max(2048).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     invite_code: text(200).optional(),

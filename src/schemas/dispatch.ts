@@ -64,13 +64,7 @@ export const DeliveryDetail = z.object({ delivery: Delivery, attempts: z.array(D
 
 export const RetryBody = z
   .object({
-    delivery_id: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'Absent: every dead-lettered delivery (up to 2000 per call; see remaining).' }),
+    delivery_id: text(100).optional().meta({ description: 'Absent: every dead-lettered delivery (up to 2000 per call; see remaining).' }),
     state: z.enum(['dlq'], { message: "only dead-lettered deliveries (state 'dlq') can be replayed" }).default('dlq'),
   })
   .meta({ id: 'DispatchRetryRequest' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime, text } from './common';
+import { currencyCode } from './intents';
 
 const freeObject = z.record(z.string(), z.unknown());
 
@@ -87,11 +88,7 @@ export const AcceptBody = z
 export const PaymentAuthorizationBody = z
   .object({
     expected_amount: z.number().positive().max(1e7).optional(),
-    currency: z
-      .string()
-      .trim()
-      .regex(/^[A-Za-z]{3}$/, 'ISO 4217 code')
-      .optional(),
+    currency: currencyCode.optional(),
     proposal_id: text(100).optional(),
   })
   .meta({ id: 'PaymentAuthorizationRequest' });

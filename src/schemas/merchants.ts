@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { isoDateTime, text, token } from './common';
 
 /**
  * Merchant agent (legacy registry, docs/REGISTRIES.md). The three profile objects have typed members so the
@@ -79,12 +79,7 @@ export const rotateToken = z
 
 export const MerchantRegisterBody = z
   .object({
-    merchant_id: z
-      .string()
-      .trim()
-      .min(1)
-      .max(128)
-      .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
+    merchant_id: token('[A-Za-z0-9._:-]{1,128}', 'letters, digits and . _ : - only, 1 to 128 of them'),
     agent_endpoint: z
       .string()
       .trim()

@@ -20,11 +20,7 @@ export const ShowcaseResponse = z
   .meta({ id: 'ShowcaseResponse' });
 
 export const RecommendQuery = z.object({
-  intent: z
-    .string({ error: 'intent is required: the shopping intent in natural language, e.g. "running shoes under $80".' })
-    .trim()
-    .min(1, 'intent is required: the shopping intent in natural language, e.g. "running shoes under $80".')
-    .max(500),
+  intent: text(500, 'intent is required: the shopping intent in natural language, e.g. "running shoes under $80".'),
   limit: z.coerce.number().int().min(1).max(10).default(3),
   region: countryCode.optional().meta({ description: 'Ship-to country; wins over a region named in the intent text.' }),
   channel: text(64).optional().meta({

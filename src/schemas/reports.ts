@@ -8,11 +8,7 @@ const days = z.coerce.number().int().min(1).max(365).default(30).meta({ descript
 
 export const AttributionQuery = z.object({
   days,
-  channel: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
+  channel: text(100)
     .optional()
     .meta({ description: 'Only this channel (the card channel, or the intent source_channel for tokens and checkouts).' }),
   product_id: z
