@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
-import { asyncLocalStorage as activityContext } from '@temporalio/activity';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 import { stockedProduct } from './helpers/catalog';
+import { recordStatements } from './helpers/statements';
 import { benchMerchants, type BenchMerchants } from '../bench/merchant-agents';
 
 /**
@@ -36,9 +35,7 @@ let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let merchants: BenchMerchants;
 let merchant: { id: string; token: string };
 let product: { product_id: number; price_cents: number; title: string };
-let counting = false;
-const seen: Array<{ where: string; text: string }> = [];
-const originalQuery = pg.Client.prototype.query;
+let statements: ReturnType<typeof recordStatements>;
 
 beforeAll(async () => {
   api = await startTestApi({ env: ENV });
@@ -53,18 +50,11 @@ beforeAll(async () => {
   expect(res.status, res.text).toBe(200);
   merchant = { id, token: res.body.registration_token };
   worker = await startTestWorker({ ...api.config, publicBaseUrl: api.url }, api.db);
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    if (counting) {
-      const ctx = activityContext.getStore() as { info?: { activityType?: string } } | undefined;
-      const q = args[0] as string | { text?: string };
-      seen.push({ where: ctx?.info?.activityType ?? 'api', text: typeof q === 'string' ? q : (q?.text ?? '?') });
-    }
-    return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof pg.Client.prototype.query;
+  statements = recordStatements();
 });
 
 afterAll(async () => {
-  pg.Client.prototype.query = originalQuery;
+  statements?.restore();
   await worker?.stop();
   merchants?.close();
   await api?.close();
@@ -120,12 +110,12 @@ describe('agentic checkout: Postgres statements per create + confirm', () => {
     // The first checkout warms the caches (signing keys, API key): the second is counted.
     await createAndConfirm(await acceptedMatch());
     const next = await acceptedMatch();
-    counting = true;
+    statements.counting = true;
     await createAndConfirm(next);
-    counting = false;
+    statements.counting = false;
     // The request log's batch (begin, insert, the keys' last use, commit) is written on a timer.
     const requestLog = /^(begin|commit|insert into "request_logs"|update "api_keys" set "last_used_at")/i;
-    seen.splice(0, seen.length, ...seen.filter((s) => s.where !== 'api' || !requestLog.test(s.text.trim())));
+    const seen = statements.seen.filter((s) => s.where !== 'api' || !requestLog.test(s.text.trim()));
     const by = new Map<string, number>();
     for (const s of seen) by.set(s.where, (by.get(s.where) ?? 0) + 1);
     const inApi = seen.filter((s) => s.where === 'api').length;

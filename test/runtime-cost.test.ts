@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
-import { asyncLocalStorage as activityContext } from '@temporalio/activity';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 import { stockedProduct } from './helpers/catalog';
+import { recordStatements } from './helpers/statements';
 import { benchMerchants, type BenchMerchants } from '../bench/merchant-agents';
 
 /**
@@ -27,8 +26,7 @@ let api: TestApi;
 let dev: Onboarded;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let merchants: BenchMerchants;
-const seen: Array<{ activity: string; text: string }> = [];
-const originalQuery = pg.Client.prototype.query;
+let statements: ReturnType<typeof recordStatements>;
 
 beforeAll(async () => {
   api = await startTestApi({ env: ENV });
@@ -45,19 +43,11 @@ beforeAll(async () => {
   }
   (globalThis as { costTag?: string }).costTag = tag;
   worker = await startTestWorker({ ...api.config, publicBaseUrl: api.url }, api.db);
-  // Counted only inside an activity (the API shares the process and the pool).
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const ctx = activityContext.getStore() as { info?: { activityType?: string } } | undefined;
-    if (ctx?.info?.activityType) {
-      const q = args[0] as string | { text?: string };
-      seen.push({ activity: ctx.info.activityType, text: typeof q === 'string' ? q : (q?.text ?? '?') });
-    }
-    return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof pg.Client.prototype.query;
+  statements = recordStatements();
 });
 
 afterAll(async () => {
-  pg.Client.prototype.query = originalQuery;
+  statements?.restore();
   await worker?.stop();
   merchants?.close();
   await api?.close();
@@ -87,8 +77,11 @@ describe('commerce runtime: Postgres statements per run', () => {
     };
     // The first run warms the worker's caches (signing keys, catalog snapshot): the second is counted.
     await run();
-    seen.length = 0;
+    statements.counting = true;
     await run();
+    statements.counting = false;
+    // Counted only inside an activity (the API shares the process and the pool).
+    const seen = statements.seen.filter((s) => s.where !== 'api').map((s) => ({ activity: s.where, text: s.text }));
     const perActivity = new Map<string, number>();
     for (const s of seen) perActivity.set(s.activity, (perActivity.get(s.activity) ?? 0) + 1);
     // Commits: a statement outside a transaction is one, a transaction (begin … commit) is one.
