@@ -59,10 +59,11 @@ function expiringTokens(q: QueryCreator<Database>, scope: { tokenId?: string; se
     .returning('match_token_id');
 }
 
-/** A token past its lifetime that nothing has paid against reads as `expired` (writes persist it). */
-const effectiveState = sql<
-  MatchTokenRow['acceptance_state']
->`case when acceptance_state in ('issued', 'accepted') and expires_at <= now() then 'expired' else acceptance_state end`;
+/** A token past its lifetime that nothing has paid against, by the database's clock: due to be stored `expired`. */
+export const tokenDue = sql<boolean>`acceptance_state in ('issued', 'accepted') and expires_at <= now()`;
+
+/** A due token reads as `expired` (writes persist it). */
+const effectiveState = sql<MatchTokenRow['acceptance_state']>`case when ${tokenDue} then 'expired' else acceptance_state end`;
 
 export function selectTokens(db: Db) {
   return db

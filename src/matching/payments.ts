@@ -1,10 +1,10 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
 import type { PaymentAuthorizationsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import type { MatchTokenRow } from './match-tokens';
+import { expireDueTokens, tokenDue, type MatchTokenRow } from './match-tokens';
 import { fromMinorUnits, toMinorUnits } from '../money';
 import { transitionProposal } from './proposals';
 import { mayAct, type Caller } from '../tenancy';
@@ -95,7 +95,7 @@ export async function authorizeInTransaction(
   const found = await trx
     .selectFrom('match_tokens')
     .selectAll()
-    .select(sql<boolean>`acceptance_state in ('issued', 'accepted') and expires_at <= now()`.as('due'))
+    .select(tokenDue.as('due'))
     .where('match_token_id', '=', tokenId)
     .forUpdate()
     .executeTakeFirst();
@@ -104,11 +104,7 @@ export async function authorizeInTransaction(
   const { due, ...token } = found;
   if (due) {
     // Past its lifetime and unpaid: stored as the `expired` it already reads as everywhere.
-    await trx
-      .updateTable('match_tokens')
-      .set({ acceptance_state: 'expired', updated_at: sql<Date>`now()` })
-      .where('match_token_id', '=', tokenId)
-      .execute();
+    await expireDueTokens(trx, { tokenId });
     token.acceptance_state = 'expired';
   }
 

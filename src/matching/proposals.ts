@@ -226,6 +226,9 @@ export async function mayPropose(db: Db, intent: IntentRow, merchant: MerchantRo
   return merchantWasSent(db, intent.intent_id, merchant.merchant_id);
 }
 
+/** Past its valid_until and not yet settled or expired, by the database's clock: due to be stored `expired`. */
+const proposalDue = sql<boolean>`valid_until <= now() and proposal_state not in ('settled', 'expired')`;
+
 /**
  * Expiry is applied where proposals are read and by a periodic sweep; both use this one statement,
  * which records a transition for each proposal it expires.
@@ -239,7 +242,7 @@ export async function expireDueProposals(
   const { rows } = await sql<{ proposal_id: string }>`
     with due as (
       select proposal_id, proposal_state as from_state from proposals
-      where valid_until <= now() and proposal_state not in ('settled', 'expired') ${intentFilter} ${idFilter}
+      where ${proposalDue} ${intentFilter} ${idFilter}
       for update skip locked
     ), expired as (
       update proposals p set proposal_state = 'expired', status = 'expired', updated_at = now()
@@ -263,8 +266,8 @@ export async function getProposal(db: Db, proposalId: string, caller: Caller): P
       .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
       .selectAll('p')
       .select('i.developer_id as intent_developer_id')
-      // Due for expiry by the database's clock, the one expireDueProposals goes by.
-      .select(sql<boolean>`p.valid_until <= now() and p.proposal_state not in ('settled', 'expired')`.as('due'))
+      // The rule expireDueProposals goes by (the joined intents have no such columns).
+      .select(proposalDue.as('due'))
       .where('p.proposal_id', '=', proposalId)
       .executeTakeFirst();
   let p = await read();
