@@ -486,6 +486,54 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     }
   });
 
+  it('an authorization Postgres refuses once is made by the separate authorize step, not taken for a failed handoff: confirmed, one order', async () => {
+    const c = await chain(main);
+    const checkout = await createCheckout(main, c);
+    const id = checkout.checkout_id as string;
+    // A trigger refuses the first write that stores this checkout's payment authorization; a sequence
+    // counts the tries because it is not rolled back with the refused statement.
+    const seq = `authorize_refusal_${id.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+    const trigger = `refuse_${seq}`;
+    await sql
+      .raw(
+        `create sequence ${seq};
+         create function ${trigger}() returns trigger language plpgsql as $$
+         begin
+           if new.checkout_id = '${id}' and new.payment_authorization_id is not null and old.payment_authorization_id is null then
+             if nextval('${seq}') = 1 then raise exception 'authorization refused once (test)'; end if;
+           end if;
+           return new;
+         end $$;
+         create trigger ${trigger} before update on agentic_checkouts for each row execute function ${trigger}();`,
+      )
+      .execute(main.api.db);
+    try {
+      const ok = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.body.checkout).toMatchObject({
+        checkout_id: id,
+        status: 'confirmed',
+        receipt: { merchant_response: { order_id: 'ord-1' } },
+      });
+      const tries = await sql<{ last_value: string }>`select last_value from ${sql.table(seq)}`.execute(main.api.db);
+      expect(Number(tries.rows[0]!.last_value), 'the one activity tried once, the authorize step once more').toBe(2);
+      expect(c.agent.bodies, 'one handoff, after the authorization').toHaveLength(1);
+      expect(ok.body.checkout.audit_trail.map((a: any) => a.step)).toEqual([
+        'plan_created',
+        'consent_recorded',
+        'payment_authorized',
+        'merchant_handoff_attempt_1',
+        'proposal_settled',
+        'match_token_consumed',
+        'confirmed',
+      ]);
+      expect(ok.body.checkout.audit_trail[3]).toMatchObject({ outcome: 'handed_off' });
+      expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
+    } finally {
+      await sql.raw(`drop trigger ${trigger} on agentic_checkouts; drop function ${trigger}(); drop sequence ${seq};`).execute(main.api.db);
+    }
+  });
+
   it('a merchant that keeps failing: 502 merchant_handoff_failed after 4 attempts with one idempotency key; the checkout ends failed, a later confirm is 409 checkout_failed', async () => {
     const c = await chain(main, { merchantStatus: 503 });
     const { checkout_id } = await createCheckout(main, c);

@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout';
-import type { CheckoutRequest, CheckoutView, PlanResult, Rejection } from '../src/checkout/checkouts';
+import type { CheckoutRequest, CheckoutView, HandoffResult, PlanResult, Rejection } from '../src/checkout/checkouts';
 import { searchAttributes as SA } from '../src/temporal/names';
 import {
   confirmUpdate,
@@ -42,6 +42,13 @@ export const CHECKOUT_LOCAL_HANDOFF_PATCH = 'checkout-local-handoff';
  * own). Runs recorded before it replay the separate settle (test/histories).
  */
 export const CHECKOUT_HANDOFF_SETTLES_PATCH = 'checkout-handoff-settles';
+/**
+ * From this patch on authorize, hand off and settle are one local activity (`authorizeAndHandOff`):
+ * one activation fewer per confirm. When it could not reach Postgres for the authorization, the
+ * separate authorize and handoff steps run as before. Implies the patches above (no markers of their
+ * own). Runs recorded before it replay the separate authorize (test/histories).
+ */
+export const CHECKOUT_CONFIRM_ONE_ACTIVITY_PATCH = 'checkout-confirm-one-activity';
 
 /**
  * A business rejection: `type` is the error code, details[0] the next action when there is one. The
@@ -61,7 +68,8 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   } as const;
   // The Postgres steps are short: as local activities they skip two server round trips each
   // (docs/BENCHMARKS.md). Runs started before this patch keep ordinary activities on replay.
-  const handoffSettles = wf.patched(CHECKOUT_HANDOFF_SETTLES_PATCH);
+  const oneActivity = wf.patched(CHECKOUT_CONFIRM_ONE_ACTIVITY_PATCH);
+  const handoffSettles = oneActivity || wf.patched(CHECKOUT_HANDOFF_SETTLES_PATCH);
   const localHandoff = handoffSettles || wf.patched(CHECKOUT_LOCAL_HANDOFF_PATCH);
   const fewerUpserts = localHandoff || wf.patched(CHECKOUT_FEWER_UPSERTS_PATCH);
   const local = fewerUpserts || wf.patched(LOCAL_DB_STEPS_PATCH);
@@ -220,17 +228,8 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     }
     return { checkoutId: req.checkoutId, status: 'failed', error: stored.code };
   };
-  details(`authorizing ${plan.amount} ${plan.currency}`);
-  const payment = await (saga ? dbAfterConfirm : db).authorizeCheckout(req.checkoutId, confirmRequest!.consent);
-  if (!payment.ok) return fail(payment.rejection);
-  authorized = true;
-  details(`payment ${payment.authorization_id} authorized; handing the order to ${plan.merchant_id}`);
-  let handoff;
-  let settled: CheckoutView | null = null;
-  try {
-    if (handoffSettles) ({ confirmed: settled, ...handoff } = await merchant.handOffAndSettle(req.checkoutId));
-    else handoff = await merchant.handOffToMerchant(req.checkoutId);
-  } catch (err) {
+  // A handoff that failed: the checkout fails (payment voided); anything else is not the merchant's.
+  const handoffFailed = (err: unknown) => {
     // An ordinary activity's failure wraps the cause in an ActivityFailure; a local activity's arrives
     // as the cause itself (an ApplicationFailure, or a TimeoutFailure after its last attempt).
     const cause = err instanceof wf.ActivityFailure ? err.cause : localHandoff && err instanceof wf.TemporalFailure ? err : undefined;
@@ -243,6 +242,32 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
       },
       { merchantRefused: refused },
     );
+  };
+  details(`authorizing ${plan.amount} ${plan.currency}${oneActivity ? ` and handing the order to ${plan.merchant_id}` : ''}`);
+  let together: Awaited<ReturnType<CheckoutActivities['authorizeAndHandOff']>> | undefined;
+  if (oneActivity) {
+    try {
+      together = await merchant.authorizeAndHandOff(req.checkoutId, confirmRequest!.consent);
+    } catch (err) {
+      // It throws only for the handoff, which comes after the payment was authorized.
+      authorized = true;
+      return handoffFailed(err);
+    }
+  }
+  const payment = together?.payment ?? (await (saga ? dbAfterConfirm : db).authorizeCheckout(req.checkoutId, confirmRequest!.consent));
+  if (!payment.ok) return fail(payment.rejection);
+  authorized = true;
+  let handoff: HandoffResult;
+  let settled: CheckoutView | null = null;
+  if (together?.handoff) ({ confirmed: settled, ...handoff } = together.handoff);
+  else {
+    details(`payment ${payment.authorization_id} authorized; handing the order to ${plan.merchant_id}`);
+    try {
+      if (handoffSettles) ({ confirmed: settled, ...handoff } = await merchant.handOffAndSettle(req.checkoutId));
+      else handoff = await merchant.handOffToMerchant(req.checkoutId);
+    } catch (err) {
+      return handoffFailed(err);
+    }
   }
   details(`merchant answered ${handoff.status_code}${handoff.order_id ? ` (order ${handoff.order_id})` : ''}; settling`);
   confirmed = settled ?? (await (saga ? dbAfterConfirm : db).settleCheckout(req.checkoutId, handoff));

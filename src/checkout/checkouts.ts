@@ -371,11 +371,10 @@ export interface Consent {
  * → accepted), in one transaction. A refused authorization commits the consent alone (and a token
  * found expired); a retry finds the authorization stored and answers with it.
  */
-export async function authorizeCheckout(
-  db: Db,
-  checkoutId: string,
-  consent: Consent,
-): Promise<{ ok: true; authorization_id: string } | { ok: false; rejection: Rejection }> {
+/** The payment authorization of a confirm: its id, or the refusal the checkout fails with. */
+export type AuthorizeResult = { ok: true; authorization_id: string } | { ok: false; rejection: Rejection };
+
+export async function authorizeCheckout(db: Db, checkoutId: string, consent: Consent): Promise<AuthorizeResult> {
   return db.transaction().execute(async (trx) => {
     const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
     if (!c) throw checkoutNotFound(checkoutId);
