@@ -389,7 +389,6 @@ export async function rankAndMintRuntimeToken(
   return { ...ranked, ...minted };
 }
 
-/** Step `authorize_payment` (only when the budget does not require the user's confirmation). */
 /**
  * Step `authorize_payment` (only when the budget does not require the user's confirmation), and only
  * for a seller whose agent takes the order: otherwise the step is `skipped` and null comes back.

@@ -234,8 +234,8 @@ export async function loadRuntime(db: Db, runtimeId: string, caller: Caller) {
   const r = await getRuntimeRow(db, runtimeId);
   // Another developer's run is not there for this caller (A2A tasks/get answers the same).
   if (!mayRead(caller, r.developer_id)) throw runtimeNotFound(runtimeId);
-  const steps = await db.selectFrom('commerce_runtime_steps').selectAll().where('runtime_id', '=', runtimeId).orderBy('index').execute();
-  const [intent, proposal, session, token] = await Promise.all([
+  const [steps, intent, proposal, session, token] = await Promise.all([
+    db.selectFrom('commerce_runtime_steps').selectAll().where('runtime_id', '=', runtimeId).orderBy('index').execute(),
     r.intent_id ? getIntent(db, r.intent_id, SYSTEM) : null,
     r.proposal_id ? getProposal(db, r.proposal_id, SYSTEM) : null,
     r.match_session_id
