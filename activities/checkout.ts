@@ -9,13 +9,12 @@ import {
   HandoffRejected,
   planCheckout,
   settleCheckout,
-  type AuthorizeResult,
   type CheckoutRequest,
-  type CheckoutView,
   type Consent,
   type HandoffResult,
   type Rejection,
 } from '../src/checkout/checkouts';
+import { authorizeAndHandOff, handOffAndSettle } from '../src/checkout/confirm';
 
 /** How often the handoff heartbeats; the workflow's heartbeat timeout (5 s) is a few of these. */
 export const HANDOFF_HEARTBEAT_MS = 1000;
@@ -53,24 +52,9 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
       clearInterval(beat);
     }
   };
-  /**
-   * The handoff and, when the merchant took the order, the settle (patch `checkout-handoff-settles`):
-   * one activation of the workflow fewer. The merchant's answer is written with the settle, in its
-   * transaction. A settle that fails here (Postgres away) is not retried here, where a retry would
-   * send the handoff again: `confirmed` is null and the workflow's own settle step takes over with
-   * the same result (answer included), retrying until it is done.
-   */
-  const handOffAndSettle = async (checkoutId: string): Promise<HandoffResult & { confirmed: CheckoutView | null }> => {
-    const handoff = await handOff(checkoutId, false);
-    const confirmed = await settleCheckout(db, checkoutId, handoff).catch((err: unknown) => {
-      Context.current().log.warn("settle after the merchant's handoff failed; the workflow's settle step writes it", {
-        checkout_id: checkoutId,
-        error: err instanceof Error ? err.message : String(err),
-      });
-      return null;
-    });
-    return { ...handoff, confirmed };
-  };
+  // The handoff whose answer the settle writes, in its transaction.
+  const handOffForSettle = (checkoutId: string) => handOff(checkoutId, false);
+  const warn = (message: string, attrs: Record<string, unknown>) => Context.current().log.warn(message, attrs);
   return {
     async planCheckout(req: CheckoutRequest) {
       return planCheckout(db, req, config.CHECKOUT_PLAN_TTL_S, config.publicBaseUrl);
@@ -82,29 +66,13 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
     async handOffToMerchant(checkoutId: string): Promise<HandoffResult> {
       return handOff(checkoutId, true);
     },
-    handOffAndSettle,
-    /**
-     * The whole confirm after the buyer's consent in one local activity (patch
-     * `checkout-confirm-one-activity`): authorize the payment, hand the order to the merchant, settle.
-     * One activation of the workflow instead of two. The authorization is idempotent, so a retry for
-     * the merchant's sake finds it made and goes on to the handoff. An authorization that could not be
-     * reached (Postgres away) is not thrown: an error here would spend the merchant's attempts and read
-     * as a failed handoff. `payment` is then null and the workflow runs the separate steps, which retry
-     * until Postgres is back.
-     */
-    async authorizeAndHandOff(
-      checkoutId: string,
-      consent: Consent,
-    ): Promise<{ payment: AuthorizeResult | null; handoff: (HandoffResult & { confirmed: CheckoutView | null }) | null }> {
-      const payment = await authorizeCheckout(db, checkoutId, consent).catch((err: unknown) => {
-        Context.current().log.warn('authorization failed; the workflow authorizes in a step of its own', {
-          checkout_id: checkoutId,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        return null;
-      });
-      if (!payment?.ok) return { payment, handoff: null };
-      return { payment, handoff: await handOffAndSettle(checkoutId) };
+    /** The handoff, then the settle (patch `checkout-handoff-settles`; src/checkout/confirm.ts). */
+    async handOffAndSettle(checkoutId: string) {
+      return handOffAndSettle(db, checkoutId, handOffForSettle, warn);
+    },
+    /** Authorize, hand off, settle (patch `checkout-confirm-one-activity`; src/checkout/confirm.ts). */
+    async authorizeAndHandOff(checkoutId: string, consent: Consent) {
+      return authorizeAndHandOff(db, checkoutId, consent, handOffForSettle, warn);
     },
     async handOffToMerchantSite(checkoutId: string, consent: Consent) {
       return handOffToMerchantSite(db, checkoutId, consent, config.publicBaseUrl);

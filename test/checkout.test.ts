@@ -148,6 +148,45 @@ async function createCheckout(s: Stack, c: Chain) {
 }
 
 /** Names of the Updates the workflow accepted (rejected ones leave no trace in history). */
+/** The audit trail of a checkout the merchant took at the first attempt, step by step. */
+const CONFIRMED_TRAIL = [
+  'plan_created',
+  'consent_recorded',
+  'payment_authorized',
+  'merchant_handoff_attempt_1',
+  'proposal_settled',
+  'match_token_consumed',
+  'confirmed',
+];
+
+/**
+ * A trigger that refuses, once, the first update of checkout `id` for which `when` holds (old/new rows):
+ * Postgres failing one write of a step. A sequence counts the tries, because it is not rolled back
+ * with the refused statement. `tries()` reads the count; `drop()` removes them all.
+ */
+async function refuseOnce(db: Stack['api']['db'], id: string, name: string, when: string) {
+  const seq = `${name}_refusal_${id.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  const trigger = `refuse_${seq}`;
+  await sql
+    .raw(
+      `create sequence ${seq};
+       create function ${trigger}() returns trigger language plpgsql as $$
+       begin
+         if new.checkout_id = '${id}' and ${when} then
+           if nextval('${seq}') = 1 then raise exception '${name} refused once (test)'; end if;
+         end if;
+         return new;
+       end $$;
+       create trigger ${trigger} before update on agentic_checkouts for each row execute function ${trigger}();`,
+    )
+    .execute(db);
+  return {
+    tries: async () =>
+      Number((await sql<{ last_value: string }>`select last_value from ${sql.table(seq)}`.execute(db)).rows[0]!.last_value),
+    drop: () => sql.raw(`drop trigger ${trigger} on agentic_checkouts; drop function ${trigger}(); drop sequence ${seq};`).execute(db),
+  };
+}
+
 const acceptedUpdates = async (s: Stack, checkoutId: string) =>
   (await s.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkoutId)).fetchHistory())
     .events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
@@ -381,15 +420,7 @@ describe('agentic checkout: confirm (Update with validator)', () => {
       currency: 'USD',
     });
     expect(Date.parse(done.receipt.handed_off_at)).toBeGreaterThan(0);
-    expect(done.audit_trail.map((a: any) => a.step)).toEqual([
-      'plan_created',
-      'consent_recorded',
-      'payment_authorized',
-      'merchant_handoff_attempt_1',
-      'proposal_settled',
-      'match_token_consumed',
-      'confirmed',
-    ]);
+    expect(done.audit_trail.map((a: any) => a.step)).toEqual(CONFIRMED_TRAIL);
     for (const a of done.audit_trail) expect(Date.parse(a.at)).toBeGreaterThan(0);
     expect(done.audit_trail[3]).toMatchObject({
       outcome: 'handed_off',
@@ -445,27 +476,20 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     expect(c.agent.bodies).toHaveLength(1);
   });
 
-  it("a settle the handoff's activity cannot write (Postgres refuses it once) is written by the workflow's settle step: confirmed, one order", async () => {
+  // Postgres failing one write of the confirm's one local activity: the workflow's own step for it
+  // writes it, retrying until done; the handoff is sent once, and an outage is not a merchant failure.
+  it.each([
+    ["the settle (the handoff's local activity cannot write it)", 'settle', "new.status = 'confirmed' and old.status <> 'confirmed'"],
+    [
+      'the authorization (not taken for a failed handoff)',
+      'authorize',
+      'new.payment_authorization_id is not null and old.payment_authorization_id is null',
+    ],
+  ])("%s, refused once by Postgres, is written by the workflow's own step: confirmed, one order", async (_write, name, when) => {
     const c = await chain(main);
     const checkout = await createCheckout(main, c);
     const id = checkout.checkout_id as string;
-    // A trigger refuses the first write that confirms this one checkout; a sequence counts the tries
-    // because it is not rolled back with the refused statement.
-    const seq = `settle_refusal_${id.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
-    const trigger = `refuse_${seq}`;
-    await sql
-      .raw(
-        `create sequence ${seq};
-         create function ${trigger}() returns trigger language plpgsql as $$
-         begin
-           if new.checkout_id = '${id}' and new.status = 'confirmed' and old.status <> 'confirmed' then
-             if nextval('${seq}') = 1 then raise exception 'settle refused once (test)'; end if;
-           end if;
-           return new;
-         end $$;
-         create trigger ${trigger} before update on agentic_checkouts for each row execute function ${trigger}();`,
-      )
-      .execute(main.api.db);
+    const refusal = await refuseOnce(main.api.db, id, name, when);
     try {
       const ok = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
       expect(ok.status, ok.text).toBe(200);
@@ -474,63 +498,14 @@ describe('agentic checkout: confirm (Update with validator)', () => {
         status: 'confirmed',
         receipt: { merchant_response: { order_id: 'ord-1' } },
       });
-      const tries = await sql<{ last_value: string }>`select last_value from ${sql.table(seq)}`.execute(main.api.db);
-      expect(Number(tries.rows[0]!.last_value), 'the activity tried once, the settle step once more').toBe(2);
-      expect(c.agent.bodies, 'the handoff is not sent again for the settle').toHaveLength(1);
-      // The merchant's answer, left to the settle, is written by the settle step that succeeded.
-      const attempt = ok.body.checkout.audit_trail.find((a: any) => a.step === 'merchant_handoff_attempt_1');
-      expect(attempt).toMatchObject({ outcome: 'handed_off', detail: { status_code: 200, order_id: 'ord-1' } });
+      expect(await refusal.tries(), `the one activity tried once, the ${name} step once more`).toBe(2);
+      expect(c.agent.bodies, 'one handoff').toHaveLength(1);
+      expect(ok.body.checkout.audit_trail.map((a: any) => a.step)).toEqual(CONFIRMED_TRAIL);
+      // The merchant's answer, left to the settle, is written by the settle that succeeded.
+      expect(ok.body.checkout.audit_trail[3]).toMatchObject({ outcome: 'handed_off', detail: { status_code: 200, order_id: 'ord-1' } });
       expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
     } finally {
-      await sql.raw(`drop trigger ${trigger} on agentic_checkouts; drop function ${trigger}(); drop sequence ${seq};`).execute(main.api.db);
-    }
-  });
-
-  it('an authorization Postgres refuses once is made by the separate authorize step, not taken for a failed handoff: confirmed, one order', async () => {
-    const c = await chain(main);
-    const checkout = await createCheckout(main, c);
-    const id = checkout.checkout_id as string;
-    // A trigger refuses the first write that stores this checkout's payment authorization; a sequence
-    // counts the tries because it is not rolled back with the refused statement.
-    const seq = `authorize_refusal_${id.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
-    const trigger = `refuse_${seq}`;
-    await sql
-      .raw(
-        `create sequence ${seq};
-         create function ${trigger}() returns trigger language plpgsql as $$
-         begin
-           if new.checkout_id = '${id}' and new.payment_authorization_id is not null and old.payment_authorization_id is null then
-             if nextval('${seq}') = 1 then raise exception 'authorization refused once (test)'; end if;
-           end if;
-           return new;
-         end $$;
-         create trigger ${trigger} before update on agentic_checkouts for each row execute function ${trigger}();`,
-      )
-      .execute(main.api.db);
-    try {
-      const ok = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
-      expect(ok.status, ok.text).toBe(200);
-      expect(ok.body.checkout).toMatchObject({
-        checkout_id: id,
-        status: 'confirmed',
-        receipt: { merchant_response: { order_id: 'ord-1' } },
-      });
-      const tries = await sql<{ last_value: string }>`select last_value from ${sql.table(seq)}`.execute(main.api.db);
-      expect(Number(tries.rows[0]!.last_value), 'the one activity tried once, the authorize step once more').toBe(2);
-      expect(c.agent.bodies, 'one handoff, after the authorization').toHaveLength(1);
-      expect(ok.body.checkout.audit_trail.map((a: any) => a.step)).toEqual([
-        'plan_created',
-        'consent_recorded',
-        'payment_authorized',
-        'merchant_handoff_attempt_1',
-        'proposal_settled',
-        'match_token_consumed',
-        'confirmed',
-      ]);
-      expect(ok.body.checkout.audit_trail[3]).toMatchObject({ outcome: 'handed_off' });
-      expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
-    } finally {
-      await sql.raw(`drop trigger ${trigger} on agentic_checkouts; drop function ${trigger}(); drop sequence ${seq};`).execute(main.api.db);
+      await refusal.drop();
     }
   });
 
