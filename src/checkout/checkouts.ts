@@ -366,14 +366,14 @@ export interface Consent {
   granted_at?: string;
 }
 
+/** The payment authorization of a confirm: its id, or the refusal the checkout fails with. */
+export type AuthorizeResult = { ok: true; authorization_id: string } | { ok: false; rejection: Rejection };
+
 /**
  * Records the consent and authorizes payment on the match token (token → payment_authorized, proposal
  * → accepted), in one transaction. A refused authorization commits the consent alone (and a token
  * found expired); a retry finds the authorization stored and answers with it.
  */
-/** The payment authorization of a confirm: its id, or the refusal the checkout fails with. */
-export type AuthorizeResult = { ok: true; authorization_id: string } | { ok: false; rejection: Rejection };
-
 export async function authorizeCheckout(db: Db, checkoutId: string, consent: Consent): Promise<AuthorizeResult> {
   return db.transaction().execute(async (trx) => {
     const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
