@@ -26,6 +26,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Db } from '../src/db/connect';
 import type { Database } from '../src/db/schema';
 import { findCheckout, handOffToMerchant, planCheckout } from '../src/checkout/checkouts';
+import { AUTHORIZE_WAIT_MS } from '../src/checkout/confirm';
 
 /**
  * Agentic checkout end to end (docs/CHECKOUT.md): the real API starts `agenticCheckout` on the
@@ -159,6 +160,16 @@ const CONFIRMED_TRAIL = [
   'confirmed',
 ];
 
+/** The events of the checkout's run. */
+const historyEvents = async (s: Stack, checkoutId: string) =>
+  (await s.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkoutId)).fetchHistory()).events ?? [];
+
+/** The local activities the checkout's run recorded, in order (from its history's markers). */
+const localActivities = async (s: Stack, checkoutId: string): Promise<string[]> =>
+  (await historyEvents(s, checkoutId))
+    .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+    .map((e) => JSON.parse(Buffer.from(e.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!).toString()).activity_type);
+
 /**
  * A trigger that refuses, once, the first update of checkout `id` for which `when` holds (old/new rows):
  * Postgres failing one write of a step. A sequence counts the tries, because it is not rolled back
@@ -188,8 +199,8 @@ async function refuseOnce(db: Stack['api']['db'], id: string, name: string, when
 }
 
 const acceptedUpdates = async (s: Stack, checkoutId: string) =>
-  (await s.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkoutId)).fetchHistory())
-    .events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
+  (await historyEvents(s, checkoutId))
+    .filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
     .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest?.input?.name);
 
 beforeAll(async () => {
@@ -479,13 +490,19 @@ describe('agentic checkout: confirm (Update with validator)', () => {
   // Postgres failing one write of the confirm's one local activity: the workflow's own step for it
   // writes it, retrying until done; the handoff is sent once, and an outage is not a merchant failure.
   it.each([
-    ["the settle (the handoff's local activity cannot write it)", 'settle', "new.status = 'confirmed' and old.status <> 'confirmed'"],
+    [
+      "the settle (the handoff's local activity cannot write it)",
+      'settle',
+      "new.status = 'confirmed' and old.status <> 'confirmed'",
+      ['planCheckout', 'authorizeAndHandOff', 'settleCheckout'],
+    ],
     [
       'the authorization (not taken for a failed handoff)',
       'authorize',
       'new.payment_authorization_id is not null and old.payment_authorization_id is null',
+      ['planCheckout', 'authorizeAndHandOff', 'authorizeCheckout', 'handOffAndSettle'],
     ],
-  ])("%s, refused once by Postgres, is written by the workflow's own step: confirmed, one order", async (_write, name, when) => {
+  ])("%s, refused once by Postgres, is written by the workflow's own step: confirmed, one order", async (_write, name, when, steps) => {
     const c = await chain(main);
     const checkout = await createCheckout(main, c);
     const id = checkout.checkout_id as string;
@@ -504,9 +521,32 @@ describe('agentic checkout: confirm (Update with validator)', () => {
       // The merchant's answer, left to the settle, is written by the settle that succeeded.
       expect(ok.body.checkout.audit_trail[3]).toMatchObject({ outcome: 'handed_off', detail: { status_code: 200, order_id: 'ord-1' } });
       expect((await get(main, `/v1/match-tokens/${c.tokenId}`)).body.match_token.acceptance_state).toBe('consumed');
+      expect(await localActivities(main, id)).toEqual(steps);
     } finally {
       await refusal.drop();
     }
+  });
+
+  it(`an authorization that hangs past AUTHORIZE_WAIT_MS (${AUTHORIZE_WAIT_MS} ms; the row locked) is left to the workflow's authorize step, not spent as the merchant's attempts: confirmed, one order`, async () => {
+    const c = await chain(main);
+    const checkout = await createCheckout(main, c);
+    const id = checkout.checkout_id as string;
+    // Another session holds the checkout's row past the bound, so the authorization waits on its lock.
+    let locked!: () => void;
+    const holding = new Promise<void>((r) => (locked = r));
+    const held = main.api.db.transaction().execute(async (trx) => {
+      await sql`select 1 from agentic_checkouts where checkout_id = ${id} for update`.execute(trx);
+      locked();
+      await sleep(AUTHORIZE_WAIT_MS + 2000);
+    });
+    await holding;
+    const ok = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
+    await held;
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.checkout).toMatchObject({ checkout_id: id, status: 'confirmed', receipt: { merchant_response: { order_id: 'ord-1' } } });
+    expect(c.agent.bodies, 'one handoff').toHaveLength(1);
+    expect(ok.body.checkout.audit_trail.map((a: any) => a.step)).toEqual(CONFIRMED_TRAIL);
+    expect(await localActivities(main, id)).toEqual(['planCheckout', 'authorizeAndHandOff', 'authorizeCheckout', 'handOffAndSettle']);
   });
 
   it('a merchant that keeps failing: 502 merchant_handoff_failed after 4 attempts with one idempotency key; the checkout ends failed, a later confirm is 409 checkout_failed', async () => {

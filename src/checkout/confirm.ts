@@ -1,4 +1,5 @@
 import type { Db } from '../db/connect';
+import { within } from '../time';
 import { authorizeCheckout, settleCheckout, type AuthorizeResult, type CheckoutView, type Consent, type HandoffResult } from './checkouts';
 
 /** The merchant handoff as the activity runs it (heartbeat, attempt numbering, rejection type). */
@@ -7,6 +8,15 @@ type HandOff = (checkoutId: string) => Promise<HandoffResult>;
 type Warn = (message: string, attrs: Record<string, unknown>) => void;
 
 export type SettledHandoff = HandoffResult & { confirmed: CheckoutView | null };
+
+/**
+ * How long the combined step waits for the authorization. A Postgres that hangs instead of refusing
+ * would run the activity into its 30 s start-to-close timeout, whose retries are the merchant's
+ * attempts: after the last one the checkout would fail as a handoff that was never sent. Past this
+ * bound the authorization is left to the workflow's own step, as a refused one is (the bound leaves
+ * room for the handoff's ≤ 15 s inside the 30 s).
+ */
+export const AUTHORIZE_WAIT_MS = 10_000;
 
 /**
  * A write tried once, inside a local activity whose retry would send the handoff again: when Postgres
@@ -41,9 +51,9 @@ export async function handOffAndSettle(db: Db, checkoutId: string, handOff: Hand
  * The whole confirm after the buyer's consent (patch `checkout-confirm-one-activity`): authorize the
  * payment, hand the order to the merchant, settle; one activation of the workflow instead of two. The
  * authorization is idempotent, so a retry for the merchant's sake finds it made and goes on to the
- * handoff. An authorization that could not be reached (Postgres away) is not thrown: an error here
- * would spend the merchant's attempts and read as a failed handoff. `payment` is then null and the
- * workflow runs the separate steps.
+ * handoff. An authorization that could not be reached (Postgres away, or no answer within
+ * AUTHORIZE_WAIT_MS) is not thrown: an error here would spend the merchant's attempts and read as a
+ * failed handoff. `payment` is then null and the workflow runs the separate steps.
  */
 export async function authorizeAndHandOff(
   db: Db,
@@ -52,7 +62,10 @@ export async function authorizeAndHandOff(
   handOff: HandOff,
   warn: Warn,
 ): Promise<{ payment: AuthorizeResult | null; handoff: SettledHandoff | null }> {
-  const payment = await onceOrLeftToWorkflow(authorizeCheckout(db, checkoutId, consent), 'authorization', checkoutId, warn);
+  const authorizing = within(authorizeCheckout(db, checkoutId, consent), AUTHORIZE_WAIT_MS).then(
+    (r) => r ?? Promise.reject(new Error(`no answer within ${AUTHORIZE_WAIT_MS} ms`)),
+  );
+  const payment = await onceOrLeftToWorkflow(authorizing, 'authorization', checkoutId, warn);
   if (!payment?.ok) return { payment, handoff: null };
   return { payment, handoff: await handOffAndSettle(db, checkoutId, handOff, warn) };
 }
