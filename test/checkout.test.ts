@@ -148,7 +148,6 @@ async function createCheckout(s: Stack, c: Chain) {
   return res.body.checkout;
 }
 
-/** Names of the Updates the workflow accepted (rejected ones leave no trace in history). */
 /** The audit trail of a checkout the merchant took at the first attempt, step by step. */
 const CONFIRMED_TRAIL = [
   'plan_created',
@@ -198,6 +197,7 @@ async function refuseOnce(db: Stack['api']['db'], id: string, name: string, when
   };
 }
 
+/** Names of the Updates the workflow accepted (rejected ones leave no trace in history). */
 const acceptedUpdates = async (s: Stack, checkoutId: string) =>
   (await historyEvents(s, checkoutId))
     .filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
