@@ -9,6 +9,8 @@ import { json, startLoopback } from './helpers/loopback';
 import { call, uniqueEmail } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
+import { buildRoutes } from '../api/app';
+import { CONSOLE_AUTH_BUDGETS } from '../api/middleware/rate-limit';
 
 /**
  * The HTTP foundation, exercised through the real middleware stack. Routes that later issues add
@@ -528,6 +530,58 @@ describe('rate limiting', () => {
         expect([(await verify()).status, (await verify()).status, (await verify()).status]).toEqual([403, 403, 429]);
         // Other routes still answer: the general bucket is not spent.
         expect((await call(url, 'GET', '/v1/developers/keys', { token: first.body.developer_token })).status).toBe(200);
+      },
+    );
+  });
+
+  it('every console budget is one bucket per route, whatever the spelling of its path', async () => {
+    // Each budgeted route names a route of the registry (a renamed route cannot silently lose its budget).
+    const declared = new Set(buildRoutes().routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+    for (const key of CONSOLE_AUTH_BUDGETS.keys()) expect(declared, key).toContain(key);
+
+    await withLimits(
+      { RATE_LIMIT_PER_IP: '1000', REGISTER_RATE_LIMIT_PER_IP: '3', LOGIN_RATE_LIMIT_PER_IP: '3', INVITE_VERIFY_RATE_LIMIT_PER_IP: '3' },
+      async (url) => {
+        const owner = await call(url, 'POST', '/v1/developers/register', {
+          body: { display_name: 'X', contact_email: uniqueEmail('spell'), password: 'a long password' },
+        });
+        expect(owner.status).toBe(201);
+        const bodies: Record<string, { body: unknown; token?: string }> = {
+          'POST /v1/developers/register': { body: { display_name: 'X', contact_email: 'not-an-email', password: 'a long password' } },
+          'POST /v1/developers/login': { body: { contact_email: 'nobody@example.com', password: 'wrong password' } },
+          'POST /v1/developers/invite/verify': { body: { invite_code: 'guess-guess' }, token: owner.body.developer_token },
+        };
+        for (const key of CONSOLE_AUTH_BUDGETS.keys()) {
+          const [method, path] = key.split(' ') as [string, string];
+          const { body, token } = bodies[key]!;
+          const send = (spelling: string) => call(url, method, spelling, { body, token });
+          // Spellings the router takes for this route: each spends from the one bucket (3 here, one
+          // already spent by the owner's registration on the register route).
+          const accepted = [path.toUpperCase(), `${path}/`, path.replace('/v1/', '/V1/')];
+          const statuses = [];
+          for (const spelling of [path, ...accepted]) statuses.push({ spelling, status: (await send(spelling)).status });
+          const spent = statuses.findIndex((s) => s.status === 429);
+          expect(spent, `${key}: ${JSON.stringify(statuses)}`).toBeGreaterThan(0);
+          expect(
+            statuses.slice(spent).every((s) => s.status === 429),
+            `${key}: ${JSON.stringify(statuses)}`,
+          ).toBe(true);
+          // With the bucket spent, no spelling reaches the credential check: the router's spellings
+          // answer 429, the ones it does not take (`//`, percent-encoded letters) are no route at all.
+          const others = [
+            ...accepted,
+            path.toLowerCase().replace(/s/g, 'S'),
+            `/${path}`,
+            path.replace('/v1/', '/v1//'),
+            `${path}//`,
+            path.replace(/n/, '%6E'),
+            path.replace(/e/, '%65'),
+          ];
+          for (const spelling of others) {
+            const res = await send(spelling);
+            expect([429, 404], `${method} ${spelling} → ${res.status} ${res.text}`).toContain(res.status);
+          }
+        }
       },
     );
   });

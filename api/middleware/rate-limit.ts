@@ -86,7 +86,10 @@ export const RATE_LIMIT_EXEMPT_PATHS: ReadonlySet<string> = new Set(['/healthz']
 /**
  * Console endpoints that cost an scrypt or test a secret: each spends its own tight per-IP budget
  * on top of the general one, so neither account creation nor password or invite-code guessing can
- * run at the general rate.
+ * run at the general rate. Keyed by the route's declared method and path: the budget is part of the
+ * route's own middleware (routeBudget, mounted by the route registry), so it is spent by every
+ * spelling of the path the router accepts for that route (`/V1/DEVELOPERS/LOGIN`, a trailing slash),
+ * never looked up by the raw path.
  */
 export const CONSOLE_AUTH_BUDGETS: ReadonlyMap<string, { limiter: keyof RateLimiters; env: string }> = new Map([
   ['POST /v1/developers/register', { limiter: 'register', env: 'REGISTER_RATE_LIMIT_PER_IP' }],
@@ -133,7 +136,15 @@ export const rateLimit: Middleware<AppState> = async (ctx, next) => {
   } else {
     await take(perIp, ctx.ip);
   }
-  const budget = CONSOLE_AUTH_BUDGETS.get(`${ctx.method} ${ctx.path.replace(/\/+$/, '')}`);
-  if (budget) await take(ctx.deps.limiters[budget.limiter], ctx.ip);
   await next();
 };
+
+/** The per-IP budget middleware of a route listed in CONSOLE_AUTH_BUDGETS, if it is one. */
+export function routeBudget(method: string, openApiPath: string): Middleware<AppState> | undefined {
+  const budget = CONSOLE_AUTH_BUDGETS.get(`${method.toUpperCase()} ${openApiPath}`);
+  if (!budget) return undefined;
+  return async (ctx, next) => {
+    await take(ctx.deps.limiters[budget.limiter], ctx.ip);
+    await next();
+  };
+}

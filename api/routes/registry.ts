@@ -13,6 +13,7 @@ import {
   requireSupplyKeyOrApiKeyAnd,
 } from '../middleware/auth';
 import { idempotency } from '../middleware/idempotency';
+import { routeBudget } from '../middleware/rate-limit';
 import { describeBadInput, dropPrototypeKeys, findBadInput } from '../../src/input-guard';
 import { operationIdOf } from '../openapi-text';
 
@@ -347,7 +348,13 @@ export class RouteRegistry {
           ctx.body = reply.body;
         }
       };
-      router.register(koaPath(spec.path), [spec.method.toUpperCase()], [guard, ...spec.auth.middleware, idempotency, run]);
+      // A console credential route's own per-IP budget, spent before its credentials are checked.
+      const budget = routeBudget(spec.method, spec.path);
+      router.register(
+        koaPath(spec.path),
+        [spec.method.toUpperCase()],
+        [guard, ...(budget ? [budget] : []), ...spec.auth.middleware, idempotency, run],
+      );
     }
   }
 }
