@@ -91,7 +91,9 @@ export const a2aEndpoint: Middleware<AppState> = async (c, next) => {
         413,
         envelope(RPC.INVALID_REQUEST, new AppError(413, 'payload_too_large', 'The request body exceeds the 1 MB limit.')),
       );
-    return errorReply(ctx, 200, envelope(RPC.PARSE_ERROR, new AppError(400, 'invalid_json', 'The request body is not valid JSON.')));
+    // A body that does not decode (its Content-Encoding) says so; anything else is unparseable JSON.
+    const parseError = err instanceof AppError ? err : new AppError(400, 'invalid_json', 'The request body is not valid JSON.');
+    return errorReply(ctx, 200, envelope(RPC.PARSE_ERROR, parseError));
   }
 
   // The same guard as every REST route: no NUL, lone surrogate or over-deep nesting reaches a domain function.

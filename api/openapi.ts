@@ -58,7 +58,11 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
       ...(BODY_METHODS.has(r.method)
         ? ([
             [400, 'invalid_json', 'The body is not valid JSON, or nests deeper than 64 levels.'],
-            [400, 'invalid_content_encoding', 'The body does not match its Content-Encoding.'],
+            [
+              400,
+              'invalid_content_encoding',
+              'The body does not match its Content-Encoding, or names one not decoded (identity, gzip, deflate, br are).',
+            ],
             [413, 'payload_too_large', 'The body exceeds 1 MB.'],
             ...(r.body ? [[415, 'unsupported_media_type', 'The body is not application/json.'] as const] : []),
           ] as const)

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, uniqueEmail } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
@@ -268,6 +268,51 @@ describe('bodies that would break a recursive reader', () => {
       body: gzipSync('{"raw_query":"gzipped shoes"}'),
     });
     expect(real.status).toBe(201);
+  });
+
+  it('every Content-Encoding fails alike: a body that does not decode, or an encoding not decoded, is a 400 before any credential', async () => {
+    const json = Buffer.from(JSON.stringify({ raw_query: 'shoes', padding: 'x'.repeat(2000) }));
+    const bodies: Record<string, Record<string, Buffer>> = {
+      gzip: { garbage: Buffer.from('garbage\n'), truncated: gzipSync(json).subarray(0, 20) },
+      deflate: { garbage: Buffer.from('garbage\n'), truncated: deflateSync(json).subarray(0, 20) },
+      br: { garbage: Buffer.from('garbage\n'), truncated: brotliCompressSync(json).subarray(0, 20) },
+      zstd: { any: json },
+      compress: { any: json },
+    };
+    // Before login (register, login), with a key (intents), and the MCP endpoint; no credential is sent.
+    for (const path of ['/v1/developers/register', '/v1/developers/login', '/v1/intents', '/mcp']) {
+      for (const [encoding, cases] of Object.entries(bodies)) {
+        for (const [name, body] of Object.entries(cases)) {
+          const res = await rawRequest('POST', path, {
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-encoding': encoding },
+            body,
+          });
+          const what = `${path} ${encoding} ${name}: ${res.status} ${JSON.stringify(res.body)}`;
+          expect(res.status, what).toBe(400);
+          expect(res.headers['content-type'], what).toMatch(/application\/json/);
+          expect(res.body.error, what).toBe('invalid_content_encoding');
+        }
+      }
+    }
+    // A2A answers JSON-RPC: a parse error that names the encoding, never a 500.
+    const a2a = await rawRequest('POST', '/a2a', {
+      headers: { authorization: `Bearer ${dev.apiKey}`, 'content-type': 'application/json', 'content-encoding': 'br' },
+      body: Buffer.from('garbage\n'),
+    });
+    expect(a2a.status, JSON.stringify(a2a.body)).toBeLessThan(500);
+    expect(a2a.body.error.code).toBe(-32700);
+    expect(JSON.stringify(a2a.body.error)).toContain('invalid_content_encoding');
+    // Each of them decodes a correct body.
+    for (const [encoding, encode] of [
+      ['deflate', deflateSync],
+      ['br', brotliCompressSync],
+    ] as const) {
+      const ok = await rawRequest('POST', '/v1/intents', {
+        headers: { authorization: `Bearer ${dev.apiKey}`, 'content-type': 'application/json', 'content-encoding': encoding },
+        body: encode(JSON.stringify({ raw_query: `${encoding} shoes` })),
+      });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    }
   });
 });
 

@@ -4,11 +4,20 @@ import { AppError } from '../../src/errors';
 import { findBadInput, MAX_BODY_DEPTH } from '../../src/input-guard';
 import type { AppState } from '../context';
 
-/** zlib's failures (a body that does not match its Content-Encoding) carry codes like Z_DATA_ERROR. */
+/**
+ * zlib's failures (a body that does not match its Content-Encoding) carry a code: gzip and deflate
+ * ones `Z_DATA_ERROR`, `Z_BUF_ERROR` (a truncated stream of any of them) …, Brotli's decoder ones
+ * `ERR__ERROR_FORMAT_…` (Node names BROTLI_DECODER_ERROR_* that way).
+ */
 const isDecompressionError = (err: unknown) => {
   const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('Z_');
+  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'));
 };
+
+/** The encodings the body parser decodes (inflation, under co-body); anything else it refuses with 415. */
+const DECODED_ENCODINGS = 'identity, gzip, deflate or br';
+const isUnsupportedEncoding = (err: unknown) =>
+  (err as { status?: unknown }).status === 415 && /^Unsupported Content-Encoding/.test((err as Error).message ?? '');
 
 /**
  * co-body (under @koa/bodyparser) refuses any body holding a member named `__proto__` with a parse
@@ -41,11 +50,20 @@ export function jsonBodyParser(): Middleware<AppState> {
     jsonLimit: '1mb',
     encoding: 'utf-8',
     onError: (err, ctx) => {
+      // Every encoding fails alike, before any route or credential sees the request: a 400 naming
+      // the header, never the decoder's error as a 500.
       if (isDecompressionError(err)) {
         throw new AppError(
           400,
           'invalid_content_encoding',
           'The request body does not match its Content-Encoding; send it uncompressed or correctly encoded.',
+        );
+      }
+      if (isUnsupportedEncoding(err)) {
+        throw new AppError(
+          400,
+          'invalid_content_encoding',
+          `Content-Encoding ${JSON.stringify(ctx.get('content-encoding'))} is not supported; send the body as ${DECODED_ENCODINGS}.`,
         );
       }
       const body = reparsePrototypeMember(err);
