@@ -21,7 +21,6 @@ const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'feeds');
 let scratch: ScratchDatabase;
 let db: Db;
 let tmp: string;
-let seedMs = 0;
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'catalog-test-'));
@@ -29,9 +28,8 @@ beforeAll(async () => {
   scratch = await createScratchDatabase({ adminUrl, tmpDir: tmp, prefix: 'cig_catalog' });
   db = createDb(scratch.url);
   await migrateToLatest(db);
-  const started = Date.now();
+  // How long this takes is measured by `npm run bench:seed` (docs/BENCHMARKS.md), not asserted here.
   await seedCatalog(db);
-  seedMs = Date.now() - started;
 });
 
 afterAll(async () => {
@@ -60,9 +58,7 @@ async function seedFingerprints() {
 }
 
 describe('seeded catalog (full scale)', () => {
-  it('seeds the required volume quickly, with product ids 1..N', async () => {
-    console.log(`full-scale seed took ${seedMs} ms`);
-    expect(seedMs).toBeLessThan(20_000);
+  it('seeds the required volume, with product ids 1..N', async () => {
     const count = async (t: 'products' | 'creators' | 'videos' | 'regions') =>
       Number(
         (
