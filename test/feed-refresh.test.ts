@@ -208,14 +208,12 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
 
   it('a server that hangs: the run fails with the reason within the fetch bound, and the schedule keeps going', async () => {
     served.hang = true;
-    const started = Date.now();
     await trigger();
     const [failed] = await runsWhenDone(M, token, feedId, 5);
-    const elapsed = Date.now() - started;
     expect(failed).toMatchObject({ status: 'failed', rows_read: 0, added: 0 });
     expect(failed.error).toBe(`the feed URL could not be fetched: timeout: no complete answer within ${FETCH_TIMEOUT_MS} ms`);
-    // One attempt only (a feed problem is not retried within the run); generous for a shared CPU.
-    expect(elapsed).toBeLessThan(FETCH_TIMEOUT_MS + 15_000);
+    // One attempt only: a feed problem is not retried within the run, so the server was asked once.
+    expect(hung).toHaveLength(1);
     expect(failed.duration_ms).toBeGreaterThanOrEqual(FETCH_TIMEOUT_MS - 100);
     expect((await api.temporal!.client.schedule.getHandle(scheduleId).describe()).state.paused).toBe(false);
     // The workflow completed (a failed run does not fail the schedule's action) with the reason.
