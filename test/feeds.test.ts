@@ -10,7 +10,7 @@ import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import { createScratchDatabase, type ScratchDatabase } from '../src/dev/scratch-database';
 import { seedCatalog } from '../src/catalog/seed';
-import { productSeller } from '../src/catalog/products';
+import { catalogHasProduct, productSeller } from '../src/catalog/products';
 import { importFeed } from '../src/catalog/feed-import';
 import { ProductCardDocument } from '../src/schemas/catalog';
 import { call } from './helpers/http';
@@ -346,6 +346,13 @@ describe('catalogs belong to merchants', () => {
     // Seed products belong to the gateway's catalog merchant, which has no agent to hand a checkout to.
     expect(await productSeller(db, 1)).toMatchObject({ merchant_id: 'gateway-catalog', agent_endpoint: null });
     expect(await productSeller(db, 999_999_999)).toBeUndefined();
+    // A caller may name a product by the merchant's own feed id (intent mandates do), per merchant.
+    expect(await catalogHasProduct(db, 'FT-ATOM-TEA-1')).toBe(true);
+    expect(await catalogHasProduct(db, 'FT-ATOM-TEA-1', 'feeds-twin-b')).toBe(true);
+    expect(await catalogHasProduct(db, 'FT-ATOM-TEA-1', 'gateway-catalog')).toBe(false);
+    expect(await catalogHasProduct(db, String(a.product_id), 'feeds-twin-a')).toBe(true);
+    expect(await catalogHasProduct(db, String(a.product_id), 'feeds-twin-b')).toBe(false);
+    expect(await catalogHasProduct(db, 'FT-NO-SUCH-ID')).toBe(false);
     await expect(importFeed(db, path.join(FIXTURES, 'merchant-center-atom.xml'), { merchantId: 'feeds-nobody' })).rejects.toThrow(
       /no registered merchant "feeds-nobody"/,
     );

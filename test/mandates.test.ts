@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
+import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
 
 const exec = promisify(execFile);
 
@@ -45,7 +46,7 @@ async function mandateJwk() {
 
 describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
   it('201: a signed mandate whose signature openssl verifies against the JWKS key', async () => {
-    const res = await sign({ product_id: 'sku-123', amount_limit: 49.99 });
+    const res = await sign({ product_id: '1', amount_limit: 49.99 });
     expect(res.status, res.text).toBe(201);
     const m = res.body.mandate;
     expect(m).toEqual({
@@ -56,7 +57,7 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
         mandate_id: m.mandate_id,
         issuer: 'https://gw.example.test',
         developer_id: dev.developerId,
-        product_id: 'sku-123',
+        product_id: '1',
         amount_limit: 49.99,
         currency: 'USD',
         issued_at: m.issued_at,
@@ -109,11 +110,11 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     expect(created.status, created.text).toBe(201);
     const intentId = created.body.intent.intent_id as string;
     const body = {
-      product_id: '  sku-9  ',
+      product_id: '  2  ',
       amount_limit: 1200,
       currency: 'EUR',
       intent_id: intentId,
-      merchant_id: 'merchant-7',
+      merchant_id: CATALOG_MERCHANT_ID,
       expires_in_s: 600,
       metadata: { cart: ['a', 'b'], note: 'ünïcode ✓', z: 1, a: 2 },
     };
@@ -121,11 +122,11 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     expect(res.status, res.text).toBe(201);
     const m = res.body.mandate;
     expect(m.payload).toMatchObject({
-      product_id: 'sku-9',
+      product_id: '2',
       amount_limit: 1200,
       currency: 'EUR',
       intent_id: intentId,
-      merchant_id: 'merchant-7',
+      merchant_id: CATALOG_MERCHANT_ID,
       metadata: body.metadata,
     });
     expect(Date.parse(m.expires_at) - Date.parse(m.issued_at)).toBe(600_000);
@@ -139,11 +140,11 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     expect(row).toMatchObject({
       developer_id: dev.developerId,
       api_key_id: dev.keyId,
-      product_id: 'sku-9',
+      product_id: '2',
       amount_limit: 1200,
       currency: 'EUR',
       intent_id: intentId,
-      merchant_id: 'merchant-7',
+      merchant_id: CATALOG_MERCHANT_ID,
       payload: m.payload,
       canonical_payload: m.canonical_payload,
       signature: m.signature,
@@ -161,7 +162,7 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
   });
 
   it('two requests with the same body give different mandates (fresh id and nonce)', async () => {
-    const [a, b] = await Promise.all([sign({ product_id: 'p', amount_limit: 5 }), sign({ product_id: 'p', amount_limit: 5 })]);
+    const [a, b] = await Promise.all([sign({ product_id: '1', amount_limit: 5 }), sign({ product_id: '1', amount_limit: 5 })]);
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(a.body.mandate.mandate_id).not.toBe(b.body.mandate.mandate_id);
@@ -170,8 +171,8 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
 
   it('an Idempotency-Key replays the same mandate', async () => {
     const headers = { 'idempotency-key': `mandate-${Date.now()}` };
-    const first = await sign({ product_id: 'p', amount_limit: 7 }, api.url, dev.apiKey, headers);
-    const again = await sign({ product_id: 'p', amount_limit: 7 }, api.url, dev.apiKey, headers);
+    const first = await sign({ product_id: '1', amount_limit: 7 }, api.url, dev.apiKey, headers);
+    const again = await sign({ product_id: '1', amount_limit: 7 }, api.url, dev.apiKey, headers);
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -182,22 +183,42 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     ['product_id missing', { amount_limit: 10 }, 'product_id'],
     ['product_id empty', { product_id: '  ', amount_limit: 10 }, 'product_id'],
     ['product_id not a string', { product_id: 42, amount_limit: 10 }, 'product_id'],
-    ['amount_limit missing', { product_id: 'p' }, 'amount_limit'],
-    ['amount_limit 0', { product_id: 'p', amount_limit: 0 }, 'amount_limit'],
-    ['amount_limit -5', { product_id: 'p', amount_limit: -5 }, 'amount_limit'],
-    ['amount_limit a string', { product_id: 'p', amount_limit: '10' }, 'amount_limit'],
-    ['amount_limit null', { product_id: 'p', amount_limit: null }, 'amount_limit'],
-    ['amount_limit too large', { product_id: 'p', amount_limit: 1e12 }, 'amount_limit'],
-    ['currency not ISO 4217', { product_id: 'p', amount_limit: 1, currency: 'usd' }, 'currency'],
-    ['expires_in_s too long', { product_id: 'p', amount_limit: 1, expires_in_s: 10 ** 7 }, 'expires_in_s'],
-    ['expires_in_s not an integer', { product_id: 'p', amount_limit: 1, expires_in_s: 90.5 }, 'expires_in_s'],
-    ['metadata not an object', { product_id: 'p', amount_limit: 1, metadata: 'x' }, 'metadata'],
-    ['unknown member', { product_id: 'p', amount_limit: 1, amount_limt: 2 }, 'amount_limt'],
+    ['amount_limit missing', { product_id: '1' }, 'amount_limit'],
+    ['amount_limit 0', { product_id: '1', amount_limit: 0 }, 'amount_limit'],
+    ['amount_limit -5', { product_id: '1', amount_limit: -5 }, 'amount_limit'],
+    ['amount_limit a string', { product_id: '1', amount_limit: '10' }, 'amount_limit'],
+    ['amount_limit null', { product_id: '1', amount_limit: null }, 'amount_limit'],
+    ['amount_limit too large', { product_id: '1', amount_limit: 1e12 }, 'amount_limit'],
+    ['amount_limit below a cent', { product_id: '1', amount_limit: 1e-320 }, 'amount_limit'],
+    ['amount_limit 0.004 USD', { product_id: '1', amount_limit: 0.004 }, 'amount_limit'],
+    ['amount_limit below one yen', { product_id: '1', amount_limit: 0.4, currency: 'JPY' }, 'amount_limit'],
+    ['currency not ISO 4217', { product_id: '1', amount_limit: 1, currency: 'usd' }, 'currency'],
+    ['expires_in_s too long', { product_id: '1', amount_limit: 1, expires_in_s: 10 ** 7 }, 'expires_in_s'],
+    ['expires_in_s not an integer', { product_id: '1', amount_limit: 1, expires_in_s: 90.5 }, 'expires_in_s'],
+    ['metadata not an object', { product_id: '1', amount_limit: 1, metadata: 'x' }, 'metadata'],
+    ['unknown member', { product_id: '1', amount_limit: 1, amount_limt: 2 }, 'amount_limt'],
   ])('400 invalid_body: %s', async (_name, body, field) => {
     const res = await sign(body);
     expect(res.status, res.text).toBe(400);
     expect(res.body.error).toBe('invalid_body');
     expect(res.body.fields).toContain(field);
+  });
+
+  it('404 product_not_found for a product the catalog does not have, or not of the merchant named', async () => {
+    for (const [product_id, merchant_id] of [
+      ['sku-nothing-here', undefined],
+      ['9223372036854775808', undefined],
+      ['0', undefined],
+      ['1', 'merchant-that-does-not-sell-it'],
+    ] as const) {
+      const res = await sign({ product_id, amount_limit: 5, ...(merchant_id ? { merchant_id } : {}) });
+      expect(res.status, res.text).toBe(404);
+      expect(res.body).toMatchObject({ error: 'product_not_found', fields: ['product_id'] });
+    }
+    // A product named by the merchant's own feed id: test/feeds.test.ts (catalogHasProduct), on a catalog it imports.
+    // Nothing was stored for the refused ones.
+    const stored = await api.db.selectFrom('intent_mandates').select('mandate_id').where('product_id', '=', 'sku-nothing-here').execute();
+    expect(stored).toEqual([]);
   });
 
   it('400 invalid_body without a body', async () => {
@@ -210,11 +231,11 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     const other = await onboard(noKey.url);
     const keys = (await call(noKey.url, 'GET', '/.well-known/jwks.json')).body.keys;
     expect(keys.some((k: any) => k.alg === 'RS256')).toBe(false);
-    const res = await sign({ product_id: 'p', amount_limit: 10 }, noKey.url, other.apiKey);
+    const res = await sign({ product_id: '1', amount_limit: 10 }, noKey.url, other.apiKey);
     expect(res.status, res.text).toBe(503);
     expect(res.body).toMatchObject({ error: 'signing_unavailable', message: expect.any(String) });
     // An invalid body is still 400 there: the body is validated first.
-    const bad = await sign({ product_id: 'p', amount_limit: 0 }, noKey.url, other.apiKey);
+    const bad = await sign({ product_id: '1', amount_limit: 0 }, noKey.url, other.apiKey);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('invalid_body');
     const stored = await noKey.db
@@ -226,13 +247,13 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
   });
 
   it('401 without an API key, 403 with a key lacking the payments scope', async () => {
-    const none = await call(api.url, 'POST', SIGN, { body: { product_id: 'p', amount_limit: 1 } });
+    const none = await call(api.url, 'POST', SIGN, { body: { product_id: '1', amount_limit: 1 } });
     expect(none.status).toBe(401);
     expect(none.body.error).toBe('invalid_api_key');
-    const bad = await sign({ product_id: 'p', amount_limit: 1 }, api.url, 'cig_sk_not-a-real-key');
+    const bad = await sign({ product_id: '1', amount_limit: 1 }, api.url, 'cig_sk_not-a-real-key');
     expect(bad.status).toBe(401);
     const registryOnly = await onboard(api.url, { scopes: ['registry'] });
-    const scoped = await sign({ product_id: 'p', amount_limit: 1 }, api.url, registryOnly.apiKey);
+    const scoped = await sign({ product_id: '1', amount_limit: 1 }, api.url, registryOnly.apiKey);
     expect(scoped.status).toBe(403);
     expect(scoped.body.error).toBe('insufficient_scope');
   });
@@ -242,7 +263,7 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     const theirs = await call(api.url, 'POST', '/v1/intents', { token: other.apiKey, body: { raw_query: 'their intent' } });
     expect(theirs.status).toBe(201);
     for (const intent_id of [theirs.body.intent.intent_id, 'int_doesnotexist']) {
-      const res = await sign({ product_id: 'p', amount_limit: 1, intent_id });
+      const res = await sign({ product_id: '1', amount_limit: 1, intent_id });
       expect(res.status, res.text).toBe(404);
       expect(res.body.error).toBe('intent_not_found');
       const stored = await api.db.selectFrom('intent_mandates').select('mandate_id').where('intent_id', '=', intent_id).execute();

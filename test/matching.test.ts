@@ -194,6 +194,12 @@ describe('proposals (docs/MATCHING.md)', () => {
     expect(missing.body).toMatchObject({ error: 'missing_fields', fields: ['product_id', 'offer_title', 'price'] });
     const badPrice = await post('/v1/proposals', { ...body, price: -3 }, { 'x-merchant-token': a.token });
     expect(badPrice.body).toMatchObject({ error: 'invalid_payload', fields: ['price'] });
+    // Money below the currency's minor unit rounds to nothing: refused, not stored as a free offer.
+    for (const tiny of [{ price: 5e-324 }, { price: 0.004 }, { price: 0.4, currency: 'JPY' }]) {
+      const res = await post('/v1/proposals', { ...body, ...tiny }, { 'x-merchant-token': a.token });
+      expect(res.status, JSON.stringify(tiny)).toBe(400);
+      expect(res.body).toMatchObject({ error: 'invalid_payload', fields: ['price'] });
+    }
     expect((await get(`/v1/intents/${i.intent_id}/proposals`)).body.count).toBe(0);
 
     await post(`/v1/merchant/${a.id}/deactivate`, undefined, { 'x-merchant-token': a.token });

@@ -21,6 +21,11 @@ export function mandateRoutes(r: RouteRegistry): void {
     responses: { 201: { description: 'The signed mandate (stored for audit).', schema: S.IntentMandateSignResponse } },
     errors: [
       [404, 'intent_not_found', "intent_id names no intent of the caller's developer."],
+      [
+        404,
+        'product_not_found',
+        "product_id names no product of the catalog (by the gateway's id or the merchant's own feed id), or none of merchant_id when given.",
+      ],
       [503, 'signing_unavailable', 'Signing unavailable for this integration (no mandate signing key configured).'],
     ],
     handler: async (ctx, { body }) => {

@@ -39,8 +39,27 @@ export interface VariantView {
 }
 
 /** 404 for a product id a request names (`fields` points at the body member). */
-export const productNotFound = (id: number) =>
-  new AppError(404, 'product_not_found', `No product ${id} in the catalog.`, { fields: ['product_id'] });
+export const productNotFound = (id: number | string, merchantId?: string) =>
+  new AppError(
+    404,
+    'product_not_found',
+    `No product ${typeof id === 'number' ? id : JSON.stringify(id)} in the catalog${merchantId ? ` of merchant ${JSON.stringify(merchantId)}` : ''}.`,
+    { fields: ['product_id'] },
+  );
+
+/**
+ * Whether the catalog has the product a caller names by either of its ids: the gateway's catalog id
+ * (digits) or the merchant's own id from its feed (`external_id`), sold by `merchantId` when given.
+ */
+export async function catalogHasProduct(db: Db, ref: string, merchantId?: string): Promise<boolean> {
+  let q = db.selectFrom('products').select('product_id').limit(1);
+  q =
+    /^[1-9]\d{0,9}$/.test(ref) && Number(ref) <= 2_147_483_647
+      ? q.where((eb) => eb.or([eb('product_id', '=', Number(ref)), eb('external_id', '=', ref)]))
+      : q.where('external_id', '=', ref);
+  if (merchantId !== undefined) q = q.where('merchant_id', '=', merchantId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
 
 export async function getProduct(db: Db, id: number): Promise<ProductRow | undefined> {
   if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) return undefined;

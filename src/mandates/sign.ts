@@ -9,6 +9,7 @@ import { newId } from '../ids';
 import type { IntentMandate, IntentMandatePayload, IntentMandateSignInput } from '../schemas/mandates';
 import { getOwnIntent } from '../matching/intents';
 import { apiCaller } from '../tenancy';
+import { catalogHasProduct, productNotFound } from '../catalog/products';
 
 /**
  * Intent mandates (docs/MANDATES.md): the payload is serialized as RFC 8785 canonical JSON, and those UTF-8
@@ -54,6 +55,9 @@ export async function signIntentMandate(
   if (!key) throw signingUnavailable();
   // A mandate may name only an intent of the caller's own (another developer's answers as unknown).
   if (input.intent_id !== undefined) await getOwnIntent(deps.db, input.intent_id, apiCaller(principal.developerId));
+  // A mandate spends on a product: one the catalog does not have (of the named merchant, if any) is
+  // no authority anybody could use.
+  if (!(await catalogHasProduct(deps.db, input.product_id, input.merchant_id))) throw productNotFound(input.product_id, input.merchant_id);
   const stored = await deps.db
     .selectFrom('intent_mandates')
     .selectAll()

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { atLeastOneMinorUnit, isoDateTime, money, text } from './common';
 
 /** Agentic checkout bodies (docs/CHECKOUT.md) and the checkout record (docs/CHECKOUT.md). */
 
@@ -9,26 +9,26 @@ const currency = z
   .string()
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
   .meta({ description: 'ISO 4217 currency code; compared case-insensitively.' });
-const amount = z.number().positive().max(10_000_000).meta({ description: 'Major units (12.34); stored as integer minor units.' });
 
 export const CheckoutCreateBody = z
-  .object({
+  .strictObject({
     buyer_agent_id: id(200).meta({ description: 'The shopper-side agent that buys.' }),
     intent_id: id(),
     proposal_id: id(),
     match_token_id: id().meta({ description: 'A match token (accepted) naming the proposal.' }),
-    amount: amount.meta({ description: 'Expected total: proposal price plus shipping from its shipping_commitment, in major units.' }),
+    amount: money(10_000_000, 'Expected total: proposal price plus shipping from its shipping_commitment, in major units.'),
     currency,
     shipping_address: freeObject.optional(),
     metadata: freeObject.optional(),
   })
+  .superRefine(atLeastOneMinorUnit('amount'))
   .meta({ id: 'AgenticCheckoutRequest' });
 export type CheckoutCreateBody = z.infer<typeof CheckoutCreateBody>;
 
 export const CheckoutConfirmBody = z
-  .object({
+  .strictObject({
     consent: z
-      .object({
+      .strictObject({
         granted: z.boolean().meta({ description: 'Must be true: explicit buyer-agent consent.' }),
         statement: z.string().max(2000).optional().meta({ description: 'What the buyer agreed to, in words (required).' }),
         granted_at: z.iso.datetime({ offset: true }).optional(),
@@ -40,9 +40,10 @@ export const CheckoutConfirmBody = z
       .max(8000)
       .meta({ description: 'The signed_token (compact JWS) of the match token the checkout was planned with.' }),
     proposal_id: id(),
-    amount: amount.meta({ description: 'Must equal the plan total, in major units.' }),
+    amount: money(10_000_000, 'Must equal the plan total, in major units.'),
     currency,
   })
+  .superRefine(atLeastOneMinorUnit('amount'))
   .meta({ id: 'AgenticCheckoutConfirmRequest' });
 export type CheckoutConfirmBody = z.infer<typeof CheckoutConfirmBody>;
 

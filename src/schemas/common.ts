@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NUL_ESCAPE } from '../input-guard';
+import { minorUnitDigits, toMinorUnits } from '../money';
 
 export const ErrorBody = z
   .object({
@@ -48,3 +49,38 @@ export const token = (core: string, message: string) =>
 export const letterCode = (length: number, description: string) => token(`[A-Za-z]{${length}}`, description).toUpperCase();
 
 export const countryCode = letterCode(2, 'ISO 3166-1 alpha-2 code, e.g. US');
+
+/**
+ * The smallest amount any money field takes: one cent. Below it an amount would round to nothing in
+ * most currencies (5e-324 USD is 0 cents); no caller means that, so it is refused, and the published
+ * `minimum` says so.
+ */
+export const MIN_MONEY_AMOUNT = 0.01;
+
+/** An amount of money in major units (12.34), from one cent to `max`; its description ends with the rule. */
+export const money = (max: number, description = 'Major units of the currency.') =>
+  z
+    .number()
+    .min(MIN_MONEY_AMOUNT)
+    .max(max)
+    .meta({
+      description: `${description} At least 0.01, and at least one minor unit of the currency (1 in a zero-decimal currency such as JPY).`,
+    });
+
+/**
+ * For an object holding money `fields` and their `currency`: each amount is at least one minor unit of
+ * that currency, so a zero-decimal currency takes whole units (0.4 JPY rounds to nothing and is
+ * refused; 0.5 JPY is 1). A rule across two members: the operation's description states it.
+ */
+export const atLeastOneMinorUnit =
+  <T extends { currency?: string }>(...fields: Array<keyof T & string>) =>
+  (value: T, ctx: z.RefinementCtx): void => {
+    const currency = value.currency ?? 'USD';
+    for (const field of fields) {
+      const amount = value[field];
+      if (typeof amount === 'number' && toMinorUnits(amount, currency) < 1) {
+        const unit = 10 ** -minorUnitDigits(currency);
+        ctx.addIssue({ code: 'custom', path: [field], message: `must be at least one minor unit of ${currency.toUpperCase()} (${unit})` });
+      }
+    }
+  };

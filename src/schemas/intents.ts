@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countryCode, isoDateTime, letterCode, text } from './common';
+import { atLeastOneMinorUnit, countryCode, isoDateTime, letterCode, money, text } from './common';
 
 /**
  * Intent (docs/MATCHING.md). The nested objects are typed here; each
@@ -13,11 +13,12 @@ export const currencyCode = letterCode(3, 'ISO 4217 code, e.g. USD');
 export const BudgetRange = z
   .object({
     min: z.number().min(0).max(1e7).optional(),
-    max: z.number().positive().max(1e7).optional(),
+    max: money(1e7, 'The hard ceiling, in major units.').optional(),
     currency: currencyCode.default('USD'),
   })
   .strict()
   .refine((b) => b.min === undefined || b.max === undefined || b.min <= b.max, { message: 'min must not exceed max', path: ['min'] })
+  .superRefine(atLeastOneMinorUnit('max'))
   .meta({ id: 'BudgetRange', description: 'Spend range in major units; `max` is the hard ceiling used by ranking.' });
 
 export const TimeWindow = z
@@ -66,7 +67,7 @@ export const AssetRef = z
   .catchall(z.unknown());
 
 export const IntentCreateBody = z
-  .object({
+  .strictObject({
     raw_query: text(2000),
     intent_tags: z.array(text(64)).max(50).optional(),
     target_audience: text(200).optional(),

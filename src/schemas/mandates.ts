@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { atLeastOneMinorUnit, isoDateTime, money, text } from './common';
 
 /**
  * Intent mandates (docs/MANDATES.md): a caller asks the gateway to sign "this integration may spend up to
@@ -18,11 +18,7 @@ const id = text(128);
 export const IntentMandateSignBody = z
   .object({
     product_id: text(256).meta({ description: 'The product the mandate authorizes.' }),
-    amount_limit: z
-      .number()
-      .positive()
-      .max(MANDATE_AMOUNT_MAX)
-      .meta({ description: 'Highest amount the holder may spend, in major units of currency; must be greater than 0.' }),
+    amount_limit: money(MANDATE_AMOUNT_MAX, 'Highest amount the holder may spend, in major units of currency.'),
     currency: z
       .string()
       .regex(/^[A-Z]{3}$/, 'an upper-case ISO 4217 code, e.g. USD')
@@ -47,6 +43,7 @@ export const IntentMandateSignBody = z
   // it part of the mandate: strict, so it is refused (400 invalid_body naming it) and the document
   // says `additionalProperties: false`.
   .strict()
+  .superRefine(atLeastOneMinorUnit('amount_limit'))
   .meta({
     id: 'IntentMandateSignBody',
     description: 'Unknown members are refused (400 invalid_body), so nothing the caller sent goes unsigned.',

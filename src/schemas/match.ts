@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { atLeastOneMinorUnit, isoDateTime, money, text } from './common';
 import { currencyCode } from './intents';
 
 const freeObject = z.record(z.string(), z.unknown());
 
 export const MatchCreateBody = z
-  .object({
+  .strictObject({
     intent_id: text(100),
     proposal_ids: z.array(text(100)).min(1).max(500).optional().meta({ description: 'Absent: every active proposal of the intent.' }),
   })
@@ -79,18 +79,19 @@ export const RENDER_LIMIT_MAX = 10;
 export const MatchRenderQuery = z.object({ limit: z.coerce.number().int().min(1).max(RENDER_LIMIT_MAX).default(5) });
 
 export const AcceptBody = z
-  .object({
+  .strictObject({
     proposal_id: text(100).optional(),
     match_token_id: text(100).optional(),
   })
   .meta({ id: 'MatchAcceptRequest' });
 
 export const PaymentAuthorizationBody = z
-  .object({
-    expected_amount: z.number().positive().max(1e7).optional(),
+  .strictObject({
+    expected_amount: money(1e7, 'The amount the caller expects to pay, in major units.').optional(),
     currency: currencyCode.optional(),
     proposal_id: text(100).optional(),
   })
+  .superRefine(atLeastOneMinorUnit('expected_amount'))
   .meta({ id: 'PaymentAuthorizationRequest' });
 
 export const PaymentAuthorization = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { atLeastOneMinorUnit, isoDateTime, money, text } from './common';
 import { AssetRef, AttributionLink, currencyCode, Workflow } from './intents';
 
 /**
@@ -50,12 +50,12 @@ export const Evidence = z
   .catchall(z.unknown());
 
 export const ProposalCreateBody = z
-  .object({
+  .strictObject({
     merchant_agent_id: text(128),
     intent_id: text(100),
     product_id: z.number().int().positive().max(2_147_483_647),
     offer_title: text(300),
-    price: z.number().positive().max(1e7),
+    price: money(1e7, 'The offer price in major units of currency.'),
     currency: currencyCode.default('USD'),
     valid_until: z.iso.datetime({ offset: true }).optional(),
     proposal_state: z
@@ -80,6 +80,7 @@ export const ProposalCreateBody = z
       .optional()
       .meta({ description: 'Kept verbatim in experience_card.merchant_supplied; the card itself is built by the gateway.' }),
   })
+  .superRefine(atLeastOneMinorUnit('price'))
   .meta({ id: 'ProposalCreateRequest' });
 export type ProposalCreateInput = z.infer<typeof ProposalCreateBody>;
 
