@@ -4,6 +4,7 @@ import { createDb, type Db } from '../../src/db/connect';
 import { onboard, type Onboarded } from '../helpers/console';
 import { call } from '../helpers/http';
 import { stockedProduct } from '../helpers/catalog';
+import { answersWithin } from '../helpers/deadline';
 import pg from 'pg';
 import {
   buyable,
@@ -93,18 +94,21 @@ describe('API SIGKILL with keyed requests in flight', () => {
       await d.startApi();
       // A retry that arrives while a dead claim's last heartbeat is under 2 s old (a quick restart) is
       // told 409 idempotency_in_flight, and retries shortly, as the contract says.
+      // Answered within seconds, no lock wait: the deadline is half the 60 s a dead claim used to hold
+      // its key, so missing it means the retries waited for the claim, not that the machine was slow.
       const retrying = Date.now();
       const again = (i: number) => (i < N ? send('/v1/commerce-runtime', runtimeReq(i)) : send('/v1/intents', intentReq(i - N)));
-      const retries = await settleInFlight(await Promise.all(Array.from({ length: 2 * N }, (_, i) => again(i))), again);
-      const slowest = Date.now() - retrying;
-      console.log(`[faults] API SIGKILL: ${cut} runtime requests cut; retries answered within ${slowest} ms`);
+      const retries = await answersWithin(
+        'the keyed retries after the restart',
+        (async () => settleInFlight(await Promise.all(Array.from({ length: 2 * N }, (_, i) => again(i))), again))(),
+        30_000,
+      );
+      console.log(`[faults] API SIGKILL: ${cut} runtime requests cut; retries answered within ${Date.now() - retrying} ms`);
       for (const r of retries.slice(0, N)) {
         expect(r.status, r.text).toBe(201);
         expect(r.body.runtime.runtime_session.stage).toBe('awaiting_user_confirmation');
       }
       for (const r of retries.slice(N)) expect(r.status, r.text).toBe(201);
-      // Within seconds: no 60 s lock wait (the runs themselves were nearly done).
-      expect(slowest).toBeLessThan(10_000);
 
       // One runtime per key: the retries answered the runs the first attempts started.
       const runtimeIds = retries.slice(0, N).map((r) => r.body.runtime.runtime_session.runtime_id as string);
