@@ -177,7 +177,8 @@ describe('NUL and lone surrogates are a 400 naming the field, wherever they ente
 describe('members that name a prototype (`__proto__`, `constructor.prototype`)', () => {
   it('are valid JSON: accepted where unknown members are, removed before anything stores them, polluting nothing', async () => {
     const raw =
-      '{"raw_query":"wool socks","__proto__":{"polluted":"top"},"metadata":{"keep":1,"__proto__":{"polluted":"meta"},' +
+      '{"raw_query":"wool socks","time_window":{"urgency":"soon","__proto__":{"polluted":"open"}},' +
+      '"metadata":{"keep":1,"__proto__":{"polluted":"meta"},' +
       '"nested":{"constructor":{"prototype":{"polluted":"ctor"}},"ok":true},"list":[{"__proto__":{"polluted":"item"}}],' +
       '"constructor":"a plain member of that name is data"}}';
     const res = await call(api.url, 'POST', '/v1/intents', { token: dev.apiKey, raw });
@@ -186,6 +187,8 @@ describe('members that name a prototype (`__proto__`, `constructor.prototype`)',
     expect(Object.getPrototypeOf(res.body.intent.metadata)).toBe(Object.prototype);
     const kept = { keep: 1, nested: { ok: true }, list: [{}], constructor: 'a plain member of that name is data' };
     expect(res.body.intent.metadata).toEqual(kept);
+    // time_window keeps members it does not name (an open object): the prototype-named one is not kept.
+    expect(res.body.intent.time_window).toEqual({ urgency: 'soon' });
     const row = await api.db
       .selectFrom('intents')
       .select('metadata')
@@ -204,6 +207,13 @@ describe('members that name a prototype (`__proto__`, `constructor.prototype`)',
     });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_payload', fields: ['budget_range', 'budget_range.__proto__'] });
+    // The body itself admits no unknown members either.
+    const top = await call(api.url, 'POST', '/v1/intents', {
+      token: dev.apiKey,
+      raw: '{"raw_query":"socks","__proto__":{"polluted":true}}',
+    });
+    expect(top.status).toBe(400);
+    expect(top.body).toMatchObject({ error: 'invalid_payload', fields: ['__proto__'] });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

@@ -106,7 +106,7 @@ const CapabilityProfile = z.record(z.string(), z.unknown()).meta({
 });
 
 export const AgentRegisterBody = z
-  .object({
+  .strictObject({
     agent_id: token('[A-Za-z0-9._:-]{1,128}', 'letters, digits and . _ : - only, 1 to 128 of them'),
     agent_type: z.enum(AGENT_KINDS),
     endpoint: z.string().trim().max(2048).url(),
@@ -146,7 +146,7 @@ export const AgentRegisterBody = z
 export type AgentRegisterInput = z.infer<typeof AgentRegisterBody>;
 
 export const AgentImportCardBody = z
-  .object({
+  .strictObject({
     agent_card: z.record(z.string(), z.unknown()).optional().meta({ description: 'The Agent Card JSON (A2A v0.3 or v1.0 field set).' }),
     agent_card_url: z
       .string()

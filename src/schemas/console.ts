@@ -25,7 +25,7 @@ const EMAIL = /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9][A-Za-z0-9
 const email = z.string().max(254).regex(EMAIL, 'not an email address').meta({ description: 'An email address (the pattern says which).' });
 
 export const DeveloperRegisterBody = z
-  .object({
+  .strictObject({
     display_name: text(120),
     contact_email: email,
     password: z.string().min(8).max(256),
@@ -37,13 +37,13 @@ export const DeveloperRegisterBody = z
   .meta({ id: 'DeveloperRegisterRequest' });
 
 export const DeveloperLoginBody = z
-  .object({ contact_email: email, password: z.string().min(1).max(256) })
+  .strictObject({ contact_email: email, password: z.string().min(1).max(256) })
   .meta({ id: 'DeveloperLoginRequest' });
 
-export const InviteVerifyBody = z.object({ invite_code: text(200) }).meta({ id: 'InviteVerifyRequest' });
+export const InviteVerifyBody = z.strictObject({ invite_code: text(200) }).meta({ id: 'InviteVerifyRequest' });
 
 export const KeyCreateBody = z
-  .object({
+  .strictObject({
     label: text(120).optional(),
     scopes: z
       .array(z.enum(['*', ...API_KEY_SCOPES]))
@@ -53,7 +53,7 @@ export const KeyCreateBody = z
   })
   .meta({ id: 'ApiKeyCreateRequest' });
 
-export const KeyRenameBody = z.object({ label: text(120) }).meta({ id: 'ApiKeyRenameRequest' });
+export const KeyRenameBody = z.strictObject({ label: text(120) }).meta({ id: 'ApiKeyRenameRequest' });
 
 export const LogsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

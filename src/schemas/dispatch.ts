@@ -63,7 +63,7 @@ export const DeliveryIdParams = z.object({ deliveryId: z.string().min(1).max(100
 export const DeliveryDetail = z.object({ delivery: Delivery, attempts: z.array(DeliveryAttempt) }).meta({ id: 'DeliveryDetail' });
 
 export const RetryBody = z
-  .object({
+  .strictObject({
     delivery_id: text(100).optional().meta({ description: 'Absent: every dead-lettered delivery (up to 2000 per call; see remaining).' }),
     state: z.enum(['dlq'], { message: "only dead-lettered deliveries (state 'dlq') can be replayed" }).default('dlq'),
   })

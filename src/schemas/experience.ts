@@ -139,7 +139,7 @@ export type FitStatementT = z.infer<typeof FitStatement>;
 export type CreatorEvidenceT = z.infer<typeof CreatorEvidence>;
 
 export const DecisionEventBody = z
-  .object({
+  .strictObject({
     // Required (a missing one is the route's missingFields), its value checked in the domain so that
     // a missing, unknown or non-string type is one error: unsupported_decision_event.
     event_type: z
@@ -191,7 +191,7 @@ export const TasteProfile = z
     brands: z.array(text(100)).max(20).optional(),
     keywords: z.array(text(64)).max(20).optional(),
     price_band: z
-      .object({ min: z.number().min(0).max(1e7).optional(), max: z.number().positive().max(1e7).optional() })
+      .strictObject({ min: z.number().min(0).max(1e7).optional(), max: z.number().positive().max(1e7).optional() })
       .refine((b) => b.min === undefined || b.max === undefined || b.min <= b.max, { message: 'min must not exceed max', path: ['min'] })
       .optional()
       .meta({ description: 'USD.' }),
@@ -214,7 +214,7 @@ export type InspirationRefT = z.infer<typeof InspirationRef>;
 export const FEED_DEFAULT_LIMIT = 6;
 
 export const ExperienceFeedBody = z
-  .object({
+  .strictObject({
     agent_id: text(200),
     taste_profile: TasteProfile.optional(),
     inspiration_refs: z.array(InspirationRef).max(20).optional(),

@@ -7,7 +7,7 @@ export const MAX_REFRESH_INTERVAL_S = 604_800;
 export const FeedMerchantParams = z.object({ merchantId: z.string().min(1).max(128) });
 
 export const FeedImportBody = z
-  .object({
+  .strictObject({
     content: z
       .string()
       .min(1)

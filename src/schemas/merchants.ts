@@ -78,7 +78,7 @@ export const rotateToken = z
   .meta({ description: 'On an update: issue a new registration_token; the one sent in the header stops working at once.' });
 
 export const MerchantRegisterBody = z
-  .object({
+  .strictObject({
     merchant_id: token('[A-Za-z0-9._:-]{1,128}', 'letters, digits and . _ : - only, 1 to 128 of them'),
     agent_endpoint: z
       .string()
@@ -107,7 +107,7 @@ export const MerchantRegisterBody = z
 export type MerchantRegisterInput = z.infer<typeof MerchantRegisterBody>;
 
 export const MerchantIdParams = z.object({ merchantId: z.string().min(1).max(128) });
-export const MerchantHeartbeatBody = z.object({ merchant_id: text(128) }).meta({ id: 'MerchantHeartbeatRequest' });
+export const MerchantHeartbeatBody = z.strictObject({ merchant_id: text(128) }).meta({ id: 'MerchantHeartbeatRequest' });
 
 export const Merchant = z
   .object({

@@ -5,7 +5,7 @@ import { RECONCILIATION_DAYS } from '../supply/window';
 /** POST /v1/reconciliation/platform-affiliate/run and GET /v1/reconciliation/runs/{runId} (docs/RECONCILIATION.md). */
 
 export const ReconciliationRunBody = z
-  .object({
+  .strictObject({
     days: z
       .number()
       .int()

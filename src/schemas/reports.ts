@@ -72,10 +72,10 @@ export const AttributionReport = z
   })
   .meta({ id: 'AttributionReport' });
 
-const CommissionPlanInput = z.object({ rate: z.number().min(0).max(1).optional(), flat: z.number().min(0).max(1e6).optional() });
+const CommissionPlanInput = z.strictObject({ rate: z.number().min(0).max(1).optional(), flat: z.number().min(0).max(1e6).optional() });
 
 export const SettlementOrder = z
-  .object({
+  .strictObject({
     order_id: text(200).optional(),
     amount: z.number().min(0).max(1e9).meta({ description: 'Order amount in major units.' }),
     currency: currencyCode
@@ -94,7 +94,7 @@ export const SettlementOrder = z
   .meta({ id: 'SettlementOrder' });
 
 export const SettlementPreviewBody = z
-  .object({
+  .strictObject({
     merchant_id: text(128),
     attributed_orders: z
       .array(SettlementOrder)

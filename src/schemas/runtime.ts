@@ -79,7 +79,7 @@ export const ProposalShell = z
   .meta({ id: 'RuntimeProposalShell' });
 
 export const RuntimeCreateBody = z
-  .object({
+  .strictObject({
     intent: IntentCreateBody.meta({ description: 'A normal intent payload (raw_query required). Absent → 400 missing_intent.' }),
     commerce_budget: CommerceBudget.optional(),
     runtime_session: RuntimeSessionInput.optional(),
@@ -169,7 +169,11 @@ export const RuntimeAccepted = z
 export const RuntimeIdParams = z.object({ runtimeId: z.string().min(1).max(100) });
 export const PreferHeader = z.string().optional();
 
-/** What a merchant agent answers to a runtime query (docs/RUNTIME.md, merchant query contract). */
+/**
+ * What a merchant agent answers to a runtime query (docs/RUNTIME.md, merchant query contract). A
+ * merchant's answer is not a request to this API: members its proposals add beyond the members of
+ * POST /v1/proposals are dropped (a plain object over the same members), where that route refuses them.
+ */
 export const MerchantQueryAnswer = z.object({
-  proposals: z.array(ProposalCreateBody.omit({ merchant_agent_id: true, intent_id: true })).max(10),
+  proposals: z.array(z.object(ProposalCreateBody.shape).omit({ merchant_agent_id: true, intent_id: true })).max(10),
 });
