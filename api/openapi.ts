@@ -5,6 +5,7 @@ import { RATE_LIMIT_EXEMPT_PATHS } from './middleware/rate-limit';
 import { LOCALES, translate, type Locale } from './openapi-locales';
 import { operationIdOf } from './openapi-text';
 import { TEXT_PATTERN } from '../src/input-guard';
+import { MAX_HEADER_BYTES } from './client-errors';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -73,6 +74,12 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
         : [[400, 'invalid_query', 'A query parameter the operation does not declare; `fields` names it.'] as const]),
       ...r.auth.errors,
       ...(r.errors ?? []),
+      // Node's HTTP parser answers it before any route runs, on every path (api/client-errors.ts).
+      [
+        431,
+        'request_header_fields_too_large',
+        `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KB (a very long query or a large header).`,
+      ] as const,
       ...(RATE_LIMIT_EXEMPT_PATHS.has(r.path)
         ? []
         : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),

@@ -6,6 +6,7 @@ import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
 import { RequestLogWriter } from '../src/console/request-logs';
 import { createApp } from './app';
+import { answerClientErrors } from './client-errors';
 import { CardFactsCache } from '../src/catalog/cards';
 import { FrozenTopCache } from '../src/matching/session-render';
 import type { AppDeps } from './context';
@@ -53,6 +54,8 @@ export async function startApi(deps: AppDeps, opts: { port?: number; host?: stri
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // The parser's own refusals (431 on a header overflow…) in the JSON error envelope.
+  answerClientErrors(server);
   // While draining, every response closes its connection, so a keep-alive client reconnects (to
   // another replica) for its next request instead of being cut off between two.
   let draining = false;

@@ -1,3 +1,5 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, importJWK } from 'jose';
@@ -227,6 +229,65 @@ describe('/openapi.json', () => {
     // Unknown locales fall back to English; `zh` resolves to zh-CN.
     expect((await call(api.url, 'GET', '/openapi.json?locale=xx')).body.info.description).toBe(en.info.description);
     expect((await call(api.url, 'GET', '/openapi.json?locale=zh')).headers.get('content-language')).toBe('zh-CN');
+  });
+});
+
+/** One request over a raw HTTP/1.1 exchange (node:http), so nothing on the client side trims what is sent. */
+function rawRequest(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { method: 'GET', headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('431: a request line and headers past 16 KB', () => {
+  it('is answered in the JSON error envelope (a 100 KB header, a very long query), and declared on every operation', async () => {
+    const cases: Array<{ what: string; path: string; headers: Record<string, string> }> = [
+      { what: '100 KB header', path: '/v1/whoami', headers: { 'x-padding': 'x'.repeat(100 * 1024) } },
+      { what: 'long query', path: `/v1/recommend?intent=${'shoes+'.repeat(4000)}`, headers: {} },
+    ];
+    for (const c of cases) {
+      const res = await rawRequest(api.url, c.path, c.headers);
+      expect(res.status, c.what).toBe(431);
+      expect(res.headers['content-type'], c.what).toBe('application/json; charset=utf-8');
+      const body = JSON.parse(res.body);
+      expect(body, c.what).toEqual({ error: 'request_header_fields_too_large', message: expect.stringMatching(/16 KB/) });
+    }
+    // The server still answers the next request (the refused one's connection was closed, not the server).
+    expect((await call(api.url, 'GET', '/healthz')).status).not.toBe(431);
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        expect(op.responses['431']?.description, `${method} ${path}`).toMatch(/`request_header_fields_too_large`/);
+        expect(op.responses['431'].content['application/json'].schema, `${method} ${path}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+  });
+
+  it('a request the HTTP parser cannot read is a 400 in the same envelope', async () => {
+    const { port } = new URL(api.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      let got = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (c) => (got += c));
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toMatch(/content-type: application\/json; charset=utf-8/i);
+    expect(JSON.parse(body!)).toEqual({ error: 'bad_request', message: expect.any(String) });
   });
 });
 

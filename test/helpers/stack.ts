@@ -7,6 +7,7 @@ import { loadSigningKeys } from '../../src/crypto/signing-keys';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/client';
 import { buildAppDeps } from '../../api/server';
 import { createApp } from '../../api/app';
+import { answerClientErrors } from '../../api/client-errors';
 import type { AppState } from '../../api/context';
 import type { Server } from 'node:http';
 
@@ -66,6 +67,7 @@ export async function startTestApi(
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });
+  answerClientErrors(server);
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}`,
