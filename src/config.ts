@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from './temporal/names';
+import { NPM_START_POSTGRES } from './db/npm-start-postgres';
 
 /**
  * The service's environment contract (docs/CONTRACT.md#environment). These names are public: operators and black-box
@@ -50,6 +51,15 @@ export const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   TEMPORAL_CLI: z.string().optional(),
+  /**
+   * `npm start` only (bin/all-in-one.ts): where it keeps what it runs itself (the embedded Postgres's
+   * data, the Temporal dev server's SQLite file, the development secrets), relative to the project,
+   * and the ports of those servers, for a second copy or a machine where the defaults are taken.
+   */
+  DEV_DATA_DIR: z.string().min(1).default('.data'),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(NPM_START_POSTGRES.port),
+  TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   SUPPLY_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   INVITE_CODES: csv.default([]),
   KEY_ENCRYPTION_KEY: keyEncryptionKey.optional(),

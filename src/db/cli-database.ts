@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { embeddedDatabaseUrl, NPM_START_POSTGRES } from './npm-start-postgres';
+import { embeddedDatabaseUrl, npmStartPostgres } from './npm-start-postgres';
 import { PROJECT_ROOT } from '../temporal/cli';
 import { createDb, type Db } from './connect';
 import { migrateToLatest } from './migrate';
@@ -12,13 +11,10 @@ import { migrateToLatest } from './migrate';
  * afterwards whatever happens.
  */
 export async function withCliDatabase(work: (db: Db) => Promise<void>): Promise<void> {
-  const url =
-    process.env.DATABASE_URL ||
-    (existsSync(path.join(PROJECT_ROOT, NPM_START_POSTGRES.dir))
-      ? embeddedDatabaseUrl(NPM_START_POSTGRES.port, NPM_START_POSTGRES.database)
-      : undefined);
+  const embedded = npmStartPostgres(PROJECT_ROOT);
+  const url = process.env.DATABASE_URL || (existsSync(embedded.dir) ? embeddedDatabaseUrl(embedded.port, embedded.database) : undefined);
   if (!url) {
-    console.error('DATABASE_URL is not set (and there is no embedded Postgres of `npm start` under .data/pg)');
+    console.error(`DATABASE_URL is not set (and there is no embedded Postgres of \`npm start\` under ${embedded.dir})`);
     process.exit(2);
   }
   const db = createDb(url);
