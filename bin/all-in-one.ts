@@ -318,7 +318,13 @@ async function main() {
       { name: 'Temporal connection', stop: (t) => t.connection.close() },
     );
 
-    const { worker, close: closeWorker, schedules } = await run('the worker', () => bootWorker({ deps: { db, config: cfg }, temporal }));
+    const {
+      worker,
+      version,
+      close: closeWorker,
+      schedules,
+      promoteVersion,
+    } = await run('the worker', () => bootWorker({ deps: { db, config: cfg }, temporal }));
     const schedule = schedules.reconciliation;
     const running = worker.run();
     running.catch((err) => {
@@ -333,6 +339,9 @@ async function main() {
         await closeWorker();
       },
     });
+    // The worker polls now: its version becomes current (a first start, or a new commit), so runs
+    // that do not start eagerly (Schedules, a second process's starts) have a worker too.
+    await run('making the worker version current', () => promoteVersion(logger));
 
     const signingKeys = await run('loading the signing keys', () => loadSigningKeys(cfg));
     const api = await run('the API', () => startApi(buildAppDeps({ config: cfg, db, temporal, signingKeys, logger })), {
@@ -364,6 +373,7 @@ async function main() {
         `  Health       ${cfg.publicBaseUrl}/healthz`,
         `  Temporal UI  ${ui}`,
         `  Temporal     ${cfg.TEMPORAL_ADDRESS} (namespace ${cfg.TEMPORAL_NAMESPACE}, task queue ${cfg.TEMPORAL_TASK_QUEUE})`,
+        `  Worker       ${version ? `version ${version.buildId} of deployment ${version.deploymentName}` : 'unversioned (WORKER_VERSIONING=off)'}`,
         `  Schedule     ${schedule.scheduleId}: platform-affiliate reconciliation daily at 03:00 UTC (Temporal UI → Schedules → Trigger to run now)`,
         `  Postgres     ${embedded ? `embedded, ${shown(path.join(dataDir, 'pg'))}` : 'DATABASE_URL'}`,
         `  Invite code  ${cfg.INVITE_CODES.join(', ') || '(none: set INVITE_CODES)'}`,

@@ -111,6 +111,25 @@ export const envSchema = z.object({
    * unset: `dist/workflow-bundle.js` when it exists, else bundle from source.
    */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+  /**
+   * Worker Versioning (src/temporal/versioning.ts, docs/OPERATIONS.md "Worker versions"): the worker is
+   * one version (WORKER_BUILD_ID) of a worker deployment (WORKER_DEPLOYMENT_NAME, default the task
+   * queue) and a run stays on the version it started on. `off`: an unversioned worker.
+   */
+  WORKER_VERSIONING: z.enum(['on', 'off']).default('on'),
+  WORKER_DEPLOYMENT_NAME: z
+    .string()
+    .min(1)
+    .regex(/^[^.:\s]+$/, "must not contain '.', ':' or spaces (Temporal refuses such a deployment name)")
+    .optional(),
+  /** Unset: `<package.json version>+<commit>`, the commit from GIT_COMMIT, the build (dist/build-info.json), git, else `dev`. */
+  WORKER_BUILD_ID: z.string().max(255).regex(/^\S+$/, 'must not contain spaces').optional(),
+  GIT_COMMIT: z
+    .string()
+    .regex(/^[0-9A-Za-z._-]+$/, 'letters, digits, ".", "_" and "-" only')
+    .optional(),
+  /** `auto`: a new version makes itself current once it polls; `manual`: an operator promotes it (it only bootstraps a deployment with none). */
+  WORKER_VERSION_PROMOTE: z.enum(['auto', 'manual']).default('auto'),
   /** The worker's metrics and health listener (`/metrics`, `/healthz`); 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

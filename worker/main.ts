@@ -30,7 +30,17 @@ async function main() {
   }
   const db = createDb(config.DATABASE_URL!, { max: config.DB_POOL_MAX });
   const temporal = await connectTemporal(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
-  const { worker, close: closeWorker, addedSearchAttributes, schedules } = await bootWorker({ deps: { db, config }, temporal });
+  const {
+    worker,
+    version,
+    close: closeWorker,
+    addedSearchAttributes,
+    schedules,
+    promoteVersion,
+  } = await bootWorker({
+    deps: { db, config },
+    temporal,
+  });
   if (addedSearchAttributes.length) logger.info({ added: addedSearchAttributes }, 'registered search attributes');
   logger.info(schedules.reconciliation, 'reconciliation schedule in place');
   logger.info(schedules.runtimeReconcile, 'runtime reconcile schedule in place');
@@ -46,11 +56,20 @@ async function main() {
   if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'worker metrics listening');
   logger.info({ schedules: schedules.housekeeping }, 'housekeeping schedules in place');
   logger.info({ feeds: schedules.feeds.ensured, recreated: schedules.feeds.created.length }, 'feed refresh schedules in place');
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
   // SIGINT/SIGTERM (the SDK's default shutdown signals) call worker.shutdown(): polling stops, in-flight
   // activities get SHUTDOWN_GRACE_MS to finish, and Worker.run() returns once they have.
   process.once('SIGTERM', () => logger.info({ graceMs: config.SHUTDOWN_GRACE_MS }, 'worker draining'));
-  await worker.run();
+  const running = worker.run();
+  logger.info(
+    {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      address: config.TEMPORAL_ADDRESS,
+      ...(version ? { deployment: version.deploymentName, buildId: version.buildId } : { versioning: 'off' }),
+    },
+    'worker polling',
+  );
+  // Polling has begun, so the version exists: make it current if it should be (logged either way).
+  await Promise.all([running, promoteVersion(logger)]);
   logger.info('worker stopped');
   await metrics?.close();
   await closeWorker();

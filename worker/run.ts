@@ -12,6 +12,8 @@ import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
 import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import type { TemporalHandle } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
+import { deploymentOptions, ensureCurrentVersion, workerVersion, type Promotion, type WorkerVersion } from '../src/temporal/versioning';
+import type { Logger } from '../src/logger';
 import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
 import { ensureFeedSchedules } from '../src/feed-refresh/client';
 import type { Context as ActivityContext } from '@temporalio/activity';
@@ -24,7 +26,9 @@ export async function createWorker(opts: {
   deps: ActivityDeps;
   /** A connection the process's client shares (eager start, src/temporal/client.ts); it stays open on close. */
   connection?: NativeConnection;
-}): Promise<{ worker: Worker; close(): Promise<void> }> {
+}): Promise<{ worker: Worker; version: WorkerVersion | undefined; close(): Promise<void> }> {
+  // Before connecting: a deployment name Temporal would refuse is a configuration error, said as one.
+  const version = workerVersion({ ...opts.deps.config, TEMPORAL_TASK_QUEUE: opts.taskQueue });
   const shared = opts.connection;
   const connection = shared ?? (await NativeConnection.connect({ address: opts.address }));
   const traced = tracing();
@@ -32,6 +36,9 @@ export async function createWorker(opts: {
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
+    // One version of the task queue's worker deployment (src/temporal/versioning.ts): runs are pinned
+    // to the version they started on, so a release needs no patch branches for runs in flight.
+    ...(version ? { workerDeploymentOptions: deploymentOptions(version) } : {}),
     workflowBundle: await workflowBundle(opts.deps.config.WORKFLOW_BUNDLE_PATH, { traced: Boolean(traced) }),
     activities: createActivities(opts.deps),
     // Activity latency and outcomes for the worker's /metrics (docs/OPERATIONS.md).
@@ -71,6 +78,7 @@ export async function createWorker(opts: {
   });
   return {
     worker,
+    version,
     close: async () => {
       if (!shared) await connection.close();
     },
@@ -85,7 +93,7 @@ export async function createWorker(opts: {
 export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalHandle }) {
   const { config } = opts.deps;
   const added = await ensureSearchAttributes(opts.temporal.connection, config.TEMPORAL_NAMESPACE);
-  const { worker, close } = await createWorker({
+  const { worker, version, close } = await createWorker({
     address: config.TEMPORAL_ADDRESS!,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -101,5 +109,27 @@ export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalH
     // Feeds registered before a namespace reset (or whose schedule was deleted by hand) refresh again.
     feeds: await ensureFeedSchedules(opts.temporal.client, opts.deps.db, config.TEMPORAL_TASK_QUEUE),
   };
-  return { worker, close, addedSearchAttributes: added, schedules };
+  return {
+    worker,
+    version,
+    close,
+    addedSearchAttributes: added,
+    schedules,
+    /**
+     * Once `worker.run()` has started (the deployment and the version exist after the first poll):
+     * make the version current when it should be (src/temporal/versioning.ts), logged. Bounded, never
+     * throws; resolves at once for an unversioned worker.
+     */
+    promoteVersion: (logger: Logger): Promise<Promotion | undefined> =>
+      version
+        ? ensureCurrentVersion({
+            client: opts.temporal.client,
+            namespace: config.TEMPORAL_NAMESPACE,
+            version,
+            promote: config.WORKER_VERSION_PROMOTE,
+            logger,
+            stillWanted: () => worker.getState() === 'RUNNING' || worker.getState() === 'INITIALIZED',
+          })
+        : Promise.resolve(undefined),
+  };
 }

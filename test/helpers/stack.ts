@@ -22,6 +22,9 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
     TEMPORAL_TASK_QUEUE: `test-${Math.random().toString(36).slice(2, 10)}`,
     // In-process workers load the run's bundle (test/global-setup.ts) instead of bundling per file.
     WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
+    // Unversioned workers unless a test asks for Worker Versioning (WORKER_VERSIONING=on): a test's
+    // worker is the only one on its queue, and the time-skipping server has no deployment APIs.
+    WORKER_VERSIONING: 'off',
     INVITE_CODES: TEST_INVITE,
     SUPPLY_KEY: TEST_SUPPLY_KEY,
     KEY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,

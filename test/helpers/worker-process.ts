@@ -20,6 +20,8 @@ export function startWorkerProcess(api: Pick<TestApi, 'url' | 'config'>, env: Re
     WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
     // No metrics listener on the fixed default port: test files run worker processes side by side.
     WORKER_METRICS_PORT: '0',
+    // Unversioned unless the test passes WORKER_VERSIONING=on (test/faults/upgrade.test.ts).
+    WORKER_VERSIONING: 'off',
     ...env,
   });
 }
