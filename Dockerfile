@@ -7,6 +7,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
+# The commit being built (`docker build --build-arg GIT_COMMIT=$(git rev-parse --short=12 HEAD) .`):
+# .git stays out of the image, so the build records it in dist/build-info.json, and the worker's
+# version (its build id, src/temporal/versioning.ts) is `<package version>+<commit>`. Unset: `+dev`.
+ARG GIT_COMMIT
 RUN npm run typecheck && npm run build
 
 # Runtime stage: production dependencies and the compiled dist/ only (no tsx, no TypeScript, no

@@ -10,6 +10,9 @@
  *   twin `dist/workflow-bundle.traced.js` (worker/bundle.ts): the worker loads one
  *   (`workflowBundle: { codePath }`) instead of bundling at every start.
  * - Files the code reads at run time (api/documents) copied next to the compiled modules.
+ * - `dist/build-info.json`: the package version and the commit built (env GIT_COMMIT, as the Dockerfile
+ *   passes it, else the checkout's HEAD, else `dev`), from which the worker names its version
+ *   (src/temporal/versioning.ts) where no `.git` is.
  *
  * After it, `node dist/api/main.js` and `node dist/worker/main.js` run with production dependencies only.
  */
@@ -20,9 +23,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { writeWorkflowBundles } from '../worker/bundle';
+import { BUILD_INFO_FILE, gitCommit, type BuildInfo } from '../src/temporal/versioning';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PROD_DEPENDENCIES: Record<string, string> = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies;
+const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
+const PROD_DEPENDENCIES = PACKAGE.dependencies;
 const DIST = path.join(ROOT, 'dist');
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
 
@@ -142,8 +150,17 @@ async function compile(): Promise<number> {
   return seen.size;
 }
 
+/** What the build is made of, for the worker's build id: checked first, so a bad GIT_COMMIT fails before compiling. */
+function buildInfo(): BuildInfo {
+  const fromEnv = process.env.GIT_COMMIT || undefined;
+  if (fromEnv !== undefined && !/^[0-9A-Za-z._-]+$/.test(fromEnv))
+    throw new Error(`GIT_COMMIT='${fromEnv}': letters, digits, ".", "_" and "-" only (it becomes part of the worker's build id)`);
+  return { version: PACKAGE.version, commit: fromEnv ?? gitCommit(ROOT) ?? 'dev' };
+}
+
 async function main() {
   const started = Date.now();
+  const info = buildInfo();
   await rm(DIST, { recursive: true, force: true });
   const modules = await compile();
   await cp(path.join(ROOT, 'api', 'documents'), path.join(DIST, 'api', 'documents'), { recursive: true });
@@ -151,7 +168,10 @@ async function main() {
   await writeWorkflowBundles(path.join(DIST, WORKFLOW_BUNDLE_FILE));
   // Marks dist/ as ES modules on its own, whatever copies it (the root package.json also does).
   await writeFile(path.join(DIST, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
-  console.log(`built dist/ (${modules} modules and the workflow bundles) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await writeFile(path.join(DIST, BUILD_INFO_FILE), `${JSON.stringify(info)}\n`);
+  console.log(
+    `built dist/ (${modules} modules and the workflow bundles; version ${info.version}, commit ${info.commit}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 main().catch((err) => {

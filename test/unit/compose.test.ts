@@ -111,8 +111,8 @@ describe('docker-compose.yml', () => {
     expect(services.worker.command).toEqual(scripts['worker:prod'].split(' '));
     expect(services.api.init).toBe(true);
     expect(services.worker.init).toBe(true);
-    // Both run the image the api service builds (the Dockerfile's runtime stage).
-    expect(services.api.build).toBe('.');
+    // Both run the image the api service builds (the Dockerfile's runtime stage), from the commit given.
+    expect(services.api.build).toEqual({ context: '.', args: { GIT_COMMIT: '${GIT_COMMIT:-}' } });
     expect(services.worker.image).toBe(services.api.image);
     expect(services.api.healthcheck.test.join(' ')).toContain(`127.0.0.1:${services.api.environment.PORT}/healthz`);
     expect(services.worker.healthcheck.test.join(' ')).toContain(`127.0.0.1:${services.worker.environment.WORKER_METRICS_PORT}/healthz`);
@@ -132,6 +132,23 @@ describe('docker-compose.yml', () => {
     expect(stages[1]).not.toMatch(/^COPY \. /m);
     const scripts = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')).scripts;
     expect(stages[1]).toContain(`CMD ${JSON.stringify(scripts['api:prod'].split(' ')).replace(/","/g, '", "')}`);
+  });
+
+  it("runs the workers versioned: one version of the task queue's deployment, named by the commit built", async () => {
+    const env = services.worker.environment;
+    expect(env.WORKER_VERSIONING).toBe('on');
+    expect(env.WORKER_VERSION_PROMOTE).toBe('${WORKER_VERSION_PROMOTE:-auto}');
+    // No deployment name: the task queue names it, the same for both replicas.
+    expect(env.WORKER_DEPLOYMENT_NAME).toBeUndefined();
+    expect(env.TEMPORAL_TASK_QUEUE).toBe('gateway');
+    // The API needs none of it.
+    expect(Object.keys(services.api.environment).filter((k) => k.startsWith('WORKER_VERSION'))).toEqual([]);
+    // The Dockerfile's build stage takes the commit as a build argument before it builds (no .git in the image).
+    const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
+    const build = dockerfile.split(/^FROM /m)[1]!;
+    expect(build).toMatch(/^ARG GIT_COMMIT$/m);
+    expect(build.indexOf('ARG GIT_COMMIT')).toBeLessThan(build.indexOf('npm run build'));
+    expect(await readFile(new URL('../../.dockerignore', import.meta.url), 'utf8')).toMatch(/^\.git$/m);
   });
 
   it('requires the production secrets instead of defaulting them', () => {
