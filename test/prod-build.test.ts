@@ -6,16 +6,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../src/net';
 import { onboard } from './helpers/console';
 import { call, waitForHealth } from './helpers/http';
 import { TEST_INVITE } from './helpers/stack';
+import { BUILD_INFO_FILE, type BuildInfo } from '../src/temporal/versioning';
 
 /**
  * The production install path, as the Dockerfile's runtime stage takes it but without Docker:
  * `npm run build`, then a clean directory holding only package.json, package-lock.json and dist/,
  * `npm ci --omit=dev` there, and the `api:prod` / `worker:prod` commands (node only, no tsx, no
- * embedded Postgres) against the run's Postgres and Temporal, through one real workflow.
+ * embedded Postgres) against the run's Postgres and Temporal, through one real workflow. The
+ * production worker runs versioned, as the image does: its build id is the version and commit the
+ * build recorded in dist/build-info.json, and the workflow ran on that version.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -85,6 +89,10 @@ describe('production build', () => {
       expect(existsSync(path.join(ROOT, 'dist/workflow-bundle.js'))).toBe(true);
       expect(existsSync(path.join(ROOT, 'dist/workflow-bundle.traced.js'))).toBe(true);
       expect(existsSync(path.join(ROOT, 'dist/bin/migrate.js'))).toBe(true);
+      // What the build was made from: package.json's version and a commit (git's, in this checkout).
+      const built = JSON.parse(readFileSync(path.join(ROOT, 'dist', BUILD_INFO_FILE), 'utf8')) as BuildInfo;
+      expect(built.version).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+      expect(built.commit).toMatch(/^([0-9a-f]{12}|dev)$/);
 
       dir = await mkdtemp(path.join(os.tmpdir(), 'cig-prod-'));
       for (const f of ['package.json', 'package-lock.json']) await cp(path.join(ROOT, f), path.join(dir, f));
@@ -113,6 +121,8 @@ describe('production build', () => {
         INVITE_CODES: TEST_INVITE,
         KEY_ENCRYPTION_KEY: 'b'.repeat(64),
         MATCH_TOKEN_SIGNING_KEY: signingKey,
+        // As in the image (its default): one version of the task queue's deployment, made current on start.
+        WORKER_VERSIONING: 'on',
       };
       // The image's migration command (from bin/), against the run's database, migrated already: nothing to do.
       const migrate = start('migrate:prod', dir, env);
@@ -146,6 +156,25 @@ describe('production build', () => {
         const rt = res.body.runtime;
         expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
         expect(rt.match_token.proposal_id).toBe(rt.proposal.proposal_id);
+
+        // The run was made and finished by the production worker's version: the build's, named in the
+        // copy (no .git there), the deployment's current one.
+        const connection = await Connection.connect({ address: inject('temporalAddress') });
+        try {
+          const temporal = new Client({ connection });
+          const described = await temporal.workflow.getHandle(rt.runtime_session.workflow_id).describe();
+          expect(described.status.name).toBe('COMPLETED');
+          expect(described.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion).toMatchObject({
+            deploymentName: taskQueue,
+            buildId: `${built.version}+${built.commit}`,
+          });
+          const deployment = await temporal.workflowService.describeWorkerDeployment({ namespace: 'default', deploymentName: taskQueue });
+          expect(deployment.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId).toBe(
+            `${built.version}+${built.commit}`,
+          );
+        } finally {
+          await connection.close();
+        }
 
         // Both processes serve their metrics.
         const apiMetrics = await call(base, 'GET', '/metrics');
