@@ -7,10 +7,15 @@ export type WorkerProcess = SpawnedProcess;
 /**
  * `worker/main.ts` in a child process on the API's task queue, with the API's keys (so a token the
  * worker signs verifies against the JWKS the API publishes). A separate process can be SIGKILLed
- * mid-activity, which an in-process Worker cannot.
+ * mid-activity, which an in-process Worker cannot. `readyLine`: what it logs once ready for the test
+ * (a versioned worker's `"msg":"worker version` line: it has decided whether its version is current).
  */
-export function startWorkerProcess(api: Pick<TestApi, 'url' | 'config'>, env: Record<string, string> = {}): WorkerProcess {
-  return spawnUntilReady('worker/main.ts', 'worker polling', {
+export function startWorkerProcess(
+  api: Pick<TestApi, 'url' | 'config'>,
+  env: Record<string, string> = {},
+  readyLine = 'worker polling',
+): WorkerProcess {
+  return spawnUntilReady('worker/main.ts', readyLine, {
     DATABASE_URL: inject('databaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: api.config.TEMPORAL_TASK_QUEUE,
