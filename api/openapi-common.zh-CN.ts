@@ -17,7 +17,7 @@ export const commonZhCN: LocaleTexts = {
       message: '人类可读的说明。',
     },
     BudgetRange: {
-      '': '以主币种单位表示的消费区间；`max` 是排序使用的硬上限。',
+      '': '以主币种单位表示的消费区间；`max` 是排序使用的硬上限。`min` 不得大于 `max`（400 invalid_payload；这是跨两个成员的规则，schema 未表述）。',
     },
     TimeWindow: {
       deadline: '可接受的最晚送达时间。',

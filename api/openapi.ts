@@ -152,11 +152,17 @@ function nullableRefs(doc: unknown): void {
 
 type SchemaNode = Record<string, unknown>;
 
+/** What the description of an open request object says (the rule its schema cannot state). */
+const FREE_FORM_RULE = 'No member name and no string inside may contain NUL (U+0000).';
+const OPEN_OBJECT_RULE = `Members beyond those listed are accepted. ${FREE_FORM_RULE}`;
+
 /**
  * The input guard refuses NUL in every string of a path, query or body (src/input-guard.ts). Every
  * request string without a pattern, format or enum of its own says so with TEXT_PATTERN; a string
- * with its own pattern excludes NUL in it. Free-form objects cannot say it: OpenAPI 3.0 has no
- * `propertyNames` for their keys, and their values are of any type (docs/CONTRACT.md#errors).
+ * with its own pattern excludes NUL in it. Open objects (free-form ones and typed ones that keep
+ * members they do not name) cannot say it in a schema: OpenAPI 3.0 has no `propertyNames` for their
+ * keys, and their values are of any type; their description says it instead (OPEN_OBJECT_RULE,
+ * docs/CONTRACT.md#input-and-limits).
  */
 function declareTextRule(document: unknown): void {
   const doc = document as { paths?: unknown; components?: { schemas?: Record<string, SchemaNode> } };
@@ -180,6 +186,10 @@ function declareTextRule(document: unknown): void {
     }
     if (node.type === 'string' && node.pattern === undefined && node.format === undefined && node.enum === undefined) {
       node.pattern = TEXT_PATTERN;
+    }
+    if (node.type === 'object' && node.additionalProperties && typeof node.additionalProperties === 'object') {
+      const rule = node.properties ? OPEN_OBJECT_RULE : FREE_FORM_RULE;
+      node.description = typeof node.description === 'string' ? `${node.description} ${rule}` : rule;
     }
     for (const key of ['items', 'additionalProperties', 'not']) stack.push(node[key]);
     for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(node[key])) stack.push(...(node[key] as unknown[]));

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, importJWK } from 'jose';
 import { CompactSign } from 'jose';
@@ -146,6 +147,67 @@ describe('/openapi.json', () => {
         expect(documented, `${method} ${path}`).toBe(path !== '/r/{recId}');
       }
     }
+  });
+
+  it('states the rules across members it can (oneOf, anyOf, patterns) and names the rest in descriptions', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    // Each request schema judged as the document states it, its $refs resolved inside the document.
+    // OpenAPI 3.0's dialect in JSON Schema's: `nullable` without a `type` (as in `additionalProperties:
+    // {nullable: true}`) adds nothing, and a boolean `exclusiveMinimum` qualifies `minimum`.
+    const components = JSON.parse(JSON.stringify(doc.components), (_k, v) => {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+      if ('nullable' in v && !('type' in v)) delete v.nullable;
+      for (const [bound, exclusive] of [
+        ['minimum', 'exclusiveMinimum'],
+        ['maximum', 'exclusiveMaximum'],
+      ] as const) {
+        if (v[exclusive] === true) [v[exclusive], v[bound]] = [v[bound], undefined];
+        else if (v[exclusive] === false) delete v[exclusive];
+      }
+      return JSON.parse(JSON.stringify(v));
+    });
+    const validator = (name: string) => ajv.compile({ $ref: `#/components/schemas/${name}`, components });
+    const importCard = validator('AgentImportCardRequest');
+    expect(importCard({ agent_card: {} })).toBe(true);
+    expect(importCard({ agent_card_url: 'https://agent.example/card.json' })).toBe(true);
+    expect(importCard({}), 'neither').toBe(false);
+    expect(importCard({ agent_card: {}, agent_card_url: 'https://agent.example/card.json' }), 'both').toBe(false);
+    const event = validator('DecisionEventRequest');
+    const valid = [
+      { event_type: 'pick' },
+      { event_type: 'fulfilled', proposal_id: 'prop_1' },
+      { event_type: 'confirm', match_token_id: 'mt_1' },
+      { event_type: 'remix', product_id: 7, payload: { dimension: 'scene', value: ' rooftop at dusk ' } },
+      { event_type: 'view', payload: { agent_id: 'shopper-1', anything: [1] } },
+    ];
+    for (const body of valid) expect(event(body), JSON.stringify(event.errors)).toBe(true);
+    const invalid = [
+      { event_type: 'fulfilled' },
+      { event_type: 'late_delivery', product_id: 7 },
+      { event_type: 'remix', proposal_id: 'prop_1' },
+      { event_type: 'remix', proposal_id: 'prop_1', payload: { dimension: 'price', value: 'lower' } },
+      { event_type: 'remix', proposal_id: 'prop_1', payload: { dimension: 'scene', value: ' \t ' } },
+      { event_type: 'remix', proposal_id: 'prop_1', payload: { dimension: 'scene', value: 'x'.repeat(201) } },
+      { event_type: 'remix', payload: { dimension: 'scene', value: 'x' } },
+      { event_type: 'pick', payload: { agent_id: ' ' } },
+      { event_type: 'pick', merchant_id: 'm-1' },
+    ];
+    for (const body of invalid) expect(event(body), JSON.stringify(body)).toBe(false);
+    // A blank merchant id in a path names nothing, and the pattern says so.
+    for (const path of ['/v1/merchant/{merchantId}', '/v1/merchant/{merchantId}/sla', '/v1/merchant/{merchantId}/feeds/{feedId}']) {
+      const param = Object.values<any>(doc.paths[path])[0].parameters.find((p: any) => p.name === 'merchantId');
+      const pattern = new RegExp(param.schema.pattern);
+      for (const ok of ['shop-1', ' shop-1']) expect(pattern.test(ok), `${path} ${JSON.stringify(ok)}`).toBe(true);
+      for (const bad of ['', ' ', '\t\u3000', 'a\u0000']) expect(pattern.test(bad), `${path} ${JSON.stringify(bad)}`).toBe(false);
+    }
+    // What a schema cannot say is in a description: the NUL rule of open objects, rules across members.
+    const intent = doc.components.schemas.IntentCreateRequest;
+    expect(intent.properties.metadata.description).toMatch(/NUL \(U\+0000\)/);
+    expect(doc.components.schemas.TimeWindow.description).toMatch(/Members beyond those listed are accepted.*NUL/);
+    expect(doc.components.schemas.BudgetRange.description).toMatch(/`min` must not exceed `max`/);
+    expect(doc.paths['/v1/intents'].post.description).toMatch(/budget_range\.min must not exceed budget_range\.max/);
+    expect(doc.paths['/v1/decision-events'].post.description).toMatch(/remix value must differ from the current one/);
   });
 
   it('links name real operations, their parameters and body members, and ids the source answer carries', async () => {

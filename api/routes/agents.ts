@@ -70,7 +70,7 @@ export function agentRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Register or update a commerce agent',
     description:
-      "agent_id, agent_type and endpoint are required. capability_profile is grouped by agent kind and validated for the agent's own kind. 201 when created; an existing agent_id is updated (200) with its X-Agent-Token.",
+      "agent_id, agent_type and endpoint are required. capability_profile is grouped by agent kind and validated for the agent's own kind. 201 when created; an existing agent_id is updated (200) with its X-Agent-Token. Beyond what the schema states: endpoint must be https and resolve to public addresses only, a DNS answer (400 invalid_endpoint).",
     auth: auth.apiKey('registry'),
     body: S.AgentRegisterBody,
     bodyRequired: true,
@@ -89,7 +89,7 @@ export function agentRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Import an A2A Agent Card',
     description:
-      'Send exactly one of agent_card (inline) or agent_card_url (fetched over https: 5 s, 256 KiB, 3 redirects, every hop checked). v0.3 and v1.0 cards are read; skills, interfaces, security schemes and extensions (AP2 roles included) are mapped into capability_profile.a2a and the agent is registered.',
+      'Send exactly one of agent_card (inline) or agent_card_url (fetched over https: 5 s, 256 KiB, 3 redirects, every hop checked). v0.3 and v1.0 cards are read; skills, interfaces, security schemes and extensions (AP2 roles included) are mapped into capability_profile.a2a and the agent is registered. Beyond what the schema states: the card must have the A2A Agent Card shape (400 invalid_agent_card) and its endpoint must resolve to public addresses only (400 invalid_endpoint).',
     auth: auth.apiKey('registry'),
     body: S.AgentImportCardBody,
     bodyRequired: true,

@@ -6,7 +6,7 @@ export const agentsZhCN: LocaleTexts = {
     postV1AgentsRegister: {
       summary: '注册或更新商务智能体',
       description:
-        'agent_id、agent_type 和 endpoint 为必填。capability_profile 按智能体类型分组，并按该智能体自身的类型校验。新建返回 201；已存在的 agent_id 凭其 X-Agent-Token 更新（200）。',
+        'agent_id、agent_type 和 endpoint 为必填。capability_profile 按智能体类型分组，并按该智能体自身的类型校验。新建返回 201；已存在的 agent_id 凭其 X-Agent-Token 更新（200）。除 schema 所述之外：endpoint 必须为 https 且只解析到公网地址，这取决于 DNS 应答（400 invalid_endpoint）。',
       responses: {
         '200': '已更新现有注册。',
         '201': '已创建。',
@@ -22,7 +22,7 @@ export const agentsZhCN: LocaleTexts = {
     postV1AgentsImportCard: {
       summary: '导入 A2A Agent Card',
       description:
-        'agent_card（内联）与 agent_card_url（通过 https 获取：5 秒、256 KiB、3 次重定向，每一跳都会检查）二者只能且必须提供其一。支持 v0.3 与 v1.0 卡片；技能、接口、安全方案和扩展（包括 AP2 角色）映射到 capability_profile.a2a，并注册该智能体。',
+        'agent_card（内联）与 agent_card_url（通过 https 获取：5 秒、256 KiB、3 次重定向，每一跳都会检查）二者只能且必须提供其一。支持 v0.3 与 v1.0 卡片；技能、接口、安全方案和扩展（包括 AP2 角色）映射到 capability_profile.a2a，并注册该智能体。除 schema 所述之外：卡片必须符合 A2A Agent Card 结构（400 invalid_agent_card），其端点必须只解析到公网地址（400 invalid_endpoint）。',
       responses: {
         '200': '已根据卡片更新现有注册。',
         '201': '已导入并注册。',

@@ -14,7 +14,7 @@ export function experienceRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Record a decision event',
     description:
-      'Shopper-side feedback on an offer or a feed item (pick, nope, remix, confirm) and outcome events (view, click, purchase, return, complaint, fulfilled, late_delivery). Every named reference must exist and agree with the others; merchant_id and product_id are derived from the proposal. remix needs payload.dimension and payload.value and answers with the revised experience preview; confirm links to the given match token or the newest token of the proposal. SLA and reputation read these events (docs/EXPERIENCE.md).',
+      'Shopper-side feedback on an offer or a feed item (pick, nope, remix, confirm) and outcome events (view, click, purchase, return, complaint, fulfilled, late_delivery). Every named reference must exist and agree with the others; merchant_id and product_id are derived from the proposal. remix needs payload.dimension and payload.value and answers with the revised experience preview; confirm links to the given match token or the newest token of the proposal. SLA and reputation read these events (docs/EXPERIENCE.md). Beyond what the schema states (its anyOf says which references each event type needs): a remix value must differ from the current one, and agent_id and payload.agent_id must name the same agent (400 invalid_payload); every named reference must exist (404) and agree with the others (409).',
     auth: auth.apiKey('experience'),
     body: E.DecisionEventBody,
     bodyRequired: true,
@@ -49,7 +49,7 @@ export function experienceRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Proactive experience feed for a shopper agent',
     description:
-      "Catalog products as experience cards, ranked by fit with the agent's taste profile (derived from its pick, confirm, purchase, nope, return and complaint events, merged with the taste_profile sent; explicit members win) and its inspiration refs, with creator evidence breaking near-ties. Products whose latest taste event is negative are left out. Deterministic: the same input over the same events gives the same items in the same order and the same feed_id.",
+      "Catalog products as experience cards, ranked by fit with the agent's taste profile (derived from its pick, confirm, purchase, nope, return and complaint events, merged with the taste_profile sent; explicit members win) and its inspiration refs, with creator evidence breaking near-ties. Products whose latest taste event is negative are left out. Deterministic: the same input over the same events gives the same items in the same order and the same feed_id. Beyond what the schema states: taste_profile.price_band.min must not exceed its max (400 invalid_payload).",
     auth: auth.apiKey('experience'),
     body: E.ExperienceFeedBody,
     bodyRequired: true,

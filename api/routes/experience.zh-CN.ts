@@ -6,7 +6,7 @@ export const experienceZhCN: LocaleTexts = {
     postV1DecisionEvents: {
       summary: '记录决策事件',
       description:
-        '购物方对报价或推荐流条目的反馈（pick、nope、remix、confirm）以及结果事件（view、click、purchase、return、complaint、fulfilled、late_delivery）。所引用的每个对象都必须存在且彼此一致；merchant_id 和 product_id 由提案推导。remix 需要 payload.dimension 和 payload.value，并返回修订后的体验预览；confirm 关联到给定的匹配令牌，或该提案最新的令牌。SLA 与信誉基于这些事件计算（见 docs/EXPERIENCE.md）。',
+        '购物方对报价或推荐流条目的反馈（pick、nope、remix、confirm）以及结果事件（view、click、purchase、return、complaint、fulfilled、late_delivery）。所引用的每个对象都必须存在且彼此一致；merchant_id 和 product_id 由提案推导。remix 需要 payload.dimension 和 payload.value，并返回修订后的体验预览；confirm 关联到给定的匹配令牌，或该提案最新的令牌。SLA 与信誉基于这些事件计算（见 docs/EXPERIENCE.md）。除 schema 所述之外（其 anyOf 说明每种事件类型需要哪些引用）：remix 的新值不得与当前值相同，agent_id 与 payload.agent_id 必须指同一智能体（400 invalid_payload）；所引用的每条记录都必须存在（404）且彼此一致（409）。',
       responses: {
         '201': '已存储的事件。',
         '400':
@@ -25,7 +25,7 @@ export const experienceZhCN: LocaleTexts = {
     postV1ExperienceFeed: {
       summary: '面向购物智能体的主动体验推荐流',
       description:
-        '以体验卡片呈现的目录商品，按与智能体口味画像（由其 pick、confirm、purchase、nope、return 和 complaint 事件推导，并与请求中的 taste_profile 合并；显式给出的成员优先）及灵感引用的契合度排序，分数接近时由创作者证据决定先后。最近一次口味事件为负面的商品会被排除。结果确定：相同输入在相同事件上得到相同顺序的相同条目和相同的 feed_id。',
+        '以体验卡片呈现的目录商品，按与智能体口味画像（由其 pick、confirm、purchase、nope、return 和 complaint 事件推导，并与请求中的 taste_profile 合并；显式给出的成员优先）及灵感引用的契合度排序，分数接近时由创作者证据决定先后。最近一次口味事件为负面的商品会被排除。结果确定：相同输入在相同事件上得到相同顺序的相同条目和相同的 feed_id。除 schema 所述之外：taste_profile.price_band.min 不得大于其 max（400 invalid_payload）。',
       responses: {
         '200': '推荐流。',
         '400':
@@ -88,7 +88,7 @@ export const experienceZhCN: LocaleTexts = {
     },
     TasteProfileInput: {
       categories: '一级或二级目录类目名称。',
-      price_band: '美元。',
+      price_band: '美元。`min` 不得大于 `max`（400 invalid_payload；这是跨两个成员的规则，schema 未表述）。',
     },
   },
 };

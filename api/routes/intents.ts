@@ -30,7 +30,7 @@ export function intentRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Create a shopping intent',
     description:
-      'raw_query is required. Missing structure is read from the text: a normalized query, tags, a budget ("under $50") and a region ("in Canada"); resolution_summary says what was derived.',
+      'raw_query is required. Missing structure is read from the text: a normalized query, tags, a budget ("under $50") and a region ("in Canada"); resolution_summary says what was derived. Beyond what the schema states: budget_range.min must not exceed budget_range.max (400 invalid_payload).',
     auth: auth.apiKey('intents'),
     body: I.IntentCreateBody,
     bodyRequired: true,
@@ -87,7 +87,7 @@ export function intentRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Submit a merchant proposal for an intent',
     description:
-      'Needs the X-Merchant-Token of merchant_agent_id. The merchant may answer an intent that was dispatched to it or whose tags, region and categories meet its subscription (the Intent.Surge rule); any other intent is 404 intent_not_found. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft).',
+      'Needs the X-Merchant-Token of merchant_agent_id. The merchant may answer an intent that was dispatched to it or whose tags, region and categories meet its subscription (the Intent.Surge rule); any other intent is 404 intent_not_found. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft). Beyond what the schema states: shipping_commitment.min_days must not exceed max_days (400 invalid_payload).',
     auth: auth.apiKeyAnd('proposals', 'MerchantToken', merchantToken(bodyMember('merchant_agent_id'), 'merchant_agent_id'), [
       [401, 'missing_registration_token', 'Missing registration token (X-Merchant-Token).'],
       [403, 'invalid_registration_token', 'The token is not the registration token of merchant_agent_id.'],

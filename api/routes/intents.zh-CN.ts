@@ -6,7 +6,7 @@ export const intentsZhCN: LocaleTexts = {
     postV1Intents: {
       summary: '创建购物意图',
       description:
-        'raw_query 为必填。缺少的结构化信息从文本中解析：规范化查询、标签、预算（"under $50"）和地区（"in Canada"）；resolution_summary 说明推导了哪些内容。',
+        'raw_query 为必填。缺少的结构化信息从文本中解析：规范化查询、标签、预算（"under $50"）和地区（"in Canada"）；resolution_summary 说明推导了哪些内容。除 schema 所述之外：budget_range.min 不得大于 budget_range.max（400 invalid_payload）。',
       responses: {
         '201': '意图。',
         '400':
@@ -51,7 +51,7 @@ export const intentsZhCN: LocaleTexts = {
     postV1Proposals: {
       summary: '为意图提交商家提案',
       description:
-        '需要 merchant_agent_id 对应的 X-Merchant-Token。商家可回应已分发给它的意图，或标签、地区和品类符合其订阅的意图（Intent.Surge 规则）；其他意图返回 404 intent_not_found。商品必须存在于目录中；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。',
+        '需要 merchant_agent_id 对应的 X-Merchant-Token。商家可回应已分发给它的意图，或标签、地区和品类符合其订阅的意图（Intent.Surge 规则）；其他意图返回 404 intent_not_found。商品必须存在于目录中；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。除 schema 所述之外：shipping_commitment.min_days 不得大于 max_days（400 invalid_payload）。',
       responses: {
         '201': '提案，附带警告（例如商品不在意图所指的品类中）。',
         '400':

@@ -108,7 +108,7 @@ export function merchantRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Register or update a merchant agent',
     description:
-      "Creates the merchant (created:true) and returns its registration_token and webhook_secret once. Registering an existing merchant_id updates it (created:false) and needs that merchant's X-Merchant-Token.",
+      "Creates the merchant (created:true) and returns its registration_token and webhook_secret once. Registering an existing merchant_id updates it (created:false) and needs that merchant's X-Merchant-Token. Beyond what the schema states: agent_endpoint must be https and resolve to public addresses only, a DNS answer (400 invalid_endpoint).",
     auth: auth.apiKey('registry'),
     body: S.MerchantRegisterBody,
     bodyRequired: true,

@@ -6,7 +6,7 @@ export const merchantsZhCN: LocaleTexts = {
     postV1MerchantRegister: {
       summary: '注册或更新商家智能体',
       description:
-        '创建商家（created:true），并仅此一次返回其 registration_token 和 webhook_secret。对已存在的 merchant_id 再次注册即为更新（created:false），需要该商家的 X-Merchant-Token。',
+        '创建商家（created:true），并仅此一次返回其 registration_token 和 webhook_secret。对已存在的 merchant_id 再次注册即为更新（created:false），需要该商家的 X-Merchant-Token。除 schema 所述之外：agent_endpoint 必须为 https 且只解析到公网地址，这取决于 DNS 应答（400 invalid_endpoint）。',
       responses: {
         '200': '已注册或已更新。',
         '400':

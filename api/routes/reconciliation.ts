@@ -14,7 +14,7 @@ export function reconciliationRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Reconcile platform-affiliate orders',
     description:
-      'Runs the reconciliation workflow (docs/RECONCILIATION.md): the platform orders of the window (from the import table, or another registered source) are matched to checkouts, match tokens and rec_ids; the run reports matched orders, amount mismatches, unmatched orders on each side and duplicates, and is stored. The caller waits up to 60 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. The same workflow runs daily from the Temporal Schedule reconcile-daily. An operator power: supply key only (docs/TENANCY.md).',
+      'Runs the reconciliation workflow (docs/RECONCILIATION.md): the platform orders of the window (from the import table, or another registered source) are matched to checkouts, match tokens and rec_ids; the run reports matched orders, amount mismatches, unmatched orders on each side and duplicates, and is stored. The caller waits up to 60 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. The same workflow runs daily from the Temporal Schedule reconcile-daily. An operator power: supply key only (docs/TENANCY.md). Beyond what the schema states: source must name a source with imported orders or a registered one (400 invalid_source), and as_of must not be in the future (400 invalid_as_of).',
     auth: auth.supply,
     body: R.ReconciliationRunBody,
     invalidCode: 'invalid_days',

@@ -6,7 +6,7 @@ export const reconciliationZhCN: LocaleTexts = {
     postV1ReconciliationPlatformAffiliateRun: {
       summary: '对账平台联盟订单',
       description:
-        '运行对账工作流（docs/RECONCILIATION.md）：将时间窗口内的平台订单（来自导入表或其他已注册的来源）与结账、匹配令牌和 rec_id 进行匹配；本次运行报告已匹配订单、金额不符、双方各自未匹配的记录以及重复订单，并被保存。调用方最多等待 60 秒（`Prefer: wait=N`，0..60）；超时则返回 202 及状态 URL。同一工作流每天由 Temporal Schedule reconcile-daily 运行。这是运营方权限：仅限供给密钥（docs/TENANCY.md）。',
+        '运行对账工作流（docs/RECONCILIATION.md）：将时间窗口内的平台订单（来自导入表或其他已注册的来源）与结账、匹配令牌和 rec_id 进行匹配；本次运行报告已匹配订单、金额不符、双方各自未匹配的记录以及重复订单，并被保存。调用方最多等待 60 秒（`Prefer: wait=N`，0..60）；超时则返回 202 及状态 URL。同一工作流每天由 Temporal Schedule reconcile-daily 运行。这是运营方权限：仅限供给密钥（docs/TENANCY.md）。除 schema 所述之外：source 必须是已导入过订单的来源或已注册的来源（400 invalid_source），as_of 不得晚于当前时间（400 invalid_as_of）。',
       responses: {
         '200': '已完成的运行：摘要及每类差异的前若干条。',
         '202': '仍在运行；请轮询 status_url（也在 Location 头中）。',

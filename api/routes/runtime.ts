@@ -18,7 +18,7 @@ export function runtimeRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Run the commerce runtime',
     description:
-      'Runs an auditable agent loop (docs/RUNTIME.md): resolve the intent, query the subscribed merchant agents (the catalog answers when none does), rank the proposals, mint the match token and, when the budget does not require the user to confirm, authorize payment. Every iteration is an AgentStep; commerce_budget bounds the loop. The caller waits up to 20 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL.',
+      'Runs an auditable agent loop (docs/RUNTIME.md): resolve the intent, query the subscribed merchant agents (the catalog answers when none does), rank the proposals, mint the match token and, when the budget does not require the user to confirm, authorize payment. Every iteration is an AgentStep; commerce_budget bounds the loop. The caller waits up to 20 s (`Prefer: wait=N`, 0..60); past it the answer is 202 with the status URL. Beyond what the schema states: intent.budget_range.min must not exceed its max (400 invalid_payload).',
     auth: auth.apiKey('runtime'),
     body: R.RuntimeCreateBody,
     // The document says the body (and its intent) is required; an absent one is 400 missing_intent.

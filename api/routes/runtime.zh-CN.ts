@@ -6,7 +6,7 @@ export const runtimeZhCN: LocaleTexts = {
     postV1CommerceRuntime: {
       summary: '运行商务运行时',
       description:
-        '运行一个可审计的智能体循环（docs/RUNTIME.md）：解析意图，询问订阅的商家智能体（无商家应答时由目录应答），对提案排序，签发匹配令牌；当预算不要求用户确认时还会授权支付。每次迭代都是一个 AgentStep；commerce_budget 限定循环。调用方最多等待 20 秒（`Prefer: wait=N`，0..60）；超时则返回 202 及状态 URL。',
+        '运行一个可审计的智能体循环（docs/RUNTIME.md）：解析意图，询问订阅的商家智能体（无商家应答时由目录应答），对提案排序，签发匹配令牌；当预算不要求用户确认时还会授权支付。每次迭代都是一个 AgentStep；commerce_budget 限定循环。调用方最多等待 20 秒（`Prefer: wait=N`，0..60）；超时则返回 202 及状态 URL。除 schema 所述之外：intent.budget_range.min 不得大于其 max（400 invalid_payload）。',
       responses: {
         '201': '已完成的运行时，附带关联的意图、提案、匹配会话和匹配令牌。',
         '202': '仍在运行；请轮询 status_url（也在 Location 头中）。',

@@ -8,14 +8,11 @@ import { getOwnIntent, type IntentRow } from '../matching/intents';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
 import { matchTokenNotFound } from '../matching/match-tokens';
 import { proposalNotFound, type ProposalRow } from '../matching/proposals';
-import type { DecisionEventInput, DecisionEventT, ExperiencePreviewT } from '../schemas/experience';
+import { EVENTS_NEEDING_PROPOSAL, type DecisionEventInput, type DecisionEventT, type ExperiencePreviewT } from '../schemas/experience';
 import { iso } from '../time';
 import { buildPreview, isBuiltPreview, readContext, remixPreview } from './preview';
 
 export type DecisionEventRow = Selectable<DecisionEventsTable>;
-
-/** Events that only make sense about an offer: SLA reads fulfilled/late_delivery per proposal. */
-const NEEDS_PROPOSAL: readonly DecisionEventType[] = ['confirm', 'fulfilled', 'late_delivery'];
 
 const invalid = (field: string, message: string) =>
   new AppError(400, 'invalid_payload', `Invalid ${field}: ${message}`, { fields: [field] });
@@ -191,7 +188,7 @@ export async function recordDecisionEvent(
   const agentId = agentOf(input, payload);
   const refs = await resolveReferences(db, input, caller);
   const productId = refs.proposal?.product_id ?? input.product_id ?? null;
-  if (NEEDS_PROPOSAL.includes(type) && !refs.proposal)
+  if (EVENTS_NEEDING_PROPOSAL.includes(type) && !refs.proposal)
     throw invalid('proposal_id', `a ${type} event needs proposal_id (or match_token_id).`);
 
   let matchTokenId = refs.token?.match_token_id ?? null;

@@ -1,6 +1,6 @@
 import type { ProductRow } from '../db/schema-catalog';
 import { AppError } from '../errors';
-import { REMIX_DIMENSIONS, type ExperiencePreviewT, type RemixDimension } from '../schemas/experience';
+import { REMIX_DIMENSIONS, REMIX_VALUE_MAX, type ExperiencePreviewT, type RemixDimension } from '../schemas/experience';
 import { contentId } from './content-id';
 
 /** The shopper's experience_context as stored on the intent (all members optional, extra keys kept). */
@@ -20,8 +20,6 @@ const OPTIONS: Record<RemixDimension, string[]> = {
   palette: ['true to product', 'muted', 'bright', 'monochrome', 'pastel'],
   framing: ['product hero', 'in use', 'close-up detail', 'flat lay', 'lifestyle wide'],
 };
-
-export const REMIX_VALUE_MAX = 200;
 
 export function readContext(raw: unknown): ExperienceContextFacts {
   const o = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};

@@ -161,7 +161,12 @@ export const AgentImportCardBody = z
     categories: tags(100).optional(),
     metadata: freeObject.optional(),
   })
-  .meta({ id: 'AgentImportCardRequest' });
+  .meta({
+    id: 'AgentImportCardRequest',
+    // Exactly one of the two (src/registry/agents.ts answers neither with missing_fields, both with
+    // invalid_payload): a rule across members, which the document states as a oneOf of `required`.
+    oneOf: [{ required: ['agent_card'] }, { required: ['agent_card_url'] }],
+  });
 
 export const AgentIdParams = z.object({ agentId: z.string().min(1).max(128) });
 export const AgentListQuery = z.object({

@@ -19,6 +19,16 @@ const TRIMMED = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202
  */
 const NON_BLANK = new RegExp(`^[^${NUL_ESCAPE}]*[^${NUL_ESCAPE}${TRIMMED}][^${NUL_ESCAPE}]*$`);
 
+/** The published pattern of text that must say something (see NON_BLANK), for schemas written by hand. */
+export const NON_BLANK_PATTERN = NON_BLANK.source;
+
+/**
+ * The pattern of a value the service checks after trim(): 1..max characters once trimmed, no NUL.
+ * (text() bounds the text as sent; a few domain checks, such as a remix value, bound it trimmed.)
+ */
+export const trimmedTextPattern = (max: number) =>
+  `^[${TRIMMED}]*[^${NUL_ESCAPE}${TRIMMED}](?:[^${NUL_ESCAPE}]{0,${max - 2}}[^${NUL_ESCAPE}${TRIMMED}])?[${TRIMMED}]*$`;
+
 /**
  * Free text: 1..max characters, not blank, no NUL; stored trimmed. The rules hold for the text as sent
  * (trimming comes after them), so the published pattern and maxLength accept exactly what is accepted.
@@ -30,6 +40,13 @@ export const text = (max = 500, message?: string) =>
     .regex(NON_BLANK, message ?? 'must not be blank')
     .max(max)
     .trim();
+
+/**
+ * A path parameter that names a record by the id the caller registered (a merchant id): 1..max
+ * characters with at least one that is not white space, no NUL, taken as sent. A blank one cannot name
+ * anything, and the published pattern says so.
+ */
+export const pathId = (max: number) => z.string().regex(NON_BLANK, 'must not be blank').max(max);
 
 /**
  * A token such as an id or a code: the pattern `core` (its length included), with any white space

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DECISION_EVENT_TYPES } from '../db/schema-supply';
-import { isoDateTime, text } from './common';
+import { DECISION_EVENT_TYPES, type DecisionEventType } from '../db/schema-supply';
+import { isoDateTime, NON_BLANK_PATTERN, text, trimmedTextPattern } from './common';
 
 /** Experience commerce (docs/CONTRACT.md#decision-events). See docs/EXPERIENCE.md. */
 
@@ -8,6 +8,10 @@ const freeObject = z.record(z.string(), z.unknown());
 
 export const REMIX_DIMENSIONS = ['scene', 'mood', 'lighting', 'palette', 'framing'] as const;
 export type RemixDimension = (typeof REMIX_DIMENSIONS)[number];
+/** The longest remix value, once trimmed. */
+export const REMIX_VALUE_MAX = 200;
+/** Events that only make sense about an offer (SLA reads fulfilled/late_delivery per proposal): they name one. */
+export const EVENTS_NEEDING_PROPOSAL: readonly DecisionEventType[] = ['confirm', 'fulfilled', 'late_delivery'];
 
 export const RemixableDimension = z
   .object({
@@ -160,9 +164,39 @@ export const DecisionEventBody = z
     agent_id: text(200)
       .optional()
       .meta({ description: 'The shopper agent whose taste the event tells about; also accepted as payload.agent_id.' }),
-    payload: freeObject.optional().meta({ description: "remix needs dimension (one of the preview's remixable dimensions) and value." }),
+    payload: freeObject.optional().meta({
+      description:
+        "remix needs dimension (one of the preview's remixable dimensions) and value (the new one, not the current one). agent_id, when given here, names the same agent as the body's agent_id.",
+      properties: { agent_id: { type: 'string', maxLength: 200, pattern: NON_BLANK_PATTERN } },
+    }),
   })
-  .meta({ id: 'DecisionEventRequest' });
+  .meta({
+    id: 'DecisionEventRequest',
+    // What each event type needs beside event_type (checked in src/experience/decision-events.ts),
+    // stated as one branch per group of types. Not statable here, hence in the operation's description:
+    // a remix value equal to the current one, and agent_id differing from payload.agent_id.
+    anyOf: [
+      { properties: { event_type: { enum: DECISION_EVENT_TYPES.filter((t) => !EVENTS_NEEDING_PROPOSAL.includes(t) && t !== 'remix') } } },
+      {
+        properties: { event_type: { enum: [...EVENTS_NEEDING_PROPOSAL] } },
+        anyOf: [{ required: ['proposal_id'] }, { required: ['match_token_id'] }],
+      },
+      {
+        properties: {
+          event_type: { enum: ['remix'] },
+          payload: {
+            required: ['dimension', 'value'],
+            properties: {
+              dimension: { type: 'string', enum: [...REMIX_DIMENSIONS] },
+              value: { type: 'string', pattern: trimmedTextPattern(REMIX_VALUE_MAX) },
+            },
+          },
+        },
+        required: ['payload'],
+        anyOf: [{ required: ['proposal_id'] }, { required: ['match_token_id'] }, { required: ['product_id'] }],
+      },
+    ],
+  });
 export type DecisionEventInput = z.infer<typeof DecisionEventBody>;
 
 export const DecisionEvent = z
@@ -194,7 +228,9 @@ export const TasteProfile = z
       .strictObject({ min: z.number().min(0).max(1e7).optional(), max: z.number().positive().max(1e7).optional() })
       .refine((b) => b.min === undefined || b.max === undefined || b.min <= b.max, { message: 'min must not exceed max', path: ['min'] })
       .optional()
-      .meta({ description: 'USD.' }),
+      .meta({
+        description: 'USD. `min` must not exceed `max` (400 invalid_payload; a rule across two members, which the schema does not state).',
+      }),
     avoid_categories: z.array(text(100)).max(20).optional(),
     avoid_brands: z.array(text(100)).max(20).optional(),
   })

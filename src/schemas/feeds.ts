@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { pathId } from './common';
 
 /** The bounds of a registered feed's refresh interval (the merchant_feeds check constraint). */
 export const MIN_REFRESH_INTERVAL_S = 300;
 export const MAX_REFRESH_INTERVAL_S = 604_800;
 
-export const FeedMerchantParams = z.object({ merchantId: z.string().min(1).max(128) });
+export const FeedMerchantParams = z.object({ merchantId: pathId(128) });
 
 export const FeedImportBody = z
   .strictObject({
@@ -45,7 +46,7 @@ export const FeedImportBody = z
   })
   .meta({ id: 'FeedImportRequest' });
 
-export const FeedIdParams = z.object({ merchantId: z.string().min(1).max(128), feedId: z.string().min(1).max(64) });
+export const FeedIdParams = z.object({ merchantId: pathId(128), feedId: z.string().min(1).max(64) });
 
 export const FeedRunsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Newest first; default 20.' }),

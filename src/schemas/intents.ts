@@ -19,7 +19,11 @@ export const BudgetRange = z
   .strict()
   .refine((b) => b.min === undefined || b.max === undefined || b.min <= b.max, { message: 'min must not exceed max', path: ['min'] })
   .superRefine(atLeastOneMinorUnit('max'))
-  .meta({ id: 'BudgetRange', description: 'Spend range in major units; `max` is the hard ceiling used by ranking.' });
+  .meta({
+    id: 'BudgetRange',
+    description:
+      'Spend range in major units; `max` is the hard ceiling used by ranking. `min` must not exceed `max` (400 invalid_payload; a rule across two members, which the schema does not state).',
+  });
 
 export const TimeWindow = z
   .object({

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { DECISION_EVENT_TYPES } from '../db/schema-supply';
 import { REPUTATION_WEIGHTS } from '../supply/reputation';
 import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from '../supply/window';
-import { isoDateTime } from './common';
+import { isoDateTime, pathId } from './common';
 
-export const MerchantOpsParams = z.object({ merchantId: z.string().min(1).max(128) });
+export const MerchantOpsParams = z.object({ merchantId: pathId(128) });
 
 export const MerchantOpsQuery = z.object({
   days: z.coerce

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text, token } from './common';
+import { isoDateTime, pathId, text, token } from './common';
 
 /**
  * Merchant agent (legacy registry, docs/REGISTRIES.md). The three profile objects have typed members so the
@@ -106,7 +106,7 @@ export const MerchantRegisterBody = z
   .meta({ id: 'MerchantRegisterRequest' });
 export type MerchantRegisterInput = z.infer<typeof MerchantRegisterBody>;
 
-export const MerchantIdParams = z.object({ merchantId: z.string().min(1).max(128) });
+export const MerchantIdParams = z.object({ merchantId: pathId(128) });
 export const MerchantHeartbeatBody = z.strictObject({ merchant_id: text(128) }).meta({ id: 'MerchantHeartbeatRequest' });
 
 export const Merchant = z

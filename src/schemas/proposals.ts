@@ -28,7 +28,10 @@ export const ShippingCommitment = z
     message: 'min_days must not exceed max_days',
     path: ['min_days'],
   })
-  .meta({ id: 'ShippingCommitment' });
+  .meta({
+    id: 'ShippingCommitment',
+    description: '`min_days` must not exceed `max_days` (400 invalid_payload; a rule across two members, which the schema does not state).',
+  });
 
 export const CommissionPlan = z
   .object({
