@@ -16,24 +16,16 @@ import {
 } from '../src/checkout/checkouts';
 import { authorizeAndHandOff, handOffAndSettle } from '../src/checkout/confirm';
 
-/** How often the handoff heartbeats; the workflow's heartbeat timeout (5 s) is a few of these. */
-export const HANDOFF_HEARTBEAT_MS = 1000;
-
 /** Activities of the agenticCheckout workflow: thin wrappers over src/checkout (the only I/O of the flow). */
 export function createCheckoutActivities({ db, config }: ActivityDeps) {
   /**
-   * The merchant handoff. A local activity since `checkout-local-handoff` (a worker that dies
-   * mid-handoff is noticed by the workflow task timeout). Runs from before it call it as an ordinary
-   * activity, which heartbeats while the merchant has the request: the dead worker is noticed by the
-   * heartbeat timeout (seconds) instead of the 30 s start-to-close timeout. Either way the next attempt
-   * (same Idempotency-Key) goes out on another worker, and the audit numbers attempts itself (a local
-   * activity's attempt count starts again after a worker died).
+   * The merchant handoff, inside the workflow's local activities (src/checkout/confirm.ts): a worker
+   * that dies mid-handoff is noticed by the workflow task timeout, and the next attempt (same
+   * Idempotency-Key) goes out on another worker; the audit numbers attempts itself (a local activity's
+   * attempt count starts again after a worker died). The merchant's answer is left to the settle, which
+   * writes it in its transaction.
    */
-  const handOff = async (checkoutId: string, recordAnswer: boolean): Promise<HandoffResult> => {
-    const ctx = Context.current();
-    const local = ctx.info.isLocal;
-    if (!local) ctx.heartbeat();
-    const beat = local ? undefined : setInterval(() => ctx.heartbeat(), HANDOFF_HEARTBEAT_MS);
+  const handOffForSettle = async (checkoutId: string): Promise<HandoffResult> => {
     try {
       return await handOffToMerchant(
         {
@@ -43,17 +35,13 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
           timeoutMs: config.DISPATCH_TIMEOUT_MS,
         },
         checkoutId,
-        { recordAnswer },
+        { recordAnswer: false },
       );
     } catch (err) {
       if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
       throw err;
-    } finally {
-      clearInterval(beat);
     }
   };
-  // The handoff whose answer the settle writes, in its transaction.
-  const handOffForSettle = (checkoutId: string) => handOff(checkoutId, false);
   const warn = (message: string, attrs: Record<string, unknown>) => Context.current().log.warn(message, attrs);
   return {
     async planCheckout(req: CheckoutRequest) {
@@ -62,15 +50,11 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
     async authorizeCheckout(checkoutId: string, consent: Consent) {
       return authorizeCheckout(db, checkoutId, consent);
     },
-    /** The merchant handoff alone (runs started before `checkout-handoff-settles`). */
-    async handOffToMerchant(checkoutId: string): Promise<HandoffResult> {
-      return handOff(checkoutId, true);
-    },
-    /** The handoff, then the settle (patch `checkout-handoff-settles`; src/checkout/confirm.ts). */
+    /** The handoff, then the settle (src/checkout/confirm.ts): after an authorization left to the workflow. */
     async handOffAndSettle(checkoutId: string) {
       return handOffAndSettle(db, checkoutId, handOffForSettle, warn);
     },
-    /** Authorize, hand off, settle (patch `checkout-confirm-one-activity`; src/checkout/confirm.ts). */
+    /** Authorize, hand off, settle: the confirm's one step (src/checkout/confirm.ts). */
     async authorizeAndHandOff(checkoutId: string, consent: Consent) {
       return authorizeAndHandOff(db, checkoutId, consent, handOffForSettle, warn);
     },

@@ -1,14 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import { attemptDelivery, deadLetter, type AttemptInput } from '../src/dispatch/attempt';
-import { claimForReplay, planSurgePage, type PlannedDelivery } from '../src/dispatch/deliveries';
+import { claimForReplay, type PlannedDelivery } from '../src/dispatch/deliveries';
 import { startDeliveryRun } from '../src/dispatch/client';
 import { sendReplays } from '../src/dispatch/replay';
 import { deliverSurgePage, type BatchDeps } from '../src/dispatch/surge-page';
 import type { DeliveryPolicy, StartedRun, SurgePageResult } from '../workflows/dispatch.shared';
-
-/** Parallel starts per batch: enough to keep the server busy without a burst of thousands. */
-const START_CONCURRENCY = 100;
 
 /** Activities of the dispatch flow (workflows/dispatch.ts): thin wrappers over src/dispatch. */
 export function createDispatchActivities({ db, config }: ActivityDeps) {
@@ -46,22 +43,8 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
     async sendReplayBatch(claimed: PlannedDelivery[], replayRun: Omit<StartedRun, 'delivery_id'>): Promise<StartedRun[]> {
       return sending((deps) => sendReplays(deps, claimed, replayRun));
     },
-    async planSurgePage(intentId: string, after: string | null, limit: number) {
-      return { ...(await planSurgePage(db, { intentId, after, limit, publicBaseUrl: config.publicBaseUrl })), policy: policy() };
-    },
     async claimDeadLetters(deliveryId: string | null, limit: number) {
-      return { deliveries: await claimForReplay(db, { deliveryId: deliveryId ?? undefined, limit }), policy: policy() };
-    },
-    /** Starts one delivery run per planned delivery, in batches, heartbeating between them. */
-    async startDeliveryRuns(planned: PlannedDelivery[], policy: DeliveryPolicy): Promise<StartedRun[]> {
-      const { client, info } = Context.current();
-      const started: StartedRun[] = [];
-      for (let i = 0; i < planned.length; i += START_CONCURRENCY) {
-        const batch = planned.slice(i, i + START_CONCURRENCY);
-        started.push(...(await Promise.all(batch.map((d) => startDeliveryRun(client, info.taskQueue, d, policy)))));
-        Context.current().heartbeat(started.length);
-      }
-      return started;
+      return { deliveries: await claimForReplay(db, { deliveryId: deliveryId ?? undefined, limit }) };
     },
     async deadLetterDelivery(deliveryId: string, reason: string): Promise<void> {
       await deadLetter(db, deliveryId, reason);

@@ -1,15 +1,9 @@
 import { sql } from 'kysely';
-import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import type http from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
-import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { findTemporalCli } from '../src/temporal/cli';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
@@ -19,7 +13,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
 import { redirectRecId } from '../src/checkout/seller';
 import { startTestApi, type TestApi } from './helpers/stack';
-import { startTestWorker, testWorkflowBundle } from './helpers/worker';
+import { startTestWorker } from './helpers/worker';
 import { startTimeSkippingTemporal } from './helpers/time-skipping';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -27,6 +21,7 @@ import type { Db } from '../src/db/connect';
 import type { Database } from '../src/db/schema';
 import { findCheckout, handOffToMerchant, planCheckout } from '../src/checkout/checkouts';
 import { AUTHORIZE_WAIT_MS } from '../src/checkout/confirm';
+import { replayAndRecord as recordHistory } from './helpers/histories';
 
 /**
  * Agentic checkout end to end (docs/CHECKOUT.md): the real API starts `agenticCheckout` on the
@@ -464,16 +459,7 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     // The run completed; its history replays against the current workflow code.
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(id));
     expect(await handle.result()).toEqual({ checkoutId: id, status: 'confirmed' });
-    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
-    if (process.env.RECORD_HISTORIES) {
-      const cli = await findTemporalCli();
-      const { stdout } = await promisify(execFile)(
-        cli,
-        ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!],
-        { maxBuffer: 16 << 20 },
-      );
-      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout.json', import.meta.url)), stdout);
-    }
+    await recordHistory(main.api.temporal!.client, workflowIds.checkout(id), 'agentic-checkout.json');
   });
 
   it('concurrent confirms are one confirmation: one handoff, the same result', async () => {
@@ -775,16 +761,7 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
     });
     expect(byType).toContain(workflowIds.checkout(id));
     // The Failed run replays against the current code (and is kept in test/histories for later changes).
-    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, await handle.fetchHistory(), workflowIds.checkout(id));
-    if (process.env.RECORD_HISTORIES) {
-      const cli = await findTemporalCli();
-      const { stdout } = await promisify(execFile)(
-        cli,
-        ['workflow', 'show', '-w', workflowIds.checkout(id), '-o', 'json', '--address', main.api.config.TEMPORAL_ADDRESS!],
-        { maxBuffer: 16 << 20 },
-      );
-      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-failed-voided.json', import.meta.url)), stdout);
-    }
+    await recordHistory(main.api.temporal!.client, workflowIds.checkout(id), 'agentic-checkout-failed-voided.json');
 
     // A later confirm of the failed checkout still answers its documented 409 (from Postgres).
     const late = await post(main, `/v1/agentic-checkout/${id}/confirm`, confirmBody(c));
@@ -882,29 +859,7 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     expect(again.body.checkout.continue_url).toBe(done.continue_url);
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id));
     expect(await handle.result()).toEqual({ checkoutId: checkout.checkout_id, status: 'handed_off' });
-    await Worker.runReplayHistory(
-      { workflowBundle: await testWorkflowBundle() },
-      await handle.fetchHistory(),
-      workflowIds.checkout(checkout.checkout_id),
-    );
-    if (process.env.RECORD_HISTORIES) {
-      const cli = await findTemporalCli();
-      const { stdout } = await promisify(execFile)(
-        cli,
-        [
-          'workflow',
-          'show',
-          '-w',
-          workflowIds.checkout(checkout.checkout_id),
-          '-o',
-          'json',
-          '--address',
-          main.api.config.TEMPORAL_ADDRESS!,
-        ],
-        { maxBuffer: 16 << 20 },
-      );
-      await writeFile(fileURLToPath(new URL('./histories/agentic-checkout-merchant-redirect.json', import.meta.url)), stdout);
-    }
+    await recordHistory(main.api.temporal!.client, workflowIds.checkout(checkout.checkout_id), 'agentic-checkout-merchant-redirect.json');
 
     // The link is the recorded click redirect to the product page, rec_id attached.
     const click = await fetch(done.continue_url.replace(main.api.config.publicBaseUrl, main.api.url), { redirect: 'manual' });

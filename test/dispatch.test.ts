@@ -1,12 +1,7 @@
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import type http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker as ReplayWorker } from '@temporalio/worker';
 import { startMerchantAgent, type MerchantAgent } from '../examples/merchant-agent/agent';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
@@ -14,7 +9,8 @@ import { onboard, type Onboarded } from './helpers/console';
 import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 import { startWorkerProcess } from './helpers/worker-process';
-import { startTestWorker, testWorkflowBundle } from './helpers/worker';
+import { startTestWorker } from './helpers/worker';
+import { replayAndRecord as recordHistory } from './helpers/histories';
 
 /**
  * Intent.Surge dispatch end to end: the real API starts the fan-out on Temporal, a real worker runs
@@ -68,13 +64,8 @@ async function attemptsOf(base: string, deliveryId: string) {
   return res.body as { delivery: any; attempts: any[] };
 }
 
-/** A finished run replays against the current workflow code; recorded for the replay suite (test/temporal.test.ts). */
-async function replayAndRecord(workflowId: string, file: string) {
-  const history = await api.temporal!.client.workflow.getHandle(workflowId).fetchHistory();
-  await ReplayWorker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, workflowId);
-  const target = fileURLToPath(new URL(`./histories/${file}`, import.meta.url));
-  if (process.env.RECORD_HISTORIES || !existsSync(target)) await writeFile(target, `${historyToJSON(history)}\n`);
-}
+/** A finished run replays and is kept as this release's shape (test/helpers/histories.ts). */
+const replayAndRecord = (workflowId: string, file: string) => recordHistory(api.temporal!.client, workflowId, file);
 
 /** A merchant endpoint that reads the body and answers with what `answer` says for the n-th request. */
 async function scriptedMerchant(
@@ -243,7 +234,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     // deterministically against the current workflow code.
     expect(d.workflow_id).toBe(`delivery-${d.delivery_id}`);
     await replayAndRecord(d.workflow_id, 'delivery-after-first-attempt.json');
-    await replayAndRecord(workflowIds.surge(intent.intent_id), 'intent-surge-first-attempts.json');
+    await replayAndRecord(workflowIds.surge(intent.intent_id), 'intent-surge.json');
   });
 
   it("sends the first page's head from a local activity in the fan-out's first workflow task, the rest of the page from the page activity", async () => {
@@ -281,7 +272,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     // The surge's workflow task timeout bounds how long a worker killed mid-head goes unnoticed.
     const started = events![0]!.workflowExecutionStartedEventAttributes!;
     expect(Number(started.workflowTaskTimeout?.seconds)).toBe(10);
-    await replayAndRecord(handle.workflowId, 'intent-surge-first-page-local.json');
+    await replayAndRecord(handle.workflowId, 'intent-surge-paged.json');
   });
 
   it('dead-letters: a merchant that always fails (schedule exhausted), one that hangs (timeout), one that answers 410 (at once)', async () => {
@@ -351,6 +342,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     const dlqOnly = await supply(api.url, 'GET', `/v1/merchant/dispatch-queue?state=dlq&merchant_id=${ids.gone}`);
     expect(dlqOnly.body.deliveries.map((d: any) => d.merchant_id)).toEqual([ids.gone]);
     expect(dlqOnly.body.summary).toEqual({ pending: 0, inflight: 0, delivered: 0, dlq: 1 });
+    await replayAndRecord(by[ids.failing].workflow_id, 'delivery-dead-lettered.json');
   });
 
   it('a webhook secret the worker cannot open (wrong KEY_ENCRYPTION_KEY) dead-letters unsent, saying why', async () => {
@@ -471,7 +463,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     await sleep(500);
     expect(oks).toEqual([dead.delivery_id]);
     expect(healthy.bodies).toHaveLength(1);
-    await replayAndRecord(retry.body.replay_workflow_id, 'dlq-replay-sends.json');
+    await replayAndRecord(retry.body.replay_workflow_id, 'dlq-replay.json');
   });
 
   it('a replay batch re-run after a worker crash sends again what was cut off mid-send, under the same webhook-id, and nothing twice', async () => {
@@ -770,9 +762,10 @@ describe('endpoint safety at connect time (docs/CONTRACT.md#endpoint-safety)', (
       // Registered while allowed (as a hostname could resolve publicly then and privately later).
       const m = await registerMerchant(api.url, sink.url.replace('127.0.0.1', 'localhost'), { subscription_tags: [tag] });
       const intent = await createIntent(offline.url, `${tag} bike light`);
-      const { planSurgePage } = await import('../src/dispatch/deliveries');
+      const { openSurgePage } = await import('../src/dispatch/deliveries');
       const { attemptDelivery } = await import('../src/dispatch/attempt');
-      const page = await planSurgePage(api.db, { intentId: intent.intent_id, after: null, limit: 10, publicBaseUrl: api.url });
+      // The fan-out's page, recorded as the fan-out records it (in flight at its first attempt).
+      const page = await openSurgePage(api.db, { intentId: intent.intent_id, after: null, limit: 10, publicBaseUrl: api.url });
       expect(page.deliveries.map((d) => d.merchant_id)).toEqual([m.id]);
       const result = await attemptDelivery(
         { db: api.db, keyEncryptionKey: api.config.KEY_ENCRYPTION_KEY, allowPrivateEndpoints: false, timeoutMs: 800 },

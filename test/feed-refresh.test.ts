@@ -1,11 +1,8 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
@@ -15,9 +12,10 @@ import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
-import { startTestWorker, testWorkflowBundle } from './helpers/worker';
+import { startTestWorker } from './helpers/worker';
 import { bootWorker } from '../worker/run';
 import { ensureFeedSchedules } from '../src/feed-refresh/client';
+import { replayAndRecord as recordHistory } from './helpers/histories';
 
 /**
  * Feeds that refresh themselves (docs/CATALOG.md): a merchant registers a feed URL served by a
@@ -29,15 +27,8 @@ import { ensureFeedSchedules } from '../src/feed-refresh/client';
  */
 
 const FETCH_TIMEOUT_MS = 2000;
-const HISTORIES = path.join(import.meta.dirname, 'histories');
-
-/** A finished run replays against the current workflow code; recorded for the replay suite (test/temporal.test.ts). */
-async function replayAndRecord(workflowId: string, file: string) {
-  const history = await api.temporal!.client.workflow.getHandle(workflowId).fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, workflowId);
-  const target = path.join(HISTORIES, file);
-  if (process.env.RECORD_HISTORIES || !existsSync(target)) await writeFile(target, `${historyToJSON(history)}\n`);
-}
+/** A finished run replays and is kept as this release's shape (test/helpers/histories.ts). */
+const replayAndRecord = (workflowId: string, file: string) => recordHistory(api.temporal!.client, workflowId, file);
 const HEADER = 'id\ttitle\tdescription\tlink\timage_link\tavailability\tprice\tbrand';
 const row = (id: string, title: string, price: string) =>
   [

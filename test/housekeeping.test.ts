@@ -6,7 +6,8 @@ import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, type TestApi } from './helpers/stack';
 import { startTestWorker } from './helpers/worker';
 import { ensureHousekeepingSchedules, housekeepingScheduleId, HOUSEKEEPING_CHORES } from '../src/housekeeping/schedules';
-import type { HousekeepingChore } from '../workflows/housekeeping.shared';
+import { HOUSEKEEPING_WORKFLOWS, type HousekeepingChore } from '../workflows/housekeeping.shared';
+import { replayAndRecord as recordHistory } from './helpers/histories';
 import { workflowIds } from '../src/temporal/names';
 
 /**
@@ -34,7 +35,10 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** Triggers the chore's schedule and returns the result of the run it started (bounded). */
+/**
+ * Triggers the chore's schedule and returns the result of the run it started (bounded); the run is
+ * kept as this release's shape of its workflow (test/helpers/histories.ts).
+ */
 async function triggerAndWait(client: Client, chore: HousekeepingChore): Promise<unknown> {
   const handle = client.schedule.getHandle(housekeepingScheduleId(chore, api.config.TEMPORAL_TASK_QUEUE));
   const before = (await handle.describe()).info.recentActions.length;
@@ -43,7 +47,9 @@ async function triggerAndWait(client: Client, chore: HousekeepingChore): Promise
     const actions = (await handle.describe()).info.recentActions;
     if (actions.length > before) {
       const { workflowId, firstExecutionRunId } = actions.at(-1)!.action.workflow;
-      return client.workflow.getHandle(workflowId, firstExecutionRunId).result();
+      const result = await client.workflow.getHandle(workflowId, firstExecutionRunId).result();
+      await recordHistory(client, workflowId, `${HOUSEKEEPING_WORKFLOWS[chore]}.json`);
+      return result;
     }
     await sleep(250);
   }

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +7,6 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Worker } from '@temporalio/worker';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { CATALOG_MERCHANT_ID } from '../src/db/migrations/0008_recommend';
 import { importAffiliateOrders } from '../src/supply/affiliate-orders';
 import { registerOrderSource, stageRecords } from '../src/supply/affiliate-orders-source';
@@ -23,7 +20,7 @@ import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { startTestApi, TEST_SUPPLY_KEY, type TestApi } from './helpers/stack';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
-import { testWorkflowBundle } from './helpers/worker';
+import { replayAndRecord as recordHistory } from './helpers/histories';
 
 /**
  * Platform-affiliate reconciliation (docs/RECONCILIATION.md): the importer, a run over a hand-built
@@ -36,7 +33,6 @@ import { testWorkflowBundle } from './helpers/worker';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/affiliate/', import.meta.url));
-const HISTORY_FILE = fileURLToPath(new URL('./histories/reconciliation.json', import.meta.url));
 const HOUR = 3_600_000;
 const uid = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const sourceName = (tag: string) => `test-${tag}-${uid}`;
@@ -341,9 +337,7 @@ describe('reconciliation runs', () => {
     expect(row).toMatchObject({ status: 'completed', trigger: 'api', days: 1, source });
 
     // The completed run replays against the current workflow code; recorded for the replay suite.
-    const history = await api.temporal!.client.workflow.getHandle(run.workflow_id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, run.workflow_id);
-    if (process.env.RECORD_HISTORIES || !existsSync(HISTORY_FILE)) await writeFile(HISTORY_FILE, `${historyToJSON(history)}\n`);
+    await recordHistory(api.temporal!.client, run.workflow_id, 'reconciliation.json');
   });
 
   it('another order source plugs in by name (here: records fetched in memory, as a platform API client would)', async () => {

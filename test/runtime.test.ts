@@ -1,33 +1,29 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type http from 'node:http';
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, createLocalJWKSet } from 'jose';
-import { Worker } from '@temporalio/worker';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
 import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
-import { startTestWorker, testWorkflowBundle } from './helpers/worker';
+import { startTestWorker } from './helpers/worker';
 import { stockedProduct } from './helpers/catalog';
 import { sql } from 'kysely';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { createRuntimeActivities } from '../activities/runtime';
+import { createRuntimeDeps, rankRuntimeProposals, resolveRuntimeIntent } from '../src/runtime/steps';
+import { queryMerchantAgents } from '../src/runtime/merchant-query';
 import { BUDGET_DEFAULTS } from '../src/schemas/runtime';
 import { insertRuntime } from '../src/runtime/store';
 import { ensureRuntimeReconcileSchedule, runtimeReconcileScheduleId } from '../src/runtime/reconcile';
+import { replayAndRecord as recordHistory } from './helpers/histories';
 
 /**
  * Commerce runtime end to end (docs/RUNTIME.md): the real API starts `runtime-<id>` on Temporal, a
  * real worker runs the loop, and merchant agents are loopback HTTP servers that answer well, hang
  * past their 3 s deadline, or lie about the price.
  */
-const HISTORY_FILE = fileURLToPath(new URL('./histories/commerce-runtime.json', import.meta.url));
 const signingKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const ENV = { ALLOW_PRIVATE_ENDPOINTS: 'true', MATCH_TOKEN_SIGNING_KEY: signingKey };
 
@@ -187,10 +183,7 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     expect(again.body.runtime).toEqual(rt);
 
     // The completed run's history replays against the current workflow code; it is kept for the replay test.
-    const history = await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, rt.runtime_session.workflow_id);
-    // Re-recorded only on request (or when missing), so test runs do not churn the checked-in file.
-    if (process.env.RECORD_HISTORIES || !existsSync(HISTORY_FILE)) await writeFile(HISTORY_FILE, `${historyToJSON(history)}\n`);
+    await recordHistory(api.temporal!.client, rt.runtime_session.workflow_id, 'commerce-runtime.json');
   });
 
   it('max_merchant_queries 1 with 3 merchants: one query, then ranks what it has', async () => {
@@ -257,9 +250,9 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     expect(second.bodies).toHaveLength(1);
     expect(third.bodies).toHaveLength(0);
 
-    // The activity retried: the recorded step answers, no merchant is asked again.
-    const activities = createRuntimeActivities({ db: api.db, config: api.config });
-    const again = await activities.queryMerchantAgents({
+    // The step retried (its activity run again): the recorded step answers, no merchant is asked again.
+    const steps = createRuntimeDeps({ db: api.db, config: api.config });
+    const again = await queryMerchantAgents(steps, {
       runtimeId: rt.runtime_session.runtime_id,
       index: 1,
       intentId: rt.intent.intent_id,
@@ -399,20 +392,20 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     expect(res.status, res.text).toBe(201);
     const rt = res.body.runtime;
     const runtimeId = rt.runtime_session.runtime_id as string;
-    const activities = createRuntimeActivities({ db: api.db, config: api.config });
+    const steps = createRuntimeDeps({ db: api.db, config: api.config });
     const asked = good.bodies.length;
 
     // A worker died after the query stored its proposal but before its step was written.
     await api.db.deleteFrom('commerce_runtime_steps').where('runtime_id', '=', runtimeId).where('index', '=', 1).execute();
-    const retried = await activities.queryMerchantAgent({
+    const retried = await queryMerchantAgents(steps, {
       runtimeId,
       index: 1,
       intentId: rt.intent.intent_id,
-      merchantId,
+      merchantIds: [merchantId],
       maxProposals: 5,
       deadlineMs: 3000,
     });
-    expect(retried).toEqual({ status: 'succeeded', proposalIds: [rt.proposal.proposal_id], dropped: 0 });
+    expect(retried).toEqual([{ status: 'succeeded', proposalIds: [rt.proposal.proposal_id], dropped: 0 }]);
     expect(good.bodies.length).toBe(asked);
     const again = (await get(`/v1/commerce-runtime/${runtimeId}`)).body.runtime;
     expect(again.agent_steps.map((s: any) => [s.index, s.kind, s.status])).toEqual(
@@ -421,11 +414,11 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     expect(again.runtime_trace.consumed).toEqual(rt.runtime_trace.consumed);
     // Once more (the step is recorded now): the same answer, still one row, the merchant still not asked.
     expect(
-      await activities.queryMerchantAgent({
+      await queryMerchantAgents(steps, {
         runtimeId,
         index: 1,
         intentId: rt.intent.intent_id,
-        merchantId,
+        merchantIds: [merchantId],
         maxProposals: 5,
         deadlineMs: 3000,
       }),
@@ -433,10 +426,10 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     expect(good.bodies.length).toBe(asked);
 
     // The resolve and rank steps, retried: the same intent and match session, nothing new.
-    const resolved = await activities.resolveRuntimeIntent({ runtimeId, index: 0 });
+    const resolved = await resolveRuntimeIntent(steps, { runtimeId, index: 0 });
     expect(resolved.intentId).toBe(rt.intent.intent_id);
     await api.db.updateTable('commerce_runtimes').set({ match_session_id: null }).where('runtime_id', '=', runtimeId).execute();
-    const ranked = await activities.rankRuntimeProposals({
+    const ranked = await rankRuntimeProposals(steps, {
       runtimeId,
       index: 2,
       intentId: rt.intent.intent_id,
@@ -550,6 +543,9 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
       const byId = new Map(rows.map((r) => [r.runtime_id, r]));
       expect(byId.get(terminated)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_terminated' } });
       expect(byId.get(orphan)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_not_started' } });
+      const { workflowId, firstExecutionRunId } = (await handle.describe()).info.recentActions.at(-1)!.action.workflow;
+      await api.temporal!.client.workflow.getHandle(workflowId, firstExecutionRunId).result();
+      await recordHistory(api.temporal!.client, workflowId, 'runtime-reconciler.json');
     } finally {
       await handle.delete();
     }
@@ -557,8 +553,6 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
 });
 
 describe('payment a runtime authorizes: only what can be handed off, and voided when no checkout takes it up', () => {
-  const SKIPPED_HISTORY = fileURLToPath(new URL('./histories/commerce-runtime-authorize-skipped.json', import.meta.url));
-
   it('a catalog product whose seller has no agent: the authorize step is skipped, the run awaits the user, the token stays accepted', async () => {
     const res = await post('/v1/commerce-runtime', {
       intent: { raw_query: `${product.title}`, intent_tags: [letters()] },
@@ -576,9 +570,7 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
       .where('match_token_id', '=', rt.match_token.match_token_id)
       .execute();
     expect(auths).toEqual([]);
-    const history = await api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle() }, history, rt.runtime_session.workflow_id);
-    if (process.env.RECORD_HISTORIES || !existsSync(SKIPPED_HISTORY)) await writeFile(SKIPPED_HISTORY, `${historyToJSON(history)}\n`);
+    await recordHistory(api.temporal!.client, rt.runtime_session.workflow_id, 'commerce-runtime-authorize-skipped.json');
   });
 
   it('the runtime-reconcile Schedule voids an authorization whose token expired without a checkout (payment_voided), and keeps one a live checkout holds', async () => {

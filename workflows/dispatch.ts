@@ -20,6 +20,7 @@ import {
   type SurgeStage,
 } from './dispatch.shared';
 import { flowStage } from './stage';
+import { statesVersioning } from './versioning';
 
 /**
  * The dispatch flow (docs/DISPATCH.md): an intent fans out to the merchants that subscribe to it
@@ -27,11 +28,8 @@ import { flowStage } from './stage';
  * `dlqReplay` starts dead-lettered deliveries again. Inputs and outputs: ./dispatch.shared.ts.
  */
 
-/**
- * The dispatch activities that plan, claim and start delivery runs: database and Temporal calls only,
- * so they retry on infrastructure failures and heartbeat while starting runs in batches.
- */
-const { planSurgePage, claimDeadLetters, startDeliveryRuns } = wf.proxyActivities<DispatchActivities>({
+/** The replay's claim of dead-lettered deliveries: a database call only, retried on infrastructure failures. */
+const { claimDeadLetters } = wf.proxyActivities<DispatchActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
@@ -68,20 +66,6 @@ const { deliverSurgePage: deliverSurgeHead } = wf.proxyLocalActivities<DispatchA
 });
 
 /**
- * The fan-out sends each delivery's first attempt itself, a page at a time, and starts a delivery run
- * only for the deliveries that need one (a retry, or the dead-letter queue). Runs recorded before it
- * started one delivery run per merchant and still replay that way.
- */
-export const SURGE_FIRST_ATTEMPTS_PATCH = 'surge-sends-first-attempts';
-
-/**
- * The first page's head (FIRST_PAGE_HEAD merchants) is sent by a local activity in the first workflow
- * task, the rest of that page by the page activity. Runs recorded before it sent the whole first page
- * from one activity and still replay that way. It implies the patch above (no marker of its own).
- */
-export const SURGE_FIRST_PAGE_LOCAL_PATCH = 'surge-first-page-local';
-
-/**
  * Intent.Surge fan-out: page through the merchants that subscribe to the intent, record a delivery for
  * each and send it its first attempt; a delivery that is not delivered then gets a delivery run (a
  * workflow of its own, which outlives this one). Thousands of merchants stay cheap: one activity per
@@ -90,60 +74,42 @@ export const SURGE_FIRST_PAGE_LOCAL_PATCH = 'surge-first-page-local';
 export async function intentSurge(input: SurgeInput): Promise<SurgeOutcome> {
   const stage = flowStage<SurgeStage>('fan-out');
   stage.set('fan-out');
-  // The newest patch implies the older one: a run carries one marker (and one TemporalChangeVersion write).
-  const firstPageLocalPatch = wf.patched(SURGE_FIRST_PAGE_LOCAL_PATCH);
-  const sendsFirstAttempts = firstPageLocalPatch || wf.patched(SURGE_FIRST_ATTEMPTS_PATCH);
   const pageSize = input.pageSize ?? SURGE_PAGE_SIZE;
   let after = input.after ?? null;
   let started = input.started ?? 0;
   // Only the fan-out's first page has a head (a continued run starts after it).
-  const firstPageLocal = firstPageLocalPatch && after === null;
+  const firstPageLocal = after === null;
   const dispatched = (): SurgeOutcome => {
     stage.set('dispatched');
     return { intentId: input.intentId, deliveries: started };
   };
   for (let page = 0; page < SURGE_PAGES_PER_RUN; page++) {
-    let next: string | null;
-    if (sendsFirstAttempts) {
-      let limit = pageSize;
-      if (firstPageLocal && page === 0) {
-        const headLimit = Math.min(pageSize, FIRST_PAGE_HEAD);
-        const head = await deliverSurgeHead(input.intentId, null, headLimit);
-        started += head.deliveries;
-        wf.setCurrentDetails(
-          `${started} deliveries: first page's head ${head.delivered} delivered at the first attempt, ${head.runs} handed to a run`,
-        );
-        if (head.next === null) return dispatched();
-        after = head.next;
-        // (A page no larger than the head was all head.)
-        if (headLimit === pageSize) continue;
-        limit = pageSize - headLimit;
-      }
-      const sent = await deliverSurgePage(input.intentId, after, limit);
-      started += sent.deliveries;
-      next = sent.next;
+    let limit = pageSize;
+    if (firstPageLocal && page === 0) {
+      const headLimit = Math.min(pageSize, FIRST_PAGE_HEAD);
+      const head = await deliverSurgeHead(input.intentId, null, headLimit);
+      started += head.deliveries;
       wf.setCurrentDetails(
-        `${started} deliveries: last page ${sent.delivered} delivered at the first attempt, ${sent.runs} handed to a run`,
+        `${started} deliveries: first page's head ${head.delivered} delivered at the first attempt, ${head.runs} handed to a run`,
       );
-    } else {
-      const planned = await planSurgePage(input.intentId, after, pageSize);
-      await startDeliveryRuns(planned.deliveries, planned.policy);
-      started += planned.deliveries.length;
-      next = planned.next;
-      wf.setCurrentDetails(`${started} deliveries started`);
+      if (head.next === null) return dispatched();
+      after = head.next;
+      // (A page no larger than the head was all head.)
+      if (headLimit === pageSize) continue;
+      limit = pageSize - headLimit;
     }
-    if (next === null) return dispatched();
-    after = next;
+    const sent = await deliverSurgePage(input.intentId, after, limit);
+    started += sent.deliveries;
+    wf.setCurrentDetails(`${started} deliveries: last page ${sent.delivered} delivered at the first attempt, ${sent.runs} handed to a run`);
+    if (sent.next === null) return dispatched();
+    after = sent.next;
   }
-  return wf.continueAsNew<typeof intentSurge>({ ...input, after, started });
+  // A fan-out is pinned to the worker version it started on; its next run starts on the version that
+  // is current then (docs/OPERATIONS.md, "Changing a workflow").
+  return wf.makeContinueAsNewFunc<typeof intentSurge>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({ ...input, after, started });
 }
-
-/**
- * A run that ends in the dead-letter queue ends Failed (ApplicationFailure `delivery_dead_lettered`),
- * so operators find it with ExecutionStatus="Failed" and in the UI's Failures view. Runs recorded
- * before it completed with `{state: 'dlq'}` and still replay that way.
- */
-export const DLQ_FAILS_PATCH = 'delivery-dlq-fails-run';
+// Pinned: a fan-out's pages take seconds; its continued run starts on the current version.
+statesVersioning('PINNED', intentSurge);
 
 /**
  * One merchant's copy of an Intent.Surge: attempt, wait out the retry schedule, attempt again, until
@@ -164,30 +130,28 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
   });
   const stage = flowStage<DeliveryState>('pending', SA.DeliveryState).set;
-  /** The run's end in the dead-letter queue: a Temporal failure for new runs (the row already says dlq). */
-  const deadLettered = (attempts: number, statusCode: number | null, reason: string): DeliveryOutcome => {
+  /** The run's end in the dead-letter queue: a Temporal failure (the row already says dlq). */
+  const deadLettered = (attempts: number, statusCode: number | null, reason: string): never => {
     wf.setCurrentDetails(`dead-lettered after attempt ${attempts}: ${reason}`);
-    if (wf.patched(DLQ_FAILS_PATCH)) {
-      const details: DeliveryFailureDetails = {
-        delivery_id: input.deliveryId,
-        intent_id: input.intentId,
-        merchant_id: input.merchantId,
-        attempts,
-        status_code: statusCode,
-        reason,
-        next_action: `fix the merchant endpoint, then replay: POST /v1/merchant/dispatch-queue/retry {"delivery_id":"${input.deliveryId}"}`,
-      };
-      throw wf.ApplicationFailure.create({
-        type: 'delivery_dead_lettered',
-        message: `delivery ${input.deliveryId} to ${input.merchantId} is in the dead-letter queue after attempt ${attempts}: ${reason}`,
-        details: [details],
-        nonRetryable: true,
-      });
-    }
-    return { deliveryId: input.deliveryId, state: 'dlq', attempts };
+    const details: DeliveryFailureDetails = {
+      delivery_id: input.deliveryId,
+      intent_id: input.intentId,
+      merchant_id: input.merchantId,
+      attempts,
+      status_code: statusCode,
+      reason,
+      next_action: `fix the merchant endpoint, then replay: POST /v1/merchant/dispatch-queue/retry {"delivery_id":"${input.deliveryId}"}`,
+    };
+    // Ends Failed, so operators find it with ExecutionStatus="Failed".
+    throw wf.ApplicationFailure.create({
+      type: 'delivery_dead_lettered',
+      message: `delivery ${input.deliveryId} to ${input.merchantId} is in the dead-letter queue after attempt ${attempts}: ${reason}`,
+      details: [details],
+      nonRetryable: true,
+    });
   };
 
-  // (Inputs without scheduleIndex come from runs recorded before the fan-out sent first attempts.)
+  // Without scheduleIndex the run starts the retry schedule from its first step (DeliveryInput).
   const scheduleIndex = input.scheduleIndex ?? 0;
   let waitMs = input.scheduleIndex === undefined ? (attemptDelayMs(input.policy.schedule, 0, Math.random) ?? 0) : (input.firstWaitMs ?? 0);
   for (let i = 0; ; i++) {
@@ -223,13 +187,10 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     waitMs = result.nextDelayMs;
   }
 }
-
-/**
- * A replay sends each claimed delivery's replay attempt itself, a batch at a time, and starts a run
- * `delivery-<id>-replay-<n>` only for one that did not deliver. Runs recorded before it started one
- * run per claimed delivery and still replay that way.
- */
-export const REPLAY_SENDS_PATCH = 'replay-sends-first-attempts';
+// Auto-upgrade: a delivery's retry schedule spans hours (DISPATCH_RETRY_SCHEDULE, about 17 h), too
+// long to keep an old worker version for: each wake-up runs on the current version, so a change to its
+// commands is patched (docs/OPERATIONS.md, "Changing a workflow").
+statesVersioning('AUTO_UPGRADE', delivery);
 
 /**
  * Dead-letter replay: claim dead-lettered deliveries in batches (claiming moves them back to pending
@@ -239,20 +200,17 @@ export const REPLAY_SENDS_PATCH = 'replay-sends-first-attempts';
  */
 export async function dlqReplay(input: ReplayInput): Promise<ReplayResult> {
   flowStage<ReplayStage>('dlq-replay').set('dlq-replay');
-  const sends = wf.patched(REPLAY_SENDS_PATCH);
   const { workflowId, runId } = wf.workflowInfo();
   const replays: ReplayResult['replays'] = [];
   let claimed = 0;
   while (claimed < REPLAY_MAX) {
     const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - claimed));
     claimed += batch.deliveries.length;
-    replays.push(
-      ...(await (sends
-        ? sendReplayBatch(batch.deliveries, { workflow_id: workflowId, run_id: runId })
-        : startDeliveryRuns(batch.deliveries, batch.policy))),
-    );
+    replays.push(...(await sendReplayBatch(batch.deliveries, { workflow_id: workflowId, run_id: runId })));
     wf.setCurrentDetails(`${replays.length} deliveries replayed`);
     if (input.deliveryId || batch.deliveries.length < REPLAY_BATCH) break;
   }
   return { scheduled: replays.length, replays };
 }
+// Pinned: a replay claims and sends its batches in seconds.
+statesVersioning('PINNED', dlqReplay);

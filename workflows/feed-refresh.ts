@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { FeedActivities } from '../activities/feed-refresh';
 import { searchAttributes as SA } from '../src/temporal/names';
 import type { FeedRefreshInput, FeedRefreshOutcome } from './feed-refresh.shared';
+import { statesVersioning } from './versioning';
 
 const recording = wf.proxyActivities<FeedActivities>({
   startToCloseTimeout: '30 seconds',
@@ -48,3 +49,5 @@ export async function feedRefresh(input: FeedRefreshInput): Promise<FeedRefreshO
     return { runId, status: 'failed', rowsRead: 0, added: 0, changed: 0, removed: 0, rejected: 0, error };
   }
 }
+// Pinned: a scheduled run of minutes; each Schedule tick starts on the current version.
+statesVersioning('PINNED', feedRefresh);

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { HousekeepingActivities } from '../activities/housekeeping';
 import type { PurgeResult, SweepResult } from './housekeeping.shared';
+import { statesVersioning } from './versioning';
 
 // A chore's round is short; a failed one is retried a few times, then the next tick tries again.
 const activities = wf.proxyActivities<HousekeepingActivities>({
@@ -15,6 +16,8 @@ export async function housekeepingPurge(): Promise<PurgeResult> {
   wf.setCurrentDetails(`purged ${idempotencyKeys} idempotency record(s), ${rateLimitBuckets} rate-limit bucket(s)`);
   return { idempotencyKeys, rateLimitBuckets };
 }
+// Pinned, as every housekeeping run: a scheduled sweep of seconds; each tick starts on the current version.
+statesVersioning('PINNED', housekeepingPurge);
 
 /** Every minute (Schedule `housekeeping-proposal-expiry`): marks due proposals expired for rows nobody reads. */
 export async function proposalExpirySweep(): Promise<SweepResult> {
@@ -22,6 +25,7 @@ export async function proposalExpirySweep(): Promise<SweepResult> {
   wf.setCurrentDetails(`expired ${affected} proposal(s)`);
   return { affected };
 }
+statesVersioning('PINNED', proposalExpirySweep);
 
 /** Every 30 s (Schedule `housekeeping-surge-sweep`): starts the fan-out of intents stored while Temporal was away. */
 export async function surgeSweep(): Promise<SweepResult> {
@@ -29,3 +33,4 @@ export async function surgeSweep(): Promise<SweepResult> {
   wf.setCurrentDetails(`started ${affected} missed fan-out(s)`);
   return { affected };
 }
+statesVersioning('PINNED', surgeSweep);

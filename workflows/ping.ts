@@ -1,5 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { PingActivities } from '../activities/ping';
+import { statesVersioning } from './versioning';
 
 const { echo } = wf.proxyActivities<PingActivities>({
   startToCloseTimeout: '10 seconds',
@@ -13,3 +14,5 @@ const { echo } = wf.proxyActivities<PingActivities>({
 export async function ping(message: string): Promise<{ message: string; answeredBy: string }> {
   return { message, answeredBy: await echo(wf.workflowInfo().taskQueue) };
 }
+// Pinned: a health check of one activity.
+statesVersioning('PINNED', ping);

@@ -3,6 +3,7 @@ import type { ReconciliationActivities } from '../activities/reconciliation';
 import { windowEnding } from '../src/supply/window';
 import type { ReconciliationInput, ReconciliationOutcome, ReconciliationStage } from './reconciliation.shared';
 import { flowStage } from './stage';
+import { statesVersioning } from './versioning';
 
 const runRecord = wf.proxyActivities<ReconciliationActivities>({
   startToCloseTimeout: '30 seconds',
@@ -53,3 +54,5 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
     return { runId, status: 'failed', window, error };
   }
 }
+// Pinned: a scheduled run of minutes; each Schedule tick starts on the current version.
+statesVersioning('PINNED', reconciliation);

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { RuntimeReconcilerActivities } from '../activities/runtime-reconciler';
 import type { ReconcilerOutcome } from './runtime-reconciler.shared';
+import { statesVersioning } from './versioning';
 
 const activities = wf.proxyActivities<RuntimeReconcilerActivities>({
   startToCloseTimeout: '2 minutes',
@@ -16,3 +17,5 @@ export async function runtimeReconciler(): Promise<ReconcilerOutcome> {
   wf.setCurrentDetails(`checked ${r.checked} open runtime row(s), closed ${r.closed.length}`);
   return { checked: r.checked, closed: r.closed.length };
 }
+// Pinned: a scheduled sweep of seconds; each Schedule tick starts on the current version.
+statesVersioning('PINNED', runtimeReconciler);

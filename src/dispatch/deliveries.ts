@@ -71,7 +71,7 @@ const SENDABLE_COLUMNS = [
  */
 async function recordSurgePage(
   db: Db,
-  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string; inflight?: boolean },
+  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
 ): Promise<{ merchantIds: string[]; merchants: Map<string, SurgeMerchant>; created: CreatedDelivery[]; next: string | null }> {
   const none = { merchantIds: [], merchants: new Map(), created: [], next: null };
   const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', opts.intentId).executeTakeFirst();
@@ -92,8 +92,10 @@ async function recordSurgePage(
       delivery_id: deliveryId,
       intent_id: intent.intent_id,
       merchant_id: m.merchant_id,
-      // The fan-out's own first attempt is counted as it is recorded (see openSurgePage).
-      ...(opts.inflight ? { state: 'inflight' as const, attempts: 1, last_attempt_at: now } : { state: 'pending' as const }),
+      // Created in flight at attempt 1: the fan-out's own first attempt is counted as it is recorded (see openSurgePage).
+      state: 'inflight' as const,
+      attempts: 1,
+      last_attempt_at: now,
       endpoint: m.agent_endpoint,
       payload: JSON.stringify({
         type: 'intent.surge',
@@ -126,37 +128,6 @@ async function recordSurgePage(
 type SurgeMerchant = { merchant_id: string; status: string; webhook_secret_sealed: string };
 type CreatedDelivery = Omit<SendableOpenDelivery, 'merchant_status' | 'webhook_secret_sealed'>;
 
-/** This page's deliveries of the intent that no replay has taken over, in merchant_id order. */
-const pageDeliveries = (db: Db, intentId: string, merchantIds: string[]) =>
-  db
-    .selectFrom('deliveries')
-    .where('intent_id', '=', intentId)
-    .where('merchant_id', 'in', merchantIds)
-    .where('replays', '=', 0)
-    .orderBy('merchant_id');
-
-/**
- * One page of the fan-out whose deliveries each get a run (fan-outs recorded before the fan-out sent
- * first attempts itself). Only deliveries nobody has attempted yet are handed back, so a re-run
- * fan-out never sends twice.
- */
-export async function planSurgePage(
-  db: Db,
-  opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
-): Promise<{ deliveries: PlannedDelivery[]; next: string | null }> {
-  const page = await recordSurgePage(db, opts);
-  if (!page.merchantIds.length) return { deliveries: [], next: null };
-  const stored = await pageDeliveries(db, opts.intentId, page.merchantIds)
-    .select(['delivery_id', 'merchant_id', 'intent_id'])
-    .where('state', '=', 'pending')
-    .where('attempts', '=', 0)
-    .execute();
-  return {
-    deliveries: stored.map((d) => ({ ...d, workflow_id: workflowIds.delivery(d.delivery_id, 0), first_attempt: 1, replay: 0 })),
-    next: page.next,
-  };
-}
-
 /**
  * One page of the fan-out for the fan-out's own first attempts: every delivery of the page not yet
  * delivered, whatever its state, with what sending it takes (`size`: the page's deliveries, delivered
@@ -169,7 +140,7 @@ export async function openSurgePage(
   db: Db,
   opts: { intentId: string; after: string | null; limit: number; publicBaseUrl: string },
 ): Promise<{ deliveries: SendableOpenDelivery[]; size: number; next: string | null }> {
-  const page = await recordSurgePage(db, { ...opts, inflight: true });
+  const page = await recordSurgePage(db, opts);
   if (!page.merchantIds.length) return { deliveries: [], size: 0, next: null };
   const withMerchant = (d: CreatedDelivery): SendableOpenDelivery => {
     const m = page.merchants.get(d.merchant_id)!;

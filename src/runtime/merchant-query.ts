@@ -296,18 +296,6 @@ async function recordRound(deps: RuntimeDeps, loaded: LoadedStep[], keep: number
   return out;
 }
 
-/**
- * Step `merchant_query`: POST the intent to the merchant's agent_endpoint with a deadline; its
- * JSON answer `{proposals: [...]}` becomes proposals (each one a proposal version), scored by
- * trust against the catalog. A slow, failing or malformed merchant is a recorded step, not an error.
- * (The activity of runs from before `queryMerchantAgents`.)
- */
-export async function queryMerchantAgent(deps: RuntimeDeps, s: MerchantQuery): Promise<QueryResult> {
-  const [l] = await loadRound(deps, [s]);
-  const [r] = await recordRound(deps, [l!], s.maxProposals, [answeredBefore(l!) ? undefined : await ask(deps, l!)]);
-  return r!;
-}
-
 export type MerchantQueries = StepRef & { intentId: string; merchantIds: string[]; maxProposals: number; deadlineMs: number };
 
 /**
