@@ -2,7 +2,7 @@ import type { Db } from '../db/connect';
 import { within } from '../time';
 import { authorizeCheckout, settleCheckout, type AuthorizeResult, type CheckoutView, type Consent, type HandoffResult } from './checkouts';
 
-/** The merchant handoff as the activity runs it (heartbeat, attempt numbering, rejection type). */
+/** The merchant handoff as the activity runs it (attempt numbering, rejection type). */
 type HandOff = (checkoutId: string) => Promise<HandoffResult>;
 /** Where a write left to the workflow is reported (the activity's log). */
 type Warn = (message: string, attrs: Record<string, unknown>) => void;
@@ -34,7 +34,7 @@ function onceOrLeftToWorkflow<T>(write: Promise<T>, what: string, checkoutId: st
 }
 
 /**
- * The handoff and, when the merchant took the order, the settle (patch `checkout-handoff-settles`):
+ * The handoff and, when the merchant took the order, the settle:
  * one activation of the workflow fewer. The merchant's answer is written with the settle, in its
  * transaction (`handOff` leaves it to the settle); `confirmed` is null when the settle is left to the
  * workflow.
@@ -48,7 +48,7 @@ export async function handOffAndSettle(db: Db, checkoutId: string, handOff: Hand
 }
 
 /**
- * The whole confirm after the buyer's consent (patch `checkout-confirm-one-activity`): authorize the
+ * The whole confirm after the buyer's consent, one local activity: authorize the
  * payment, hand the order to the merchant, settle; one activation of the workflow instead of two. The
  * authorization is idempotent, so a retry for the merchant's sake finds it made and goes on to the
  * handoff. An authorization that could not be reached (Postgres away, or no answer within
