@@ -11,7 +11,9 @@ import { call } from '../helpers/http';
 import { stockedProduct } from '../helpers/catalog';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
-import type { TestApi } from '../helpers/stack';
+import { testConfig, type TestApi } from '../helpers/stack';
+import { createWorker } from '../../worker/run';
+import { ensureCurrentVersion, type Promotion } from '../../src/temporal/versioning';
 import {
   apiEnv,
   buyable,
@@ -282,4 +284,63 @@ describe('upgrading one worker to a new version while runs are in flight', () =>
       }
     },
   );
+});
+
+describe('which version a starting worker makes current', () => {
+  it('manual leaves promotion to the operator except for a deployment with none; auto promotes a new version, never an older one back; replicas promoting at once both succeed', async () => {
+    const queue = `promote-${letters()}`;
+    const running: Array<() => Promise<void>> = [];
+    /** An in-process worker of `buildId` on the queue, polling, and what it decides with `promote`. */
+    const start = async (buildId: string, promote: 'auto' | 'manual'): Promise<Promotion> => {
+      const config = testConfig({
+        TEMPORAL_TASK_QUEUE: queue,
+        WORKER_VERSIONING: 'on',
+        WORKER_BUILD_ID: buildId,
+        WORKER_VERSION_PROMOTE: promote,
+      });
+      const { worker, version, close } = await createWorker({
+        address: config.TEMPORAL_ADDRESS!,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: queue,
+        deps: { db, config },
+      });
+      expect(version).toEqual({ deploymentName: queue, buildId });
+      const run = worker.run();
+      running.push(async () => {
+        worker.shutdown();
+        await run;
+        await close();
+      });
+      return ensureCurrentVersion({ client: temporal, namespace: 'default', version: version!, promote });
+    };
+    const current = async () =>
+      (await temporal.workflowService.describeWorkerDeployment({ namespace: 'default', deploymentName: queue })).workerDeploymentInfo
+        ?.routingConfig?.currentDeploymentVersion?.buildId;
+    try {
+      // A new deployment: even a manual worker makes itself current (else no new run would start anywhere).
+      expect(await start('m1', 'manual')).toEqual({ outcome: 'promoted', previous: null });
+      expect(await current()).toBe('m1');
+      // Manual: a second version waits for the operator.
+      expect(await start('m2', 'manual')).toMatchObject({
+        outcome: 'left',
+        current: `${queue}:m1`,
+        reason: 'WORKER_VERSION_PROMOTE=manual',
+      });
+      expect(await current()).toBe('m1');
+      // Auto: two replicas of a new version at once; both end with it current, neither fails.
+      const both = await Promise.all([start('m3', 'auto'), start('m3', 'auto')]);
+      for (const p of both) expect(['promoted', 'current']).toContain(p.outcome);
+      expect(both.some((p) => p.outcome === 'promoted')).toBe(true);
+      expect(await current()).toBe('m3');
+      // A replica of the version m3 replaced, restarting with auto: it does not take the deployment back.
+      const back = await start('m1', 'auto');
+      expect(back).toMatchObject({ outcome: 'left', current: `${queue}:m3` });
+      expect(await current()).toBe('m3');
+      // m2 was never current: an auto worker of it is a new version to the deployment, so it is promoted.
+      expect(await start('m2', 'auto')).toEqual({ outcome: 'promoted', previous: `${queue}:m3` });
+      expect(await current()).toBe('m2');
+    } finally {
+      for (const stop of running) await stop();
+    }
+  }, 120_000);
 });
