@@ -210,6 +210,35 @@ describe('/openapi.json', () => {
     expect(doc.paths['/v1/decision-events'].post.description).toMatch(/remix value must differ from the current one/);
   });
 
+  it('every integer a request carries states both bounds (an integer schema without them would admit what zod refuses past 2^53)', async () => {
+    const doc = (await call(api.url, 'GET', '/openapi.json')).body;
+    const unbounded: string[] = [];
+    const seen = new Set<string>();
+    const walk = (node: any, where: string): void => {
+      if (!node || typeof node !== 'object') return;
+      if (node.$ref) {
+        const name = node.$ref.split('/').pop();
+        if (!seen.has(name)) {
+          seen.add(name);
+          walk(doc.components.schemas[name], `${where}<${name}>`);
+        }
+        return;
+      }
+      if (node.type === 'integer' && (node.minimum === undefined || node.maximum === undefined)) unbounded.push(where);
+      for (const [k, v] of Object.entries<any>(node.properties ?? {})) walk(v, `${where}.${k}`);
+      walk(node.items, `${where}[]`);
+      if (typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${where}.*`);
+      for (const k of ['allOf', 'anyOf', 'oneOf']) for (const v of node[k] ?? []) walk(v, where);
+    };
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        for (const p of op.parameters ?? []) walk(p.schema, `${method} ${path} ${p.in}.${p.name}`);
+        walk(op.requestBody?.content?.['application/json']?.schema, `${method} ${path} body`);
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
   it('links name real operations, their parameters and body members, and ids the source answer carries', async () => {
     const doc = (await call(api.url, 'GET', '/openapi.json')).body;
     const operations = new Map<string, any>();

@@ -67,7 +67,7 @@ const InventoryScope = z
   .object({
     category: tag.optional(),
     region: tag.optional(),
-    sku_count: z.number().int().min(0).optional(),
+    sku_count: z.number().int().min(0).max(1_000_000_000).optional(),
     in_stock_only: z.boolean().optional(),
   })
   .catchall(z.unknown());

@@ -74,7 +74,11 @@ export const RuntimeSessionInput = z
 
 /** A proposal shell: what the caller wants on the chosen proposal (its metadata is attached to it). */
 export const ProposalShell = z
-  .object({ metadata: freeObject.optional(), offer_title: text(300).optional(), product_id: z.number().int().positive().optional() })
+  .object({
+    metadata: freeObject.optional(),
+    offer_title: text(300).optional(),
+    product_id: z.number().int().positive().max(2_147_483_647).optional(),
+  })
   .catchall(z.unknown())
   .meta({ id: 'RuntimeProposalShell' });
 
