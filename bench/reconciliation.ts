@@ -184,6 +184,8 @@ try {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: 'bench-recon',
     LOG_LEVEL: 'silent',
+    // An in-process worker that nothing promotes: unversioned, so its runs start at once.
+    WORKER_VERSIONING: 'off',
   });
   const client = await connectTemporal(temporal.address, 'default', 'bench-recon');
   const { worker, close } = await createWorker({
