@@ -7,6 +7,8 @@ import { startApiProcess, type ApiProcess } from '../helpers/api-process';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 import { TEST_ENCRYPTION_KEY, TEST_INVITE, TEST_SUPPLY_KEY, type TestApi } from '../helpers/stack';
 import { freePort } from '../../src/net';
+import { housekeepingScheduleId } from '../../src/housekeeping/schedules';
+import { HOUSEKEEPING_WORKFLOWS } from '../../workflows/housekeeping.shared';
 
 /**
  * The split deployment of `npm run api` + `npm run worker` as real processes, for the fault suite:
@@ -254,3 +256,13 @@ export const confirmBody = (b: Buyable) => ({
   amount: b.amount,
   currency: 'USD',
 });
+
+/** Removes the housekeeping Schedules a deployment's workers ensured on its task queue (they would tick on after the test). */
+export async function deleteHousekeepingSchedules(temporal: Client | undefined, taskQueue: string): Promise<void> {
+  for (const id of Object.keys(HOUSEKEEPING_WORKFLOWS)) {
+    await temporal?.schedule
+      .getHandle(housekeepingScheduleId(id as keyof typeof HOUSEKEEPING_WORKFLOWS, taskQueue))
+      .delete()
+      .catch(() => {});
+  }
+}

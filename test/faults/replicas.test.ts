@@ -10,7 +10,7 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
 import type { TestApi } from '../helpers/stack';
 import { housekeepingScheduleId } from '../../src/housekeeping/schedules';
 import { HOUSEKEEPING_WORKFLOWS } from '../../workflows/housekeeping.shared';
-import { apiEnv, proposingMerchant, deploymentEnv, eventually, letters, sleep, tryCall } from './deployment';
+import { apiEnv, proposingMerchant, deploymentEnv, eventually, letters, sleep, tryCall, deleteHousekeepingSchedules } from './deployment';
 
 /**
  * Two API and two worker processes of one deployment (one task queue) against one Temporal and one
@@ -59,12 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers) await w.stop(30_000);
   for (const a of apis) await a.stop(30_000);
-  for (const id of Object.keys(HOUSEKEEPING_WORKFLOWS)) {
-    await temporal?.schedule
-      .getHandle(housekeepingScheduleId(id as keyof typeof HOUSEKEEPING_WORKFLOWS, taskQueue))
-      .delete()
-      .catch(() => {});
-  }
+  await deleteHousekeepingSchedules(temporal, taskQueue);
   await connection?.close();
   await db?.destroy();
 });

@@ -4,8 +4,6 @@ import proto from '@temporalio/proto';
 import { createDb, type Db } from '../../src/db/connect';
 import { freePort } from '../../src/net';
 import { workflowIds } from '../../src/temporal/names';
-import { housekeepingScheduleId } from '../../src/housekeeping/schedules';
-import { HOUSEKEEPING_WORKFLOWS } from '../../workflows/housekeeping.shared';
 import { onboard, type Onboarded } from '../helpers/console';
 import { call } from '../helpers/http';
 import { stockedProduct } from '../helpers/catalog';
@@ -25,6 +23,7 @@ import {
   orderMerchant,
   proposingMerchant,
   type Buyable,
+  deleteHousekeepingSchedules,
 } from './deployment';
 
 /**
@@ -120,12 +119,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers) await w.stop(30_000);
   for (const a of apis) await a.stop(30_000);
-  for (const id of Object.keys(HOUSEKEEPING_WORKFLOWS)) {
-    await temporal?.schedule
-      .getHandle(housekeepingScheduleId(id as keyof typeof HOUSEKEEPING_WORKFLOWS, taskQueue))
-      .delete()
-      .catch(() => {});
-  }
+  await deleteHousekeepingSchedules(temporal, taskQueue);
   await connection?.close();
   await db?.destroy();
 });
