@@ -52,7 +52,7 @@ export const reconciliationZhCN: LocaleTexts = {
     },
     ReconciliationRunRequest: {
       days: '要对账的订单天数，截至当前（或 as_of）：1..30 的整数，默认 1。',
-      source: '订单来源：platform_affiliate（默认）、导入时指定的来源名称，或已注册的来源。',
+      source: '订单来源：platform_affiliate（默认）、导入时指定的来源名称，或已注册的来源。其他名称返回 400 invalid_source。',
       as_of: '时间窗口的结束时间（ISO 8601，不能是未来时间）；默认为当前时间。',
     },
   },

@@ -4,6 +4,9 @@ import { RECONCILIATION_DAYS } from '../supply/window';
 
 /** POST /v1/reconciliation/platform-affiliate/run and GET /v1/reconciliation/runs/{runId} (docs/RECONCILIATION.md). */
 
+/** What an order source may be called (an import's `source`, a registered source's name). */
+export const ORDER_SOURCE_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
 export const ReconciliationRunBody = z
   .strictObject({
     days: z
@@ -13,12 +16,13 @@ export const ReconciliationRunBody = z
       .max(RECONCILIATION_DAYS.max)
       .default(RECONCILIATION_DAYS.default)
       .meta({ description: 'Days of orders to reconcile, ending now (or at as_of): integer 1..30, default 1.' }),
-    // Content checks (→ invalid_source / invalid_as_of) are the domain's: the body's own code is about days.
-    source: z
-      .string()
-      .max(64)
-      .optional()
-      .meta({ description: 'Order source: platform_affiliate (default), a source name given to the importer, or a registered source.' }),
+    // Content checks (→ invalid_source / invalid_as_of) are the domain's: the body's own code is about
+    // days. The document states the name's shape all the same (the domain refuses any other).
+    source: z.string().max(64).optional().meta({
+      description:
+        'Order source: platform_affiliate (default), a source name given to the importer, or a registered source. Another name is 400 invalid_source.',
+      pattern: ORDER_SOURCE_NAME.source,
+    }),
     as_of: isoDateTime.optional().meta({ description: 'End of the window (ISO 8601, not in the future); default now.' }),
   })
   .meta({ id: 'ReconciliationRunRequest' });

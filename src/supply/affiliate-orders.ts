@@ -5,6 +5,7 @@ import type { Db } from '../db/connect';
 import type { AffiliateOrderStatus, AffiliateOrdersTable } from '../db/schema-supply';
 import { FeedFileError, readFeed } from '../catalog/feed-format';
 import { minorUnitDigits, parseMajorUnits } from '../money';
+import { ORDER_SOURCE_NAME } from '../schemas/reconciliation';
 
 /**
  * The platform-affiliate order report (docs/RECONCILIATION.md): JSON Lines or CSV with a header row,
@@ -14,7 +15,7 @@ import { minorUnitDigits, parseMajorUnits } from '../money';
  */
 
 export const DEFAULT_ORDER_SOURCE = 'platform_affiliate';
-export const SourceName = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+export const SourceName = ORDER_SOURCE_NAME;
 /** A report is bounded so that one import stays one reasonable transaction. */
 export const MAX_ORDERS_PER_FILE = 1_000_000;
 const WRITE_BATCH = 5000;
