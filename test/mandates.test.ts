@@ -275,7 +275,7 @@ describe('POST /v1/intent-mandates/sign (docs/MANDATES.md)', () => {
     const en = (await call(api.url, 'GET', '/openapi.json')).body;
     const op = en.paths['/v1/intent-mandates/sign'].post;
     expect(op.security).toEqual([{ ApiKey: [] }]);
-    expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '401', '403', '404', '413', '415', '429', '503']);
+    expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '401', '403', '404', '413', '415', '429', '431', '503']);
     expect(op.responses['404'].description).toContain('intent_not_found');
     expect(op.responses['400'].description).toContain('invalid_body');
     expect(op.responses['503'].description).toContain('signing_unavailable');
