@@ -49,7 +49,9 @@ function requestObjects(doc: any): Array<{ where: string; node: SchemaNode }> {
           if (!refs.has(name)) stack.push({ node: named[name]!, where, refs: new Set([...refs, name]) });
           continue;
         }
-        if (node.type === 'object' || node.properties) out.push({ where, node });
+        // An object schema; a combinator's branch that only constrains the members of the object
+        // around it (`anyOf: [{properties: {event_type: {enum}}, required: […]}]`) is not one.
+        if (node.type === 'object') out.push({ where, node });
         for (const [k, v] of Object.entries<SchemaNode>(node.properties ?? {})) stack.push({ node: v, where: `${where}.${k}`, refs });
         if (node.items) stack.push({ node: node.items, where: `${where}[]`, refs });
         if (node.additionalProperties && typeof node.additionalProperties === 'object')
