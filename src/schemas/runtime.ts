@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text } from './common';
+import { atLeastOneMinorUnit, isoDateTime, text } from './common';
 import { Intent, IntentCreateBody } from './intents';
 import { Proposal, ProposalCreateBody } from './proposals';
 import { MatchSession, MatchToken } from './match';
@@ -179,5 +179,13 @@ export const PreferHeader = z.string().optional();
  * POST /v1/proposals are dropped (a plain object over the same members), where that route refuses them.
  */
 export const MerchantQueryAnswer = z.object({
-  proposals: z.array(z.object(ProposalCreateBody.shape).omit({ merchant_agent_id: true, intent_id: true })).max(10),
+  proposals: z
+    .array(
+      z
+        .object(ProposalCreateBody.shape)
+        .omit({ merchant_agent_id: true, intent_id: true })
+        // As POST /v1/proposals: a price below one minor unit of its currency is no offer.
+        .superRefine(atLeastOneMinorUnit('price')),
+    )
+    .max(10),
 });

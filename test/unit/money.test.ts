@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatMajorUnits, fromMinorUnits, minorUnitDigits, parseMajorUnits, toMinorUnits } from '../../src/money';
+import { MerchantQueryAnswer } from '../../src/schemas/runtime';
 
 describe('money module', () => {
   it('knows each currency’s minor units', () => {
@@ -27,5 +28,28 @@ describe('money module', () => {
       '12.345',
       '12.50',
     ]);
+  });
+});
+
+describe('an amount is at least one minor unit of its currency', () => {
+  const offer = (price: number, currency?: string) => ({
+    proposals: [{ product_id: 1, offer_title: 'A mug', price, ...(currency ? { currency } : {}) }],
+  });
+  it('in a merchant’s answer to a runtime query, as in POST /v1/proposals', () => {
+    for (const [price, currency] of [
+      [5e-324, undefined],
+      [0.004, 'USD'],
+      [0.4, 'JPY'],
+    ] as const) {
+      const res = MerchantQueryAnswer.safeParse(offer(price, currency));
+      expect(res.success, `${price} ${currency ?? 'USD'}`).toBe(false);
+      expect(res.error!.issues[0]!.path).toEqual(['proposals', 0, 'price']);
+    }
+    for (const [price, currency] of [
+      [0.01, 'USD'],
+      [1, 'JPY'],
+      [0.01, 'KWD'],
+    ] as const)
+      expect(MerchantQueryAnswer.safeParse(offer(price, currency)).success, `${price} ${currency}`).toBe(true);
   });
 });
