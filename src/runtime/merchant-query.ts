@@ -34,7 +34,7 @@ const ANSWER_MAX_BYTES = 256 * 1024;
 /** `N dropped by max_proposal_versions` as the merchant-query step recorded it. */
 const droppedOf = (summary: string) => Number(/(\d+) dropped by max_proposal_versions/.exec(summary)?.[1] ?? 0);
 
-export type MerchantQuery = StepRef & { intentId: string; merchantId: string; maxProposals: number; deadlineMs: number };
+type MerchantQuery = StepRef & { intentId: string; merchantId: string; maxProposals: number; deadlineMs: number };
 
 /** What one merchant was asked and answered, before its step is recorded. */
 type Asked =

@@ -81,7 +81,7 @@ export const money = (max: number, description = 'Major units of the currency.')
     .min(MIN_MONEY_AMOUNT)
     .max(max)
     .meta({
-      description: `${description} At least 0.01, and at least one minor unit of the currency (1 in a zero-decimal currency such as JPY).`,
+      description: `${description} At least ${MIN_MONEY_AMOUNT}, and at least one minor unit of the currency (1 in a zero-decimal currency such as JPY).`,
     });
 
 /**
