@@ -71,6 +71,8 @@ export const checkoutZhCN: LocaleTexts = {
     },
     AgenticCheckoutPlan: {
       merchant_id: '卖方。',
+      'line_items[].external_id':
+        '该商品在商家自己体系中的 id（其数据源 id，即 GET /v1/merchant/{merchantId}/products 所列）；并非来自数据源的商品为 null。添加该字段之前生成的计划中没有此字段。',
       rec_id: 'merchant_redirect：买方继续购买所经由的卡片；携带它的订单计入归因。',
       shipping: '运费取自提案的 shipping_commitment（free: true → 0；否则取其费用）。',
       totals: '以最小货币单位（分）表示的金额。',

@@ -154,6 +154,8 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     .leftJoin('proposals as p', (j) => j.on('p.proposal_id', '=', req.proposal_id))
     .leftJoin('match_tokens as t', (j) => j.on('t.match_token_id', '=', req.match_token_id))
     .leftJoin('merchants as m', 'm.merchant_id', 'p.merchant_agent_id')
+    // The merchant's own id of the product (its feed id): the item id a merchant's protocol names.
+    .leftJoin('products as pr', 'pr.product_id', 'p.product_id')
     .select([
       'c.checkout_id as existing_id',
       'i.intent_id as found_intent_id',
@@ -168,6 +170,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
       'p.currency',
       'p.price_cents',
       'p.product_id',
+      'pr.external_id as product_external_id',
       'p.offer_title',
       'p.merchant_agent_id',
       'p.provenance',
@@ -292,6 +295,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     line_items: [
       {
         product_id: proposal.product_id,
+        external_id: r.product_external_id ?? null,
         title: proposal.offer_title,
         quantity: 1,
         unit_amount_minor: proposal.price_cents,

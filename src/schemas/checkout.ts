@@ -98,6 +98,10 @@ export const CheckoutPlan = z
     line_items: z.array(
       z.object({
         product_id: z.number().int(),
+        external_id: z.string().nullable().optional().meta({
+          description:
+            "The merchant's own id of the product (its feed id, as GET /v1/merchant/{merchantId}/products lists it); null for a product that did not come from a feed. Absent from plans made before it was added.",
+        }),
         title: z.string(),
         quantity: z.number().int(),
         unit_amount_minor: minor,
