@@ -41,8 +41,8 @@ export interface OutboundOptions {
   headersOnly?: boolean;
   policy: EndpointPolicy;
   headers?: Record<string, string>;
-  /** GET unless given; a body is sent as is. */
-  method?: 'GET' | 'POST';
+  /** GET unless given; a body is sent as is. PUT: a UCP checkout update (src/protocols/ucp/). */
+  method?: 'GET' | 'POST' | 'PUT';
   body?: string | Buffer;
 }
 
