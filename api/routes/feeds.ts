@@ -10,10 +10,11 @@ import {
   markFeedDeleted,
   registerFeed,
 } from '../../src/catalog/feed-refresh';
+import { listMerchantProducts } from '../../src/catalog/merchant-products';
 import { scheduleFeedRefresh, unscheduleFeedRefresh } from '../../src/feed-refresh/client';
 import * as S from '../../src/schemas/feeds';
 import { merchantToken } from './merchants';
-import { auth, type ErrorRow, type RouteRegistry } from './registry';
+import { auth, linkTo, type ErrorRow, type RouteRegistry } from './registry';
 
 const TAG = 'Merchant catalogs';
 const DEFAULT_RUNS_SHOWN = 20;
@@ -43,14 +44,23 @@ export function feedRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Import a product feed',
     description:
-      "Imports a product feed into the merchant's catalog: a Shopify product CSV export, a Google Merchant Center TSV or XML (RSS 2.0 / Atom) feed, an ACP product feed (JSON Lines) or the gateway's own CSV/JSONL, detected from the content (docs/CATALOG.md). Give the feed as `content`, or a `url` to fetch. Products are keyed by the merchant's own ids; bad rows are rejected with their line and the rest imported in one transaction. Answers the run record with its counts. With `url` and `refresh_interval_s` the feed is registered instead (201): a Temporal Schedule per feed refreshes it from then on (conditional GET; its runs at GET …/feeds/{feedId}/runs), the first run starting now.",
+      "Imports a product feed into the merchant's catalog: a Shopify product CSV export, a Google Merchant Center TSV or XML (RSS 2.0 / Atom) feed, an ACP product feed (JSON Lines) or the gateway's own CSV/JSONL, detected from the content (docs/CATALOG.md). Give the feed as `content`, or a `url` to fetch. Products are keyed by the merchant's own ids; bad rows are rejected with their line and the rest imported in one transaction. Answers the run record with its counts and, for the feed's first 1000 products, the merchant's ids beside the gateway's `product_id` (all of them: GET /v1/merchant/{merchantId}/products). With `url` and `refresh_interval_s` the feed is registered instead (201): a Temporal Schedule per feed refreshes it from then on (conditional GET; its runs at GET …/feeds/{feedId}/runs), the first run starting now.",
     auth: merchantAuth(),
     params: S.FeedMerchantParams,
     body: S.FeedImportBody,
     bodyRequired: true,
     notFoundCode: 'merchant_not_found',
     responses: {
-      200: { description: 'The import run: rows read, added, changed, unchanged, removed and rejected (with reasons).', schema: S.FeedRun },
+      200: {
+        description:
+          "The import run: rows read, added, changed, unchanged, removed and rejected (with reasons), and the merchant's ids of the first products beside the gateway's.",
+        schema: S.FeedRun,
+        links: {
+          ListMerchantProducts: linkTo('get', '/v1/merchant/{merchantId}/products', {
+            parameters: { 'path.merchantId': '$request.path.merchantId' },
+          }),
+        },
+      },
       201: { description: 'The registered feed, with its schedule id (Location: the feed).', schema: S.MerchantFeed },
     },
     errors: [
@@ -117,6 +127,7 @@ export function feedRoutes(r: RouteRegistry): void {
             defaultCurrency: body.currency,
             storeUrl: body.store_url ?? null,
             trigger: 'api',
+            mapIds: S.IMPORT_ID_MAP_LIMIT,
           },
         );
         return {
@@ -131,6 +142,8 @@ export function feedRoutes(r: RouteRegistry): void {
             removed: report.removed,
             rejected: report.rejected,
             rejections: report.skipped.slice(0, 1000),
+            product_count: report.imported + report.updated,
+            products: report.products,
           },
         };
       } catch (err) {
@@ -139,6 +152,23 @@ export function feedRoutes(r: RouteRegistry): void {
         throw err;
       }
     },
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/merchant/{merchantId}/products',
+    tag: TAG,
+    summary: "List a merchant's products with their ids",
+    description:
+      "The merchant's feed products, each with the gateway's `product_id` beside the merchant's own `external_id` (the feed's id, or the id grouping its variant rows) and its variants' ids and SKUs, with title, price, link and availability: the map from the merchant's ids to the gateway's. Products a full snapshot left out are listed too, discontinued. In the order of external_id, a page at a time: pass a page's `next_cursor` as `cursor` to get the next (null on the last page).",
+    auth: merchantAuth(),
+    params: S.FeedMerchantParams,
+    query: S.MerchantProductsQuery,
+    notFoundCode: 'merchant_not_found',
+    responses: { 200: { description: 'A page of products, in the order of external_id.', schema: S.MerchantProductList } },
+    handler: async (ctx, { params, query }) => ({
+      body: { merchant_id: params.merchantId, ...(await listMerchantProducts(ctx.deps.db, params.merchantId, query)) },
+    }),
   });
 
   r.add({

@@ -46,6 +46,19 @@ export interface FeedReport {
   skipped: Array<{ line: number; reason: string }>;
   /** Milliseconds per phase (parse+COPY, dedupe, group, update, insert, remove, commit): where an import spends its time. */
   timings_ms: Record<string, number>;
+  /**
+   * The merchant's ids of the feed's first `mapIds` products beside the gateway's, in feed order
+   * (empty unless asked for; all of a merchant's products: listMerchantProducts).
+   */
+  products: ImportedProductIds[];
+}
+
+/** One product of an import by both of its ids: the merchant's own (and its variants') and the gateway's. */
+export interface ImportedProductIds {
+  external_id: string;
+  product_id: number;
+  /** The feed ids of the product's variants (empty when the product is its only offer). */
+  variant_ids: string[];
 }
 
 export interface ImportOptions {
@@ -63,6 +76,8 @@ export interface ImportOptions {
   partitionMinProducts?: number;
   /** Called about every PROGRESS_ROWS rows with the rows and bytes read so far; `final` once all are read. */
   onProgress?: (p: { rows: number; bytes: number; final?: boolean }) => void;
+  /** How many of the feed's products (the first, in feed order) the report maps to their gateway ids; default none. */
+  mapIds?: number;
 }
 
 /** Header aliases, lower-case (Google Merchant Center and ACP names are accepted too). */
@@ -179,6 +194,7 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
     rejected: 0,
     skipped: [],
     timings_ms: {},
+    products: [],
   };
   await db
     .insertInto('feed_runs')
@@ -588,6 +604,25 @@ async function merge(
     );
     report.removed = removed.rowCount ?? 0;
     lap('remove');
+  }
+  const mapIds = Math.max(0, Math.floor(opts.mapIds ?? 0));
+  if (mapIds > 0) {
+    // The merchant's ids beside the gateway's for the first products of the file (a large import's
+    // new products are in its partition, not attached yet). One more scan of the staged rows.
+    const own = attach
+      ? `(select product_id, merchant_id, source, external_id from products
+          union all select product_id, merchant_id, source, external_id from ${attach.part})`
+      : 'products';
+    const mapped = await client.query<ImportedProductIds>(
+      `select x.product_key as external_id, p.product_id, jsonb_path_query_array(x.variants, '$[*].id') as variant_ids
+       from (select product_key, seq, variants from feed_products order by seq limit $2) x
+       cross join lateral (select q.product_id from ${own} q
+                           where q.merchant_id = $1 and q.source = 'feed' and q.external_id = x.product_key limit 1) p
+       order by x.seq`,
+      [merchantId, mapIds],
+    );
+    report.products = mapped.rows;
+    lap('id_map');
   }
   // Before its tables are dropped at commit.
   await client.query('drop view feed_products');

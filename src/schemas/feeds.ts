@@ -1,5 +1,17 @@
 import { z } from 'zod';
+import { MERCHANT_PRODUCTS_DEFAULT_LIMIT, MERCHANT_PRODUCTS_MAX_LIMIT } from '../catalog/merchant-products';
 import { pathId } from './common';
+
+/** How many products an import through the API maps in its answer (the rest: the merchant's product listing). */
+export const IMPORT_ID_MAP_LIMIT = 1000;
+
+const ImportedProductIds = z
+  .object({
+    external_id: z.string().meta({ description: "The merchant's own id of the product (the feed's id, or the id grouping its variants)." }),
+    product_id: z.number().int().meta({ description: "The gateway's id of the product." }),
+    variant_ids: z.array(z.string()).meta({ description: "The feed's ids of its variants; empty when the product is its only offer." }),
+  })
+  .meta({ id: 'ImportedProductIds' });
 
 /** The bounds of a registered feed's refresh interval (the merchant_feeds check constraint). */
 export const MIN_REFRESH_INTERVAL_S = 300;
@@ -127,5 +139,65 @@ export const FeedRun = z
     rejections: z
       .array(z.object({ line: z.number().int(), reason: z.string() }))
       .meta({ description: 'Rejected rows with their line and reason (the first 1000).' }),
+    product_count: z
+      .number()
+      .int()
+      .meta({ description: 'Products the feed holds (added + changed + unchanged); `products` maps the first of them.' }),
+    products: z.array(ImportedProductIds).meta({
+      description: `The merchant's ids beside the gateway's for the feed's first ${IMPORT_ID_MAP_LIMIT} products, in feed order. When product_count is larger, GET /v1/merchant/{merchantId}/products lists them all.`,
+    }),
   })
   .meta({ id: 'FeedRun' });
+
+export const MerchantProductsQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MERCHANT_PRODUCTS_MAX_LIMIT)
+    .optional()
+    .meta({ description: `Products per page, 1..${MERCHANT_PRODUCTS_MAX_LIMIT}, default ${MERCHANT_PRODUCTS_DEFAULT_LIMIT}.` }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,700}$/)
+    .optional()
+    .meta({ description: 'Where the page starts: the next_cursor of the page before (opaque). Without it, the first page.' }),
+});
+
+const MerchantProductVariant = z
+  .object({
+    variant_id: z.string().meta({ description: "The feed's id of the variant (as POST /v1/proposals takes it in variant_id)." }),
+    sku: z.string().nullable().meta({ description: 'Its SKU, when the feed states one (variant_id accepts it too).' }),
+    title: z.string().nullable(),
+    price: z.number().meta({ description: "Major units of the product's currency." }),
+    availability: z.string(),
+    link: z.string().nullable(),
+  })
+  .meta({ id: 'MerchantProductVariant' });
+
+export const MerchantProduct = z
+  .object({
+    product_id: z.number().int().meta({ description: "The gateway's id of the product (POST /v1/proposals product_id)." }),
+    external_id: z.string().nullable().meta({
+      description:
+        "The merchant's own id of the product: its feed `id`, or the id that groups its variant rows (item_group_id, Shopify Handle, ACP product id). POST /v1/proposals takes it in external_id.",
+    }),
+    title: z.string(),
+    price: z
+      .object({ amount: z.number(), currency: z.string(), compare_at: z.number().nullable() })
+      .meta({ description: "The price in the product's own currency (major units); compare_at when discounted." }),
+    link: z.string().nullable(),
+    availability: z.enum(['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued']),
+    variants: z
+      .array(MerchantProductVariant)
+      .meta({ description: 'The variants its feed lists; empty when the product is its only offer.' }),
+  })
+  .meta({ id: 'MerchantProduct' });
+
+export const MerchantProductList = z
+  .object({
+    merchant_id: z.string(),
+    products: z.array(MerchantProduct).meta({ description: "In the order of external_id (the merchant's own ids)." }),
+    next_cursor: z.string().nullable().meta({ description: 'Pass it as `cursor` for the next page; null on the last page.' }),
+  })
+  .meta({ id: 'MerchantProductList' });
