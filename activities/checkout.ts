@@ -15,9 +15,31 @@ import {
   type Rejection,
 } from '../src/checkout/checkouts';
 import { authorizeAndHandOff, handOffAndSettle } from '../src/checkout/confirm';
+import {
+  cancelMerchantSession,
+  completeMerchantSession,
+  hasMerchantSession,
+  openMerchantSession,
+  SessionRefused,
+  type SessionDeps,
+} from '../src/checkout/merchant-session';
+import { createSessionAdapters, type SessionAdapters } from '../src/protocols/adapters';
 
 /** Activities of the agenticCheckout workflow: thin wrappers over src/checkout (the only I/O of the flow). */
 export function createCheckoutActivities({ db, config }: ActivityDeps) {
+  // The UCP/ACP adapters, built once per worker on first use (the UCP signer's key is parsed then).
+  let adapters: Promise<SessionAdapters> | undefined;
+  const sessionDeps = async (): Promise<SessionDeps> => ({
+    db,
+    keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
+    adapters: await (adapters ??= createSessionAdapters({
+      allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+      timeoutMs: config.DISPATCH_TIMEOUT_MS,
+      publicBaseUrl: config.publicBaseUrl,
+      ucpSigningKey: config.UCP_SIGNING_KEY,
+    })),
+    defaultHandler: config.PROTOCOL_PAYMENT_HANDLER ?? null,
+  });
   /**
    * The merchant handoff, inside the workflow's local activities (src/checkout/confirm.ts): a worker
    * that dies mid-handoff is noticed by the workflow task timeout, and the next attempt (same
@@ -27,6 +49,8 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
    */
   const handOffForSettle = async (checkoutId: string): Promise<HandoffResult> => {
     try {
+      // A UCP/ACP merchant's order is placed by completing its session; a gateway agent's by the webhook.
+      if (await hasMerchantSession(db, checkoutId)) return await completeMerchantSession(await sessionDeps(), checkoutId);
       return await handOffToMerchant(
         {
           db,
@@ -38,6 +62,9 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
         { recordAnswer: false },
       );
     } catch (err) {
+      // A protocol merchant's refusal keeps its own code (payment_declined, price_changed, …).
+      if (err instanceof SessionRefused)
+        throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected', { code: err.code });
       if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
       throw err;
     }
@@ -57,6 +84,14 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
     /** Authorize, hand off, settle: the confirm's one step (src/checkout/confirm.ts). */
     async authorizeAndHandOff(checkoutId: string, consent: Consent) {
       return authorizeAndHandOff(db, checkoutId, consent, handOffForSettle, warn);
+    },
+    /** A UCP/ACP merchant's checkout session, opened for the plan (src/checkout/merchant-session.ts). */
+    async openMerchantSession(checkoutId: string) {
+      return openMerchantSession(await sessionDeps(), checkoutId);
+    },
+    /** Cancels the merchant's session of a checkout that will not complete (`sessionId`: one the plan's refusal named). */
+    async cancelMerchantSession(checkoutId: string, sessionId: string | null) {
+      return cancelMerchantSession(await sessionDeps(), checkoutId, sessionId);
     },
     async handOffToMerchantSite(checkoutId: string, consent: Consent) {
       return handOffToMerchantSite(db, checkoutId, consent, config.publicBaseUrl);

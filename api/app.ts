@@ -13,6 +13,7 @@ import { dbPool } from '../src/db/connect';
 import { jsonBody } from './middleware/body';
 import { methodNotAllowed, RouteRegistry } from './routes/registry';
 import { systemRoutes } from './routes/system';
+import { protocolRoutes } from './routes/protocols';
 import { developerRoutes } from './routes/developers';
 import { merchantRoutes } from './routes/merchants';
 import { agentRoutes } from './routes/agents';
@@ -54,6 +55,7 @@ export function buildRoutes(): RouteRegistry {
   feedRoutes(routes);
   reportRoutes(routes);
   reconciliationRoutes(routes);
+  protocolRoutes(routes);
   return routes;
 }
 

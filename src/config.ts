@@ -65,6 +65,17 @@ export const envSchema = z.object({
   KEY_ENCRYPTION_KEY: keyEncryptionKey.optional(),
   MANDATE_SIGNING_KEY: pem('RSA').optional(),
   MATCH_TOKEN_SIGNING_KEY: pem('Ed25519').optional(),
+  /**
+   * Signs the gateway's requests to UCP businesses and is published in its UCP platform profile
+   * (docs/MERCHANTS.md): an EC P-256 or P-384 private key. Without it requests go unsigned, and a
+   * business that asks for signatures refuses them.
+   */
+  UCP_SIGNING_KEY: pem('EC P-256').optional(),
+  /**
+   * The payment handler a UCP/ACP merchant's session is completed with when the confirm names no
+   * payment_credential (its token: the gateway's payment authorization id). Unset: a confirm must name one.
+   */
+  PROTOCOL_PAYMENT_HANDLER: z.string().trim().min(1).max(200).optional(),
   PUBLIC_BASE_URL: z.string().url().optional(),
   ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
   /** Deadline of one merchant health probe; the issue bounds it at 3 s. */

@@ -44,7 +44,7 @@ const fullBody = {
   regions: ['US', 'CA'],
   category_tags: ['footwear'],
   inventory_scope: [{ category: 'footwear', region: 'US', sku_count: 1200, in_stock_only: true }],
-  protocol_version: '2026-01',
+  protocol_version: 'gateway',
   a2a_capabilities: { streaming: false },
   metadata: { tier: 'gold' },
   workflow_context: {
@@ -99,7 +99,7 @@ describe('merchant register and lookup (docs/REGISTRIES.md)', () => {
       regions: [],
       category_tags: [],
       inventory_scope: [],
-      protocol_version: null,
+      protocol_version: 'gateway',
       a2a_capabilities: {},
       metadata: {},
       workflow_context: {},

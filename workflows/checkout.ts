@@ -67,6 +67,20 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   const details = (text: string) => wf.setCurrentDetails(`${stage.current}: ${text}`);
   details(`planning proposal ${req.proposal_id} for ${req.buyer_agent_id}`);
 
+  /**
+   * Cancels a protocol merchant's session of a checkout that will not complete. Best effort: the
+   * checkout's outcome is stored already, and a session never completed lapses on the merchant's
+   * side; a cancel that fails after its retries is logged.
+   */
+  const cancelSession = async (sessionId?: string) => {
+    try {
+      await merchant.cancelMerchantSession(req.checkoutId, sessionId ?? null);
+    } catch (err) {
+      if (!(err instanceof wf.TemporalFailure)) throw err;
+      wf.log.warn('merchant session not canceled', { checkout_id: req.checkoutId, error: err.message });
+    }
+  };
+
   wf.setHandler(stageQuery, () => stage.current);
   wf.setHandler(getPlanUpdate, async () => {
     await wf.condition(() => planned !== undefined);
@@ -110,7 +124,20 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     },
   );
 
-  planned = await db.planCheckout(req);
+  const drafted = await db.planCheckout(req);
+  // A merchant that sells through UCP or ACP opens its own session now: its totals (shipping, tax)
+  // become the plan's, so the buyer consents to what the merchant will charge.
+  const session = drafted.ok && drafted.checkout.plan.merchant_protocol && drafted.checkout.plan.merchant_protocol !== 'gateway';
+  if (session) details(`opening ${drafted.checkout.plan.merchant_protocol} checkout session with ${drafted.checkout.merchant_id}`);
+  const opened: (PlanResult & { session_id?: string | null }) | undefined = session
+    ? await merchant.openMerchantSession(req.checkoutId)
+    : undefined;
+  if (opened && !opened.ok) {
+    // The merchant refused the session (details missing, out of stock, …): nothing was authorized.
+    await dbAfterConfirm.failCheckout(req.checkoutId, opened.rejection, { merchantRefused: true });
+    if (opened.session_id) await cancelSession(opened.session_id);
+  }
+  planned = opened ?? drafted;
   if (!planned.ok) {
     stage.set('rejected');
     details(`${planned.rejection.code}: ${planned.rejection.message}`);
@@ -139,6 +166,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     stage.set('expired');
     details(`not confirmed before ${plan.expires_at}`);
     await db.expireCheckout(req.checkoutId);
+    if (plan.merchant_session) await cancelSession();
     await wf.condition(wf.allHandlersFinished);
     return { checkoutId: req.checkoutId, status: 'expired' };
   }
@@ -159,6 +187,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   const fail = async (r: Rejection, opts: { merchantRefused?: boolean } = {}): Promise<CheckoutOutcome> => {
     details(`failing (${r.code}): ${authorized ? 'voiding the payment authorization, ' : ''}${r.message}`);
     const stored = (await dbAfterConfirm.failCheckout(req.checkoutId, r, opts)) ?? r;
+    if (plan.merchant_session) await cancelSession();
     confirmFailure = stored;
     stage.set('failed');
     details(`${stored.code}: ${stored.message}${stored.next_action ? ` — next: ${stored.next_action.action}` : ''}`);
@@ -185,8 +214,12 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     // TimeoutFailure after its last attempt).
     if (!(err instanceof wf.TemporalFailure)) throw err;
     const refused = err instanceof wf.ApplicationFailure && err.type === 'merchant_handoff_rejected';
+    // A protocol merchant's refusal carries its own code (payment_declined, price_changed, …) and message.
+    const code = refused ? (err.details?.[0] as { code?: string } | undefined)?.code : undefined;
     return fail(
-      { code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.message}` },
+      code
+        ? { code, message: err.message }
+        : { code: 'merchant_handoff_failed', message: `The merchant agent did not accept the handoff: ${err.message}` },
       { merchantRefused: refused },
     );
   };
@@ -218,6 +251,13 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   }
   details(`merchant answered ${handoff.status_code}${handoff.order_id ? ` (order ${handoff.order_id})` : ''}; settling`);
   confirmed = settled ?? (await dbAfterConfirm.settleCheckout(req.checkoutId, handoff));
+  if (confirmed.status === 'handed_off') {
+    // The merchant asked for the buyer on its own page (UCP requires_escalation): payment voided.
+    stage.set('handed_off');
+    details(`${plan.merchant_id} needs the buyer on its page: handed to ${confirmed.continue_url} (payment voided)`);
+    await wf.condition(wf.allHandlersFinished);
+    return { checkoutId: req.checkoutId, status: 'handed_off' };
+  }
   stage.set('confirmed');
   details(`order handed to ${plan.merchant_id}${handoff.order_id ? ` as ${handoff.order_id}` : ''}`);
   await wf.condition(wf.allHandlersFinished);

@@ -135,7 +135,16 @@ export function checkoutRoutes(r: RouteRegistry): void {
       const { db, temporal, signingKeys, config } = ctx.deps;
       const keys = { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl };
       const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
-      return answer(await confirmCheckout({ db, temporal, keys }, params.checkoutId, body, callerOf(ctx), waitMs), 200);
+      return answer(
+        await confirmCheckout(
+          { db, temporal, keys, keyEncryptionKey: config.KEY_ENCRYPTION_KEY },
+          params.checkoutId,
+          body,
+          callerOf(ctx),
+          waitMs,
+        ),
+        200,
+      );
     },
   });
 }

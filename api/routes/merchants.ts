@@ -11,6 +11,7 @@ import {
   type RegistryDeps,
 } from '../../src/registry/merchants';
 import { checkMerchantHealth } from '../../src/registry/merchant-health';
+import { ucpDiscoverer } from '../../src/registry/ucp-discovery';
 import { assessReadiness } from '../../src/registry/readiness';
 import { AppError } from '../../src/errors';
 import type { Middleware } from 'koa';
@@ -24,7 +25,12 @@ const TAG = 'Merchant registry';
 
 export function registryDeps(ctx: AppContext): RegistryDeps {
   const { db, config } = ctx.deps;
-  return { db, allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS, keyEncryptionKey: config.KEY_ENCRYPTION_KEY };
+  return {
+    db,
+    allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+    keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
+    discoverUcp: ucpDiscoverer({ allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS, timeoutMs: config.DISPATCH_TIMEOUT_MS }),
+  };
 }
 
 const notFound: ErrorRow = [404, 'merchant_not_found', 'No merchant agent with this id.'];
@@ -118,6 +124,12 @@ export function merchantRoutes(r: RouteRegistry): void {
       invalidEndpoint,
       [401, 'missing_registration_token', 'Updating an existing merchant needs its X-Merchant-Token.'],
       [403, 'invalid_registration_token', 'Invalid registration token.'],
+      [422, 'ucp_discovery_failed', 'protocol_version ucp: `{agent_endpoint}/.well-known/ucp` could not be read or is not a UCP profile.'],
+      [
+        422,
+        'ucp_version_unsupported',
+        'protocol_version ucp: the business offers no UCP version the gateway speaks (2026-04-08, 2026-01-11).',
+      ],
     ],
     handler: async (ctx, { body }) => {
       const presented = ctx.get('x-merchant-token').trim() || undefined;

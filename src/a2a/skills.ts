@@ -126,7 +126,7 @@ const checkoutOp: Op = async (deps, input, caller) => {
       const { action: _a, checkout_id, ...body } = q;
       const keys = { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl };
       const confirmed = await confirmCheckout(
-        { db: deps.db, temporal: deps.temporal, keys },
+        { db: deps.db, temporal: deps.temporal, keys, keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY },
         checkout_id,
         body,
         apiCaller(caller.developerId),

@@ -9,6 +9,8 @@ export type { ProductRow };
 /** The API's Product object (docs/CATALOG.md): prices as numbers, in USD only (other currencies show null). */
 export interface ProductView {
   id: string;
+  /** The merchant's own id of the product (its feed id); null for a product that did not come from a feed. */
+  external_id: string | null;
   title: string;
   brand: string | null;
   price_usd: number | null;
@@ -77,6 +79,7 @@ export function productView(row: ProductRow): ProductView {
   const usd = row.currency === 'USD';
   return {
     id: String(row.product_id),
+    external_id: row.external_id,
     title: row.title,
     brand: row.brand,
     price_usd: usd ? centsToNumber(row.price_cents) : null,
@@ -132,16 +135,6 @@ export function isAgentEndpoint(endpoint: string | null | undefined): endpoint i
   } catch {
     return false;
   }
-}
-
-/** A merchant as a seller: its agent endpoint when that is a real agent, else null. undefined: no such merchant. */
-export async function merchantSeller(db: Db, merchantId: string): Promise<Omit<ProductSeller, 'product_link'> | undefined> {
-  const m = await db
-    .selectFrom('merchants')
-    .select(['merchant_id', 'agent_endpoint'])
-    .where('merchant_id', '=', merchantId)
-    .executeTakeFirst();
-  return m && { merchant_id: m.merchant_id, agent_endpoint: isAgentEndpoint(m.agent_endpoint) ? m.agent_endpoint : null };
 }
 
 /**

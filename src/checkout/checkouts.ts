@@ -1,6 +1,7 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import type { Database } from '../db/schema';
 import type { Db } from '../db/connect';
-import type { AgenticCheckoutsTable, AuditEntry, CheckoutStatus } from '../db/schema-checkout';
+import type { AgenticCheckoutsTable, AuditEntry, CheckoutStatus, StoredMerchantOrder } from '../db/schema-checkout';
 import { AppError } from '../errors';
 import { authorizeInTransaction, voidAuthorization } from '../matching/payments';
 import { fromMinorUnits, toMinorUnits } from '../money';
@@ -9,6 +10,7 @@ import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { iso } from '../time';
 import { mayAct, SYSTEM, type Caller } from '../tenancy';
 import { checkoutFailureStatus } from './failures';
+import { missingBuyerDetails, type SessionAddress, type SessionBuyer } from '../protocols/merchant-session';
 import { checkoutModeOf, checkoutSellerFrom, continueUrl, redirectRecId } from './seller';
 import type { z } from 'zod';
 import type { CheckoutFailure, CheckoutPlan as CheckoutPlanSchema, NextAction as NextActionSchema } from '../schemas/checkout';
@@ -44,6 +46,8 @@ export interface CheckoutRequest {
   amount: number;
   currency: string;
   shipping_address?: Record<string, unknown> | null;
+  /** The buyer's contact details (a UCP/ACP merchant needs them to open its session). */
+  buyer?: SessionBuyer | null;
   metadata?: Record<string, unknown>;
 }
 
@@ -72,6 +76,17 @@ export function checkoutView(c: CheckoutRow) {
     shipping_address: c.shipping_address,
     metadata: c.metadata,
     payment_authorization_id: c.payment_authorization_id,
+    buyer: c.buyer,
+    merchant_session: c.merchant_session && {
+      protocol: c.merchant_session.protocol,
+      session_id: c.merchant_session.session_id,
+      status: c.merchant_session.status,
+      fulfillment: c.merchant_session.fulfillment,
+      payment_handlers: c.merchant_session.payment_handlers,
+      continue_url: c.merchant_session.continue_url,
+      messages: c.merchant_session.messages,
+    },
+    order: c.merchant_order,
     receipt: c.receipt,
     audit_trail: c.audit_trail,
     failure: c.failure,
@@ -183,6 +198,8 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
       't.match_session_id',
       'm.merchant_id as seller_merchant_id',
       'm.agent_endpoint as seller_agent_endpoint',
+      'm.protocol_version as seller_protocol',
+      'm.workflow_context as seller_workflow_context',
     ])
     .executeTakeFirstOrThrow();
   if (r.existing_id) return { ok: true, checkout: checkoutView(await getCheckout(db, req.checkoutId)) };
@@ -275,8 +292,25 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   }
 
   // The mode is fixed with the plan: the buyer consents to what the plan says will happen.
-  const seller = checkoutSellerFrom(proposal, r.seller_merchant_id ? { agent_endpoint: r.seller_agent_endpoint } : undefined);
+  const seller = checkoutSellerFrom(
+    proposal,
+    r.seller_merchant_id
+      ? { agent_endpoint: r.seller_agent_endpoint!, protocol_version: r.seller_protocol!, workflow_context: r.seller_workflow_context! }
+      : undefined,
+  );
   const mode = checkoutModeOf(seller);
+  // A merchant that sells through a protocol session needs the buyer and the destination to open it.
+  const sessionMerchant = mode === 'agent_handoff' && seller.protocol !== 'gateway';
+  if (sessionMerchant) {
+    const missing = missingBuyerDetails(req.buyer, req.shipping_address as Partial<SessionAddress> | null | undefined);
+    if (missing.length) {
+      return reject(
+        400,
+        'buyer_details_missing',
+        `${seller.merchant_id} sells through ${seller.protocol.toUpperCase()} and needs ${missing.join(', ')} in the plan request.`,
+      );
+    }
+  }
   const recId =
     mode === 'merchant_redirect'
       ? await redirectRecId(db, { checkoutId: req.checkoutId, proposal, matchSessionId: token.match_session_id, publicBaseUrl })
@@ -290,6 +324,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     match_token_id: token.match_token_id,
     merchant_id: seller.merchant_id,
     checkout_mode: mode,
+    merchant_protocol: mode === 'agent_handoff' ? seller.protocol : null,
     ...(mode === 'merchant_redirect' ? { rec_id: recId } : {}),
     buyer_agent_id: req.buyer_agent_id,
     line_items: [
@@ -333,6 +368,7 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
         currency: proposal.currency,
         plan: JSON.stringify(plan),
         shipping_address: req.shipping_address ? JSON.stringify(req.shipping_address) : null,
+        buyer: req.buyer ? JSON.stringify(req.buyer) : null,
         metadata: JSON.stringify(req.metadata ?? {}),
         audit_trail: JSON.stringify(audit),
         workflow_id: req.workflowId,
@@ -423,6 +459,13 @@ export interface HandoffResult {
   order_id: string | null;
   response: unknown;
   handed_off_at: string;
+  /** A protocol merchant's order (src/checkout/merchant-session.ts), stored on the checkout by the settle. */
+  order?: StoredMerchantOrder;
+  /**
+   * A protocol merchant that needs the buyer on its own page (UCP `requires_escalation`): the settle
+   * voids the payment authorization and hands the buyer to `continue_url` instead of confirming.
+   */
+  escalation?: { continue_url: string; message: string };
   /**
    * The audit step of the attempt the merchant took and what to record on it, when that is left to
    * the settle (`recordAnswer: false`), which writes it in its own transaction.
@@ -564,7 +607,8 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
   return db.transaction().execute(async (trx) => {
     const c = await trx.selectFrom('agentic_checkouts').selectAll().where('checkout_id', '=', checkoutId).forUpdate().executeTakeFirst();
     if (!c) throw checkoutNotFound(checkoutId);
-    if (c.status === 'confirmed') return checkoutView(c);
+    if (c.status === 'confirmed' || c.status === 'handed_off') return checkoutView(c);
+    if (handoff.escalation) return escalateInTransaction(trx, c, handoff, handoff.escalation);
     await transitionProposal(trx, c.proposal_id, 'settled', `checkout ${checkoutId}: merchant handoff receipt`);
     const now = new Date();
     await trx
@@ -591,6 +635,7 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
       .set({
         status: 'confirmed',
         receipt: JSON.stringify(receipt),
+        ...(handoff.order ? { merchant_order: JSON.stringify(handoff.order) } : {}),
         confirmed_at: now,
         updated_at: now,
         audit_trail: sql<AuditEntry[]>`${answered} || ${JSON.stringify([
@@ -604,6 +649,76 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
       .executeTakeFirstOrThrow();
     return checkoutView(row);
   });
+}
+
+/**
+ * A protocol merchant answered the completion with "the buyer must finish on our page": the
+ * authorization is voided (no money moves through the gateway), and the checkout is handed off to
+ * the merchant's `continue_url` as a merchant_redirect (status handed_off), in the settle's transaction.
+ */
+async function escalateInTransaction(
+  trx: Transaction<Database>,
+  c: CheckoutRow,
+  handoff: HandoffResult,
+  escalation: NonNullable<HandoffResult['escalation']>,
+) {
+  const now = new Date();
+  const audit: AuditEntry[] = [];
+  const answered = handoff.answer
+    ? settleAudit(handoff.answer.step, 'requires_escalation', handoff.answer.detail, handoff.handed_off_at)
+    : sql<AuditEntry[]>`audit_trail`;
+  if (c.payment_authorization_id) {
+    const v = await voidAuthorization(
+      trx,
+      c.payment_authorization_id,
+      `checkout ${c.checkout_id}: the merchant asked for the buyer on its page`,
+    );
+    if (v.voided) {
+      audit.push({
+        step: 'payment_voided',
+        at: now.toISOString(),
+        outcome: 'voided',
+        detail: {
+          authorization_id: c.payment_authorization_id,
+          reason: 'requires_escalation',
+          match_token_id: v.tokenId,
+          acceptance_state: v.acceptanceState,
+        },
+      });
+    }
+  }
+  audit.push({
+    step: 'handed_off_to_merchant_site',
+    at: now.toISOString(),
+    outcome: 'handed_off',
+    detail: { continue_url: escalation.continue_url, reason: escalation.message, payment: 'none' },
+  });
+  const receipt = {
+    receipt_id: `rcpt_${c.checkout_id.replace(/^chk_/, '')}`,
+    status: 'handed_off',
+    checkout_mode: 'merchant_redirect',
+    merchant_id: c.merchant_id,
+    continue_url: escalation.continue_url,
+    reason: escalation.message,
+    payment_authorization_id: null,
+    amount: fromMinorUnits(c.amount_cents, c.currency),
+    currency: c.currency,
+    handed_off_at: handoff.handed_off_at,
+  };
+  const row = await trx
+    .updateTable('agentic_checkouts')
+    .set({
+      status: 'handed_off',
+      checkout_mode: 'merchant_redirect',
+      continue_url: escalation.continue_url,
+      receipt: JSON.stringify(receipt),
+      updated_at: now,
+      audit_trail: sql<AuditEntry[]>`${answered} || ${JSON.stringify(audit)}::jsonb`,
+    })
+    .where('checkout_id', '=', c.checkout_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return checkoutView(row);
 }
 
 /** The plan's timer fired before a confirm: awaiting_confirmation → expired (token and proposal stay as they are). */

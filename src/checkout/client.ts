@@ -10,6 +10,9 @@ import { waitForAnswer } from '../temporal/wait';
 import { newId } from '../ids';
 import { toMinorUnits } from '../money';
 import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkout';
+import { missingBuyerDetails, type PaymentCredential } from '../protocols/merchant-session';
+import { sellsThroughSessions } from '../registry/merchant-protocol';
+import { sealCredential } from '../registry/secrets';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { confirmUpdate, getPlanUpdate, type AgenticCheckoutWorkflow } from '../../workflows/checkout.shared';
@@ -110,6 +113,30 @@ async function assertOwnReferences(
 }
 
 /**
+ * A merchant that sells through a protocol session (UCP, ACP) needs the buyer and the destination
+ * to open it: a plan request without them is a 400 naming the fields, before any workflow starts.
+ * (The plan checks again: src/checkout/checkouts.ts.)
+ */
+async function assertBuyerDetails(db: Db, body: Pick<CheckoutCreateBody, 'proposal_id' | 'buyer' | 'shipping_address'>): Promise<void> {
+  const m = await db
+    .selectFrom('proposals as p')
+    .innerJoin('merchants as m', 'm.merchant_id', 'p.merchant_agent_id')
+    .select(['m.merchant_id', 'm.agent_endpoint', 'm.protocol_version', 'm.workflow_context'])
+    .where('p.proposal_id', '=', body.proposal_id)
+    .executeTakeFirst();
+  if (!m || !sellsThroughSessions(m)) return;
+  const missing = missingBuyerDetails(body.buyer, body.shipping_address);
+  if (missing.length) {
+    throw new AppError(
+      400,
+      'buyer_details_missing',
+      `${m.merchant_id} sells through ${m.protocol_version.toUpperCase()} and needs ${missing.join(', ')} in the plan request.`,
+      { fields: missing },
+    );
+  }
+}
+
+/**
  * POST /v1/agentic-checkout: the plan (201), or the failed check's code; past `waitMs` the checkout id
  * (202). With no worker polling: 503 no_worker at once. `checkoutId` is fixed by the request's
  * Idempotency-Key claim when it has one: a retry after the API died joins the same workflow
@@ -125,6 +152,7 @@ export async function createCheckout(
 ): Promise<CheckoutWait> {
   const t = requireTemporal(temporal);
   await assertOwnReferences(db, body, caller);
+  await assertBuyerDetails(db, body);
   const workflowId = workflowIds.checkout(checkoutId);
   const start = new WithStartWorkflowOperation<AgenticCheckoutWorkflow>('agenticCheckout', {
     workflowId,
@@ -212,9 +240,29 @@ const storedOutcome = (c: Awaited<ReturnType<typeof getCheckoutAs>>): CheckoutVi
   return null;
 };
 
+/**
+ * The confirm's payment credential, sealed on the checkout (never in the workflow's history) for the
+ * completion of the merchant's session to read. The first confirm's credential is kept: a repeated
+ * confirm joins the first.
+ */
+async function storePaymentCredential(
+  deps: { db: Db; keyEncryptionKey?: Buffer },
+  c: { checkout_id: string; merchant_session: unknown },
+  credential: PaymentCredential,
+): Promise<void> {
+  if (!c.merchant_session) return;
+  await deps.db
+    .updateTable('agentic_checkouts')
+    .set({ payment_credential_sealed: sealCredential(deps.keyEncryptionKey, `checkout:${c.checkout_id}`, JSON.stringify(credential)) })
+    .where('checkout_id', '=', c.checkout_id)
+    .where('payment_credential_sealed', 'is', null)
+    .where('status', '=', 'awaiting_confirmation')
+    .execute();
+}
+
 /** POST /v1/agentic-checkout/{id}/confirm: the confirmed checkout, or past `waitMs` its id (202); no worker: 503 no_worker. */
 export async function confirmCheckout(
-  deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys },
+  deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys; keyEncryptionKey?: Buffer },
   checkoutId: string,
   body: CheckoutConfirmBody,
   caller: Caller,
@@ -233,6 +281,7 @@ export async function confirmCheckout(
   const done = storedOutcome(c);
   if (done) return { done: true, checkout: done };
   const t = requireTemporal(deps.temporal);
+  if (body.payment_credential) await storePaymentCredential(deps, c, body.payment_credential);
   const input = {
     consent: body.consent,
     proposal_id: body.proposal_id,

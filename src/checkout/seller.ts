@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/connect';
 import type { CheckoutMode } from '../db/schema-checkout';
 import type { ProposalRow } from '../matching/proposals';
-import { isAgentEndpoint, merchantSeller } from '../catalog/products';
+import { isAgentEndpoint } from '../catalog/products';
+import type { MerchantRow } from '../db/schema';
+import type { MerchantProtocol } from '../protocols/merchant-session';
+import { merchantProtocolOf, sellsThroughSessions, takesGatewayWebhooks } from '../registry/merchant-protocol';
 import { issueCards, matchRecId } from '../recommend/issued-cards';
 
 /**
@@ -13,37 +16,45 @@ import { issueCards, matchRecId } from '../recommend/issued-cards';
 
 export interface CheckoutSeller {
   merchant_id: string;
-  /** Where the order is handed to; null when the seller has no agent that takes orders. */
+  /** Where the order is handed to; null when the seller takes no orders from the gateway. */
   agent_endpoint: string | null;
+  /** How the order is handed over: the gateway's webhook, or a UCP/ACP checkout session. */
+  protocol: MerchantProtocol;
 }
 
 export { isAgentEndpoint };
 
+/** The merchants columns the answer depends on. */
+export type SellerFacts = Pick<MerchantRow, 'agent_endpoint' | 'protocol_version' | 'workflow_context'>;
+
 /**
  * The seller of a proposal: today the merchant the proposal is filed under (catalog proposals: the
- * catalog merchant), read as src/catalog/products.ts reads sellers (one agent-endpoint check).
+ * catalog merchant). It takes the order when it is an agent (a gateway agent, a UCP business, an ACP
+ * seller at a real endpoint) that does not sell only by redirect (src/registry/merchant-protocol.ts).
  */
 export async function checkoutSeller(
   db: Db,
   proposal: Pick<ProposalRow, 'merchant_agent_id' | 'product_id' | 'provenance'>,
 ): Promise<CheckoutSeller> {
-  const seller = await merchantSeller(db, proposal.merchant_agent_id);
-  return { merchant_id: proposal.merchant_agent_id, agent_endpoint: seller?.agent_endpoint ?? null };
+  const merchant = await db
+    .selectFrom('merchants')
+    .select(['agent_endpoint', 'protocol_version', 'workflow_context'])
+    .where('merchant_id', '=', proposal.merchant_agent_id)
+    .executeTakeFirst();
+  return checkoutSellerFrom(proposal, merchant);
 }
 
 /**
  * The same answer from a merchants row the caller read already (the plan reads it with the proposal,
  * one statement): `merchant` is the row of `proposal.merchant_agent_id`, or undefined when there is none.
  */
-export function checkoutSellerFrom(
-  proposal: Pick<ProposalRow, 'merchant_agent_id'>,
-  merchant: { agent_endpoint: string | null } | undefined,
-): CheckoutSeller {
-  const endpoint = merchant?.agent_endpoint;
-  return { merchant_id: proposal.merchant_agent_id, agent_endpoint: endpoint && isAgentEndpoint(endpoint) ? endpoint : null };
+export function checkoutSellerFrom(proposal: Pick<ProposalRow, 'merchant_agent_id'>, merchant: SellerFacts | undefined): CheckoutSeller {
+  const protocol = merchant ? merchantProtocolOf(merchant) : 'gateway';
+  const takesOrders = merchant !== undefined && (takesGatewayWebhooks(merchant) || sellsThroughSessions(merchant));
+  return { merchant_id: proposal.merchant_agent_id, agent_endpoint: takesOrders ? merchant.agent_endpoint : null, protocol };
 }
 
-/** A seller with an agent takes the order (and the gateway authorizes payment); any other sells on its own page. */
+/** A seller that takes orders gets them handed off (and the gateway authorizes payment); any other sells on its own page. */
 export const checkoutModeOf = (seller: CheckoutSeller): CheckoutMode => (seller.agent_endpoint ? 'agent_handoff' : 'merchant_redirect');
 
 /**

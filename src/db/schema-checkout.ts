@@ -2,6 +2,7 @@ import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
 import type { z } from 'zod';
 import type { AuditEntry as AuditEntrySchema, CheckoutMode as CheckoutModeSchema } from '../schemas/checkout';
 import type { CheckoutPlan, Rejection } from '../checkout/checkouts';
+import type { MerchantSession } from '../protocols/merchant-session';
 
 /** Agentic checkout (docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
 
@@ -32,6 +33,14 @@ export interface AgenticCheckoutsTable {
   metadata: Json;
   consent: Json<Record<string, unknown> | null>;
   payment_authorization_id: string | null;
+  /** A UCP/ACP merchant's checkout session (src/checkout/merchant-session.ts); null for other merchants. */
+  merchant_session: Json<StoredMerchantSession | null>;
+  /** The order a UCP/ACP merchant placed and its events since (status, tracking). */
+  merchant_order: Json<StoredMerchantOrder | null>;
+  /** The buyer's contact details the plan was given (UCP/ACP merchants need them). */
+  buyer: Json<Record<string, unknown> | null>;
+  /** The payment credential ({handler, token}) the first confirm named, sealed; null: none named. */
+  payment_credential_sealed: string | null;
   receipt: Json<Record<string, unknown> | null>;
   audit_trail: Json<AuditEntry[]>;
   failure: Json<Rejection | null>;
@@ -45,6 +54,35 @@ export interface AgenticCheckoutsTable {
   updated_at: Timestamp;
 }
 
+/** A UCP/ACP merchant's session as stored on the checkout (src/checkout/merchant-session.ts). */
+export type StoredMerchantSession = MerchantSession & { opened_at: string };
+
+export interface OrderTracking {
+  carrier: string | null;
+  number: string | null;
+  url: string | null;
+}
+
+/** The order a protocol merchant placed and what its events said since. */
+export interface StoredMerchantOrder {
+  order_id: string;
+  order_url: string | null;
+  status: string;
+  tracking: OrderTracking[];
+  updated_at: string;
+}
+
+export interface MerchantOrderEventsTable {
+  merchant_id: string;
+  event_id: string;
+  checkout_id: string | null;
+  protocol: string;
+  status: string;
+  body: Json;
+  received_at: Defaulted<Date>;
+}
+
 export interface CheckoutTables {
   agentic_checkouts: AgenticCheckoutsTable;
+  merchant_order_events: MerchantOrderEventsTable;
 }

@@ -8,6 +8,7 @@ import type { ProofTables } from './schema-proof';
 import type { RuntimeTables } from './schema-runtime';
 import type { CheckoutTables } from './schema-checkout';
 import type { SupplyTables } from './schema-supply';
+import type { MerchantProtocol } from '../protocols/merchant-session';
 import type { z } from 'zod';
 import type { AgentReadyProfile, TrustEvidencePolicy, WorkflowContext } from '../schemas/merchants';
 
@@ -99,7 +100,13 @@ export interface MerchantsTable {
   regions: Defaulted<string[]>;
   category_tags: Defaulted<string[]>;
   inventory_scope: Json<Record<string, unknown>[]>;
-  protocol_version: string | null;
+  /** `gateway` | `ucp` | `acp` (migration 0032, src/registry/merchant-protocol.ts). */
+  protocol_version: Defaulted<MerchantProtocol>;
+  /** What protocol discovery found (UCP: src/protocols/ucp/discovery.ts); null for gateway agents. */
+  protocol_profile: Json<Record<string, unknown> | null>;
+  protocol_profile_fetched_at: NullableTimestamp;
+  /** ACP: the credential the seller issued to agents, sealed like the webhook secret; null when none. */
+  seller_credential_sealed: string | null;
   a2a_capabilities: Json;
   metadata: Json;
   workflow_context: Json<z.infer<typeof WorkflowContext>>;

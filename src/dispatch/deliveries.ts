@@ -8,6 +8,7 @@ import { SYSTEM, seesMerchant, type Caller } from '../tenancy';
 import { workflowIds } from '../temporal/names';
 import { iso } from '../time';
 import { subscribedMerchants } from './subscribers';
+import { takesDeliveriesSql } from '../registry/merchant-protocol';
 import type { SendableDelivery } from './attempt';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
@@ -76,7 +77,9 @@ async function recordSurgePage(
   const none = { merchantIds: [], merchants: new Map(), created: [], next: null };
   const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', opts.intentId).executeTakeFirst();
   if (!intent) return none;
+  // Deliveries go to gateway agents only: a UCP/ACP merchant or a redirect-only shop takes no webhooks.
   const merchants = await subscribedMerchants(db, intent)
+    .where(takesDeliveriesSql())
     .select(['merchant_id', 'agent_endpoint', 'workflow_context', 'status', 'webhook_secret_sealed'])
     .$if(opts.after !== null, (q) => q.where('merchant_id', '>', opts.after!))
     .limit(opts.limit)

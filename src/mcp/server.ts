@@ -15,6 +15,7 @@ import { hasScope, type ApiKeyPrincipal } from '../console/api-keys';
 import type { ApiKeyScope } from '../schemas/console';
 import { IntentCreateBody } from '../schemas/intents';
 import { RuntimeCreateBody } from '../schemas/runtime';
+import { Buyer, CheckoutCreateBody, PaymentCredential, ShippingAddress } from '../schemas/checkout';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { recommend, recommendDeps } from '../recommend/recommend';
 import { intentView, getIntent } from '../matching/intents';
@@ -219,6 +220,11 @@ const PlanInput = z.object({
     .regex(/^[A-Za-z]{2}$/)
     .optional()
     .meta({ description: 'Shipping address: country, ISO 3166-1 alpha-2.' }),
+  shipping_address: ShippingAddress.optional().meta({
+    description:
+      'The shipping address as one object (instead of the ship_to_ fields). UCP/ACP merchants need line1, city, region, postal_code, country.',
+  }),
+  buyer: Buyer.optional().meta({ description: "The buyer's name and e-mail (phone optional): UCP/ACP merchants need them." }),
   detail,
 });
 
@@ -239,6 +245,10 @@ const ConfirmInput = z.object({
     .max(10_000_000)
     .meta({ description: "The plan total the user agreed to (plan_checkout's total), in major units; must equal the plan." }),
   currency: currency.meta({ description: "The plan currency (plan_checkout's currency)." }),
+  payment_credential: PaymentCredential.optional().meta({
+    description:
+      "UCP/ACP merchants: the payment instrument ({handler, token}; handler from the plan's merchant_session.payment_handlers). Absent: the deployment's configured handler, if any.",
+  }),
   detail,
 });
 
@@ -485,7 +495,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       inputSchema: PlanInput,
       outputSchema: CheckoutOut,
     },
-    ({ match_token_id, buyer_agent_id, amount, currency: cur, detail: d, ...address }) =>
+    ({ match_token_id, buyer_agent_id, amount, currency: cur, detail: d, shipping_address, buyer, ...address }) =>
       run('plan_checkout', async () => {
         const token = await getMatchToken(deps.db, match_token_id, me);
         let total = amount;
@@ -493,17 +503,19 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           const proposal = await getProposal(deps.db, token.proposal_id, me);
           total = fromMinorUnits(proposal.price_cents + shippingMinor(proposal.shipping_commitment, proposal.currency), proposal.currency);
         }
-        const shipping = Object.fromEntries(
-          Object.entries(address)
-            .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => [k.replace(/^ship_to_/, ''), v]),
-        );
+        const shipping =
+          shipping_address ??
+          Object.fromEntries(
+            Object.entries(address)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]) => [k.replace(/^ship_to_/, ''), v]),
+          );
         const view = await settledCheckout(
           deps.db,
           await createCheckout(
             deps.temporal,
             deps.db,
-            {
+            restShaped(CheckoutCreateBody, {
               buyer_agent_id,
               intent_id: token.intent_id,
               proposal_id: token.proposal_id,
@@ -511,8 +523,9 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
               amount: total,
               currency: (cur ?? token.currency).toUpperCase(),
               ...(Object.keys(shipping).length ? { shipping_address: shipping } : {}),
+              ...(buyer ? { buyer } : {}),
               metadata: { via: 'mcp' },
-            },
+            }),
             me,
           ),
         );
@@ -530,7 +543,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       outputSchema: CheckoutOut,
       annotations: { destructiveHint: true, idempotentHint: true },
     },
-    ({ checkout_id, consent_granted, consent_statement, amount, currency: cur, detail: d }) =>
+    ({ checkout_id, consent_granted, consent_statement, amount, currency: cur, payment_credential, detail: d }) =>
       run('confirm_checkout', async () => {
         const c = await getCheckoutAs(deps.db, checkout_id, me);
         // The signed token is the checkout's own, read here rather than copied through the model.
@@ -538,7 +551,12 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
         const view = await settledCheckout(
           deps.db,
           await confirmCheckout(
-            { db: deps.db, temporal: deps.temporal, keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl } },
+            {
+              db: deps.db,
+              temporal: deps.temporal,
+              keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl },
+              keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY,
+            },
             checkout_id,
             {
               consent: { granted: consent_granted, statement: consent_statement, granted_at: new Date().toISOString() },
@@ -546,6 +564,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
               proposal_id: c.proposal_id,
               amount,
               currency: cur,
+              ...(payment_credential ? { payment_credential } : {}),
             },
             me,
           ),

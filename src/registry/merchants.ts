@@ -11,8 +11,10 @@ import {
   mintRegistrationToken,
   newWebhookSecret,
   openWebhookSecret,
+  sealCredential,
   sealWebhookSecret,
 } from './secrets';
+import { merchantProtocolOf, sellsOnlyByRedirect } from './merchant-protocol';
 import { iso } from '../time';
 import { sha256Hex } from '../crypto/tokens';
 
@@ -22,6 +24,11 @@ export interface RegistryDeps {
   db: Db;
   allowPrivateEndpoints: boolean;
   keyEncryptionKey?: Buffer;
+  /**
+   * Reads a UCP business's profile at registration (src/protocols/ucp/discovery.ts, wired by the API):
+   * the summary to store, or an AppError (422) the registration answers with.
+   */
+  discoverUcp?: (baseUrl: string) => Promise<Record<string, unknown>>;
 }
 
 export const merchantNotFound = (id: string) => new AppError(404, 'merchant_not_found', `No merchant agent '${id}' is registered.`);
@@ -36,7 +43,11 @@ export function merchantView(m: MerchantRow) {
     regions: m.regions,
     category_tags: m.category_tags,
     inventory_scope: m.inventory_scope,
-    protocol_version: m.protocol_version,
+    protocol_version: merchantProtocolOf(m),
+    protocol_profile: m.protocol_profile,
+    protocol_profile_fetched_at: iso(m.protocol_profile_fetched_at),
+    has_seller_credential: m.seller_credential_sealed !== null,
+    sells_only_by_redirect: sellsOnlyByRedirect(m),
     a2a_capabilities: m.a2a_capabilities,
     metadata: m.metadata,
     status: m.status,
@@ -88,7 +99,7 @@ export async function registerMerchant(
   caller: { presentedToken?: string; keyId?: string; createdByRequest?: string },
 ): Promise<MerchantRegistration> {
   await assertEndpointField('agent_endpoint', input.agent_endpoint, deps.allowPrivateEndpoints);
-  const cols = columnsFrom(input);
+  const cols = { ...columnsFrom(input), ...(await protocolColumns(deps, input)) };
   return deps.db.transaction().execute(async (trx) => {
     const { token, hash } = mintRegistrationToken(MERCHANT_TOKEN_PREFIX);
     const newSecret = newWebhookSecret();
@@ -151,6 +162,44 @@ export async function registerMerchant(
       .executeTakeFirstOrThrow();
     return { created: false, registrationToken: newToken?.token ?? caller.presentedToken!, webhookSecret, merchant };
   });
+}
+
+/**
+ * What the merchant's protocol adds to its row: a UCP business's discovered profile (read now, so a
+ * business the gateway cannot buy from is refused at registration), an ACP seller's sealed credential.
+ * A registration that names no protocol changes none of it.
+ */
+async function protocolColumns(deps: RegistryDeps, input: MerchantRegisterInput) {
+  if (input.protocol_version !== undefined && input.protocol_version !== 'acp' && input.seller_credential !== undefined) {
+    throw new AppError(400, 'invalid_request', 'seller_credential is for protocol_version "acp" only.', { fields: ['seller_credential'] });
+  }
+  const sealed = input.seller_credential
+    ? { seller_credential_sealed: sealCredential(deps.keyEncryptionKey, input.merchant_id, input.seller_credential) }
+    : {};
+  if (input.protocol_version === 'acp' && !input.seller_credential) {
+    const stored = await deps.db
+      .selectFrom('merchants')
+      .select('seller_credential_sealed')
+      .where('merchant_id', '=', input.merchant_id)
+      .executeTakeFirst();
+    if (!stored?.seller_credential_sealed) {
+      throw new AppError(400, 'invalid_request', 'An ACP seller needs seller_credential: the credential it issued to agents.', {
+        fields: ['seller_credential'],
+      });
+    }
+  }
+  if (input.protocol_version === 'ucp') {
+    if (!deps.discoverUcp) throw new AppError(503, 'ucp_unavailable', 'This deployment cannot read UCP profiles.');
+    const profile = await deps.discoverUcp(input.agent_endpoint);
+    return { protocol_profile: JSON.stringify(profile), protocol_profile_fetched_at: new Date(), seller_credential_sealed: null };
+  }
+  if (input.protocol_version !== undefined)
+    return {
+      protocol_profile: null,
+      protocol_profile_fetched_at: null,
+      ...(input.protocol_version === 'gateway' ? { seller_credential_sealed: null } : sealed),
+    };
+  return sealed;
 }
 
 function readableSecret(deps: RegistryDeps, m: MerchantRow): string | null {

@@ -36,6 +36,17 @@ export function openWebhookSecret(key: Buffer | undefined, merchantId: string, s
   return decryptSecret(key, sealed, `webhook:${merchantId}`);
 }
 
+/** A credential a merchant issued to the gateway (an ACP seller's API key), sealed like the webhook secret under its own context. */
+export function sealCredential(key: Buffer | undefined, merchantId: string, credential: string): string {
+  return key ? encryptSecret(key, credential, `seller-credential:${merchantId}`) : `plain.${credential}`;
+}
+
+export function openSealedCredential(key: Buffer | undefined, merchantId: string, sealed: string): string {
+  if (sealed.startsWith('plain.')) return sealed.slice('plain.'.length);
+  if (!key) throw new Error('KEY_ENCRYPTION_KEY is needed to read sealed seller credentials');
+  return decryptSecret(key, sealed, `seller-credential:${merchantId}`);
+}
+
 export type RegistrationTokenHeader = 'x-merchant-token' | 'x-agent-token';
 
 /** A missing registration token is 401, a wrong one 403 (docs/CONTRACT.md#credentials). */

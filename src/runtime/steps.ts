@@ -5,6 +5,7 @@ import type { BudgetConsumed } from '../db/schema-runtime';
 import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
 import { loadSigningKeys, type SigningKeys } from '../crypto/signing-keys';
 import { subscribedMerchants } from '../dispatch/subscribers';
+import { answersQueries, takesDeliveriesSql } from '../registry/merchant-protocol';
 import { createIntent, getIntent, type IntentRow } from '../matching/intents';
 import type { MerchantRow } from '../db/schema';
 import { submitProposal, type ProposalRow } from '../matching/proposals';
@@ -137,11 +138,16 @@ export async function resolveIntent(deps: RuntimeDeps, s: StepRef): Promise<{ in
       { answeredBy: 'commerce_runtime', intentId: runtimeIntentId(s.runtimeId) },
     );
   }
-  const merchants = await subscribedMerchants(db, intent)
-    .selectAll()
-    .where('merchant_id', '!=', CATALOG_MERCHANT_ID)
-    .limit(MERCHANT_CANDIDATES)
-    .execute();
+  // Only merchants that can answer a query are asked (src/registry/merchant-protocol.ts); the others
+  // (redirect-only shops, ACP sellers, placeholders) are represented by their imported catalog.
+  const merchants = (
+    await subscribedMerchants(db, intent)
+      .selectAll()
+      .where('merchant_id', '!=', CATALOG_MERCHANT_ID)
+      .where((eb) => eb.or([takesDeliveriesSql(), eb('protocol_version', '=', 'ucp')]))
+      .limit(MERCHANT_CANDIDATES)
+      .execute()
+  ).filter(answersQueries);
   const ids = merchants.map((m) => m.merchant_id);
   await recordStep(
     db,

@@ -10,6 +10,54 @@ const currency = z
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
   .meta({ description: 'ISO 4217 currency code; compared case-insensitively.' });
 
+const line = (max: number) => z.string().trim().min(1).max(max);
+
+export const ShippingAddress = z
+  .strictObject({
+    name: line(200).optional(),
+    line1: line(200),
+    line2: line(200).optional(),
+    city: line(100),
+    region: line(100).optional().meta({ description: 'State, province or region. UCP and ACP merchants need it.' }),
+    postal_code: line(20).optional().meta({ description: 'UCP and ACP merchants need it.' }),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
+      .meta({ description: 'ISO 3166-1 alpha-2.' }),
+  })
+  .meta({
+    id: 'ShippingAddress',
+    description:
+      'Where the order ships. A merchant that sells through UCP or ACP needs line1, city, region, postal_code and country: a plan for one without them answers 400 `buyer_details_missing` naming the fields.',
+  });
+
+export const Buyer = z
+  .strictObject({
+    full_name: line(200),
+    email: z.email().max(320),
+    phone: z
+      .string()
+      .trim()
+      .regex(/^\+?[0-9 ()-]{4,32}$/, 'must be a phone number')
+      .optional(),
+  })
+  .meta({
+    id: 'CheckoutBuyer',
+    description:
+      "The buyer's contact details, passed to a UCP or ACP merchant's checkout session (it needs them: without, 400 `buyer_details_missing`).",
+  });
+
+export const PaymentCredential = z
+  .strictObject({
+    handler: line(200).meta({ description: "A payment handler `id` or `name` from the merchant's profile (e.g. `mock_payment_handler`)." }),
+    token: z.string().min(1).max(8000).meta({ description: "The handler's instrument token (e.g. a PSP's delegated payment token)." }),
+  })
+  .meta({
+    id: 'PaymentCredential',
+    description:
+      "UCP/ACP merchants: the payment instrument the merchant's session is completed with. Without it the deployment's configured handler is used (PROTOCOL_PAYMENT_HANDLER, with the gateway's payment authorization as the token), if any.",
+  });
+
 export const CheckoutCreateBody = z
   .strictObject({
     buyer_agent_id: id(200).meta({ description: 'The shopper-side agent that buys.' }),
@@ -18,7 +66,8 @@ export const CheckoutCreateBody = z
     match_token_id: id().meta({ description: 'A match token (accepted) naming the proposal.' }),
     amount: money(10_000_000, 'Expected total: proposal price plus shipping from its shipping_commitment, in major units.'),
     currency,
-    shipping_address: freeObject.optional(),
+    shipping_address: ShippingAddress.optional(),
+    buyer: Buyer.optional(),
     metadata: freeObject.optional(),
   })
   .superRefine(atLeastOneMinorUnit('amount'))
@@ -42,6 +91,7 @@ export const CheckoutConfirmBody = z
     proposal_id: id(),
     amount: money(10_000_000, 'Must equal the plan total, in major units.'),
     currency,
+    payment_credential: PaymentCredential.optional(),
   })
   .superRefine(atLeastOneMinorUnit('amount'))
   .meta({ id: 'AgenticCheckoutConfirmRequest' });
@@ -94,6 +144,14 @@ export const CheckoutPlan = z
       .nullable()
       .optional()
       .meta({ description: 'merchant_redirect: the card the buyer continues through; attribution counts the order that carries it.' }),
+    merchant_protocol: z.enum(['gateway', 'ucp', 'acp']).nullable().optional().meta({
+      description:
+        "agent_handoff: how the order is handed over: `gateway` (the merchant agent's webhook), `ucp` or `acp` (the merchant's own checkout session; the totals are the merchant's).",
+    }),
+    merchant_session: z
+      .object({ protocol: z.enum(['ucp', 'acp']), session_id: z.string(), status: z.string() })
+      .optional()
+      .meta({ description: "ucp/acp: the merchant's checkout session the plan's totals come from." }),
     buyer_agent_id: z.string(),
     line_items: z.array(
       z.object({
@@ -112,8 +170,14 @@ export const CheckoutPlan = z
       .object({ amount_minor: minor, commitment: freeObject })
       .meta({ description: "Shipping from the proposal's shipping_commitment (free: true → 0; else its cost)." }),
     totals: z
-      .object({ subtotal_minor: minor, shipping_minor: minor, total_minor: minor })
-      .meta({ description: 'Amounts in minor units (cents).' }),
+      .object({
+        subtotal_minor: minor,
+        shipping_minor: minor,
+        tax_minor: minor.optional(),
+        discount_minor: minor.optional(),
+        total_minor: minor,
+      })
+      .meta({ description: "Amounts in minor units (cents). ucp/acp: the merchant's own totals, tax included." }),
     amount: z.number().meta({ description: 'total_minor in major units.' }),
     currency: z.string(),
     shipping_address: freeObject.nullable(),
@@ -151,6 +215,33 @@ export const CheckoutRecord = z
     payment_authorization_id: z.string().nullable().meta({
       description: 'agent_handoff only (merchant_redirect authorizes nothing). Its status is voided when the handoff failed for good.',
     }),
+    buyer: freeObject.nullable().meta({ description: 'The buyer details the plan was given.' }),
+    merchant_session: z
+      .object({
+        protocol: z.enum(['ucp', 'acp']),
+        session_id: z.string(),
+        status: z.string(),
+        fulfillment: z.object({ option_id: z.string(), title: z.string(), amount_minor: minor }).nullable(),
+        payment_handlers: z.array(z.object({ id: z.string(), name: z.string() })),
+        continue_url: z.string().nullable(),
+        messages: z.array(z.object({ type: z.string(), code: z.string().nullable(), content: z.string() })),
+      })
+      .nullable()
+      .meta({
+        description: "ucp/acp merchants: the merchant's checkout session (its fulfillment option, the payment handlers it accepts).",
+      }),
+    order: z
+      .object({
+        order_id: z.string(),
+        order_url: z.string().nullable(),
+        status: z
+          .string()
+          .meta({ description: "placed, then what the merchant's order events said: shipped, delivered, canceled, refunded, …" }),
+        tracking: z.array(z.object({ carrier: z.string().nullable(), number: z.string().nullable(), url: z.string().nullable() })),
+        updated_at: isoDateTime,
+      })
+      .nullable()
+      .meta({ description: 'ucp/acp merchants: the order the merchant placed, kept current by its order events.' }),
     receipt: freeObject.nullable().meta({
       description:
         'agent_handoff: status, merchant_response summary, handed_off_at. merchant_redirect: status handed_off, continue_url, rec_id, handed_off_at.',

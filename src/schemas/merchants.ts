@@ -13,6 +13,8 @@ const tag = text(64);
 const tagList = (max = 50) => z.array(tag).max(max);
 const freeObject = z.record(z.string(), z.unknown());
 
+/** The merchant's protocol (docs/MERCHANTS.md): the gateway's own webhooks, a UCP business, an ACP seller. */
+export const MERCHANT_PROTOCOLS = ['gateway', 'ucp', 'acp'] as const;
 export const CHECKOUT_MODES = ['match_token_checkout', 'agentic_checkout', 'payment_authorization', 'merchant_redirect'] as const;
 export const PROPOSAL_CONTRACTS = ['committed', 'indicative', 'none'] as const;
 export const ATTRIBUTION_MODES = ['match_token', 'rec_id', 'utm', 'none'] as const;
@@ -91,7 +93,14 @@ export const MerchantRegisterBody = z
     regions: tagList(50).optional(),
     category_tags: tagList(100).optional(),
     inventory_scope: z.array(InventoryScope).max(100).optional(),
-    protocol_version: text(32).optional(),
+    protocol_version: z.enum(MERCHANT_PROTOCOLS).optional().meta({
+      description:
+        "How the gateway reaches the merchant (default `gateway`). `gateway`: agent_endpoint takes the gateway's webhooks (Intent.Surge, runtime queries, checkout handoffs). `ucp`: agent_endpoint is a UCP business's base URL; the gateway reads `{agent_endpoint}/.well-known/ucp` at registration (versions 2026-04-08 and 2026-01-11; another answers 422 `ucp_version_unsupported`, an unreadable profile 422 `ucp_discovery_failed`) and buys through its checkout sessions. `acp`: agent_endpoint is an ACP seller's API base URL (API-Version 2026-04-17), with `seller_credential`.",
+    }),
+    seller_credential: z.string().trim().min(1).max(4096).optional().meta({
+      description:
+        'acp: the credential the seller issued to agents (sent as `Authorization: Bearer`). Stored sealed like the webhook secret and never shown; absent on an update keeps the stored one.',
+    }),
     a2a_capabilities: freeObject.optional(),
     metadata: freeObject.optional(),
     workflow_context: WorkflowContext.optional(),
@@ -118,7 +127,17 @@ export const Merchant = z
     regions: z.array(z.string()),
     category_tags: z.array(z.string()),
     inventory_scope: z.array(freeObject),
-    protocol_version: z.string().nullable(),
+    protocol_version: z.enum(MERCHANT_PROTOCOLS).meta({ description: '`gateway`, `ucp` or `acp` (see the register request).' }),
+    protocol_profile: freeObject.nullable().meta({
+      description:
+        'ucp: what discovery found at `{agent_endpoint}/.well-known/ucp` (negotiated `version`, `rest_endpoint`, services, capabilities, payment handlers, whether it offers catalog search), refreshed when older than an hour; null for other protocols.',
+    }),
+    protocol_profile_fetched_at: isoDateTime.nullable(),
+    has_seller_credential: z.boolean().meta({ description: 'acp: a seller credential is stored (its value is never shown).' }),
+    sells_only_by_redirect: z.boolean().meta({
+      description:
+        '`workflow_context.checkout_modes` lists only `merchant_redirect`: the merchant sells on its own product pages; the gateway sends it no deliveries, queries or orders and authorizes no payment for it.',
+    }),
     a2a_capabilities: freeObject,
     metadata: freeObject,
     status: z.enum(['active', 'inactive']),

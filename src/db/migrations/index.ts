@@ -26,6 +26,7 @@ import * as m0025 from './0025_keyed_registration';
 import * as m0026 from './0026_feed_refresh';
 import * as m0027 from './0027_rate_limits';
 import * as m0031 from './0031_catalog_partitions';
+import * as m0032 from './0032_merchant_protocols';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0026_feed_refresh': m0026,
   '0027_rate_limits': m0027,
   '0031_catalog_partitions': m0031,
+  '0032_merchant_protocols': m0032,
 };
