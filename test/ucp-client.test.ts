@@ -381,6 +381,26 @@ describe.each(['2026-04-08', '2026-01-11'] as const)('UCP %s business', (version
     expect(r).toMatchObject({ ok: false, refusal: { code: 'buyer_details_missing', missing: ['buyer.email'] } });
   });
 
+  it('a session without a shipping address is refused as buyer_details_missing naming shipping_address', async () => {
+    const b = await business({ version });
+    const r = await adapterFor().open(await merchantOf(b), input({ shipping_address: null }));
+    expect(r).toMatchObject({ ok: false, refusal: { code: 'buyer_details_missing', missing: ['shipping_address'] } });
+    expect(!r.ok && r.session_id).toMatch(/^chk_/);
+  });
+
+  it('get reads the session again without side effects', async () => {
+    const b = await business({ version });
+    const m = await merchantOf(b);
+    const a = adapterFor();
+    const opened = await a.open(m, input());
+    if (!opened.ok) throw new Error(JSON.stringify(opened));
+    const again = await a.get(m, opened.session.session_id);
+    expect(again).toEqual(opened.session);
+    const gets = b.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/ucp/'));
+    expect(gets).toHaveLength(1);
+    expect(gets[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+
   it('an unknown payment handler is refused before anything is sent', async () => {
     const b = await business({ version });
     const m = await merchantOf(b);
