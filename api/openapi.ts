@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
-import { ErrorBody } from '../src/schemas/common';
+import { AcpErrorBody, ErrorBody } from '../src/schemas/common';
+import { ACP_PATH_PREFIX } from './middleware/errors';
 import type { AnyRouteSpec } from './routes/registry';
 import { RATE_LIMIT_EXEMPT_PATHS } from './middleware/rate-limit';
 import { LOCALES, translate, type Locale } from './openapi-locales';
@@ -84,13 +85,15 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
         ? []
         : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
     ];
-    const errorResponses: Record<number, { description: string; content: Record<string, { schema: typeof ErrorBody }> }> = {};
+    // The ACP paths answer ACP's flat errors (api/middleware/errors.ts), every other path the envelope.
+    const errorSchema = r.path.startsWith(ACP_PATH_PREFIX) ? AcpErrorBody : ErrorBody;
+    const errorResponses: Record<number, { description: string; content: Record<string, { schema: typeof errorSchema }> }> = {};
     for (const [status, code, description] of errors) {
       const prior = errorResponses[status];
       const line = `\`${code}\`: ${description}`;
       errorResponses[status] = {
         description: prior ? `${prior.description} ${line}` : line,
-        content: { 'application/json': { schema: ErrorBody } },
+        content: { 'application/json': { schema: errorSchema } },
       };
     }
     registry.registerPath({

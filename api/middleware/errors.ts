@@ -62,7 +62,35 @@ export function renderError(ctx: AppContext, err: unknown): void {
   ctx.deps.logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
 }
 
+/** Paths that speak the Agentic Commerce Protocol, whose errors are ACP's flat objects. */
+export const ACP_PATH_PREFIX = '/acp/';
+
+/**
+ * The gateway's `{error, message, fields?}` as ACP's flat error `{type, code, message, param?}`
+ * (type `invalid_request` for a 4xx, `service_unavailable` / `processing_error` otherwise; `param` a
+ * JSONPath to the first field named): a protocol's endpoints answer in the protocol's shape.
+ */
+export function acpErrorOf(status: number, body: { error?: unknown; message?: unknown; fields?: unknown }) {
+  const first = Array.isArray(body.fields) && typeof body.fields[0] === 'string' ? body.fields[0] : undefined;
+  return {
+    type: status < 500 ? 'invalid_request' : status === 503 ? 'service_unavailable' : 'processing_error',
+    code: String(body.error ?? 'error'),
+    message: String(body.message ?? ''),
+    ...(first ? { param: `$.${first}` } : {}),
+  };
+}
+
 export const errorEnvelope: Middleware<AppState> = async (ctx, next) => {
+  try {
+    await inner(ctx, next);
+  } finally {
+    if (ctx.path.startsWith(ACP_PATH_PREFIX) && ctx.status >= 400 && ctx.body && typeof ctx.body === 'object' && 'error' in ctx.body) {
+      ctx.body = acpErrorOf(ctx.status, ctx.body as Record<string, unknown>);
+    }
+  }
+};
+
+const inner: Middleware<AppState> = async (ctx, next) => {
   try {
     await next();
     if (ctx.body === undefined || ctx.body === null) {

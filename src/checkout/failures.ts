@@ -9,6 +9,11 @@ const STATUS: Record<string, number> = {
   match_token_not_found: 404,
   checkout_not_found: 404,
   merchant_handoff_failed: 502,
+  // A UCP/ACP merchant's own refusals (src/checkout/merchant-session.ts).
+  buyer_details_missing: 400,
+  payment_credential_required: 400,
+  payment_declined: 402,
+  merchant_refused: 502,
 };
 
 export function checkoutFailureStatus(code: string): number {

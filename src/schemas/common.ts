@@ -101,3 +101,13 @@ export const atLeastOneMinorUnit =
       }
     }
   };
+
+/** The Agentic Commerce Protocol's flat error, which the gateway's `/acp/` paths answer instead of ErrorBody. */
+export const AcpErrorBody = z
+  .object({
+    type: z.enum(['invalid_request', 'processing_error', 'service_unavailable']),
+    code: z.string(),
+    message: z.string(),
+    param: z.string().optional().meta({ description: 'JSONPath of the offending field.' }),
+  })
+  .meta({ id: 'AcpError' });
