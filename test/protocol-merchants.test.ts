@@ -483,3 +483,33 @@ describe('a redirect-only shop', () => {
     expect(hits).toEqual([]);
   });
 });
+
+/**
+ * The official UCP reference merchant (Universal-Commerce-Protocol/samples, `rest/python/server`,
+ * UCP 2026-01-11, a flower shop), run beside the gateway on loopback: UCP_REFERENCE_URL names it
+ * (docs/MERCHANTS.md says how to start it). Not part of CI: its code is not the project's.
+ */
+describe.skipIf(!process.env.UCP_REFERENCE_URL)('the official UCP reference merchant', () => {
+  it('is registered by URL and sells a bouquet through the gateway', async () => {
+    const url = process.env.UCP_REFERENCE_URL!.replace(/\/+$/, '');
+    const m = await register({ agent_endpoint: url, protocol_version: 'ucp' });
+    expect(m.merchant.protocol_profile).toMatchObject({ version: '2026-01-11' });
+    const c = await chain(m, [{ id: 'bouquet_tulips', title: 'Spring Tulips', price: 3000 }], 'bouquet_tulips');
+    const checkout = await plan(c);
+    // Its own totals: 30.00 tulips plus its cheapest shipping (standard, 5.00), no tax.
+    expect(checkout.plan.totals).toMatchObject({ subtotal_minor: 3000, shipping_minor: 500, total_minor: 3500 });
+    // It accepts any token for its Google Pay handler (the mock handler it tests with is not in its profile).
+    const res = await post(
+      `/v1/agentic-checkout/${checkout.checkout_id}/confirm`,
+      confirmBody(c, checkout.amount, { payment_credential: { handler: 'google_pay', token: 'reference-test-token' } }),
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.checkout.status).toBe('confirmed');
+    const orderId = res.body.checkout.order.order_id as string;
+    const order = await fetch(`${url}/orders/${orderId}`, {
+      headers: { 'ucp-agent': `profile="${api.url}/ucp/platform-profile/2026-01-11"`, 'request-signature': 'x', 'request-id': orderId },
+    });
+    expect(order.status).toBe(200);
+    expect(((await order.json()) as { id: string }).id).toBe(orderId);
+  });
+});

@@ -129,9 +129,22 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   // become the plan's, so the buyer consents to what the merchant will charge.
   const session = drafted.ok && drafted.checkout.plan.merchant_protocol && drafted.checkout.plan.merchant_protocol !== 'gateway';
   if (session) details(`opening ${drafted.checkout.plan.merchant_protocol} checkout session with ${drafted.checkout.merchant_id}`);
-  const opened: (PlanResult & { session_id?: string | null }) | undefined = session
-    ? await merchant.openMerchantSession(req.checkoutId)
-    : undefined;
+  let opened: (PlanResult & { session_id?: string | null }) | undefined;
+  if (session) {
+    try {
+      opened = await merchant.openMerchantSession(req.checkoutId);
+    } catch (err) {
+      // The merchant did not answer usably through the retries: the plan fails (nothing authorized).
+      if (!(err instanceof wf.TemporalFailure)) throw err;
+      opened = {
+        ok: false,
+        rejection: {
+          code: 'merchant_unavailable',
+          message: `${drafted.checkout.merchant_id} did not open a checkout session: ${err.message}`,
+        },
+      };
+    }
+  }
   if (opened && !opened.ok) {
     // The merchant refused the session (details missing, out of stock, …): nothing was authorized.
     await dbAfterConfirm.failCheckout(req.checkoutId, opened.rejection, { merchantRefused: true });

@@ -14,6 +14,7 @@ const STATUS: Record<string, number> = {
   payment_credential_required: 400,
   payment_declined: 402,
   merchant_refused: 502,
+  merchant_unavailable: 502,
 };
 
 export function checkoutFailureStatus(code: string): number {

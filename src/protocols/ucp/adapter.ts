@@ -81,13 +81,20 @@ function read(ans: UcpAnswer, what: string): Answered {
 
 const errorMessages = (co: WireCheckout) => (co.messages ?? []).filter((m) => m.type === 'error');
 
-function lineItemsForUpdate(co: WireCheckout) {
-  return co.line_items.map((li) => ({ id: li.id, item: { id: li.item.id }, quantity: li.quantity }));
+/**
+ * The item of a request line. The schemas mark `title` as omitted from requests, but the 2026-01-11
+ * reference merchant fails every line without one (HTTP 500): for that version the title goes along,
+ * which a business following the schema ignores (docs/MERCHANTS.md, "What differed").
+ */
+const requestItem = (v: UcpVersion, id: string, title: string | undefined) => ({ id, ...(v === '2026-01-11' && title ? { title } : {}) });
+
+function lineItemsForUpdate(v: UcpVersion, co: WireCheckout) {
+  return co.line_items.map((li) => ({ id: li.id, item: requestItem(v, li.item.id, li.item.title), quantity: li.quantity }));
 }
 
 function createBody(v: UcpVersion, input: OpenSessionInput): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    line_items: input.items.map((i) => ({ item: { id: i.item_id }, quantity: i.quantity })),
+    line_items: input.items.map((i) => ({ item: requestItem(v, i.item_id, i.title), quantity: i.quantity })),
   };
   if (input.buyer) body.buyer = wireBuyer(v, input.buyer);
   if (v === '2026-01-11') {
@@ -109,7 +116,7 @@ function createBody(v: UcpVersion, input: OpenSessionInput): Record<string, unkn
  */
 function nextUpdate(v: UcpVersion, input: OpenSessionInput, co: WireCheckout): Record<string, unknown> | null {
   let change = false;
-  const body: Record<string, unknown> = { line_items: lineItemsForUpdate(co) };
+  const body: Record<string, unknown> = { line_items: lineItemsForUpdate(v, co) };
   if (v === '2026-01-11') Object.assign(body, { id: co.id, currency: co.currency, payment: {} });
   else body.context = { currency: input.currency };
   if (input.buyer) {
@@ -134,7 +141,9 @@ function nextUpdate(v: UcpVersion, input: OpenSessionInput, co: WireCheckout): R
           const mine = dests.find((d) => sameAddress(d, address));
           const out: Record<string, unknown> = { line_item_ids: m.line_item_ids ?? allLineIds };
           if (m.id) out.id = m.id;
-          if (v === '2026-04-08') out.type = 'shipping';
+          // 2026-01-11 marks `type` as omitted from updates, but its reference merchant refuses an update
+          // without it (422); a business following the schema ignores it (docs/MERCHANTS.md).
+          out.type = 'shipping';
           if (!mine) {
             change = true;
             out.destinations = [...dests, wireAddress(v, address)];

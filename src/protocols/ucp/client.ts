@@ -5,6 +5,7 @@ import { endpointPolicy } from '../../registry/endpoint-safety';
 import type { UcpBusinessSummary } from './discovery';
 import { platformProfileUrlFor } from './platform-profile';
 import { contentDigest, signDetachedJws, signHttpMessage, ucpAgentHeader, type UcpSigner } from './signing';
+import { withoutNulls } from './wire';
 
 /**
  * One HTTP exchange with a UCP business's REST binding (checkout-rest.md, "HTTP Headers"): every call
@@ -138,7 +139,7 @@ export async function ucpCall(deps: UcpClientDeps, business: UcpBusinessSummary,
   let body: unknown = null;
   if (res.body.length > 0) {
     try {
-      body = JSON.parse(res.body.toString('utf8'));
+      body = withoutNulls(JSON.parse(res.body.toString('utf8')));
     } catch {
       // A 2xx must carry the resource; a 4xx without JSON is still a refusal with its status.
       if (res.status < 300) throw new UcpCallError(`${what} with a body that is not JSON`, true, res.status);

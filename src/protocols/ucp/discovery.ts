@@ -2,6 +2,7 @@ import type { JWK } from 'jose';
 import { z } from 'zod';
 import { boundedRequest, OutboundError } from '../../outbound/http';
 import { endpointPolicy, parseEndpointUrl, UnsafeEndpointError } from '../../registry/endpoint-safety';
+import { withoutNulls } from './wire';
 
 /**
  * UCP discovery (overview.md, "Profile Structure" and "Version Discovery and Negotiation"): the
@@ -163,7 +164,7 @@ async function fetchProfile(deps: UcpDiscoveryDeps, url: string): Promise<unknow
     throw new UcpProfileUnreachable(`the UCP profile at ${url} answered ${why}`);
   }
   try {
-    return JSON.parse(res.body.toString('utf8'));
+    return withoutNulls(JSON.parse(res.body.toString('utf8')));
   } catch {
     throw new UcpProfileInvalid(`the UCP profile at ${url} is not JSON`);
   }

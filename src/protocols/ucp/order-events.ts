@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JWK } from 'jose';
 import { z } from 'zod';
 import { parseUcpAgent, verifyDetachedJws, verifyHttpMessage, type SignatureFailure } from './signing';
+import { withoutNulls } from './wire';
 
 /**
  * Order events a UCP business POSTs to the gateway's webhook (order.md, "Order Event Webhook"): the
@@ -204,7 +205,7 @@ export function parseUcpOrderEvent(body: unknown, headers: IncomingHttpHeaders |
 
 function safeJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return withoutNulls(JSON.parse(text));
   } catch {
     throw new UcpOrderEventInvalid('the order event body is not JSON');
   }
