@@ -34,6 +34,8 @@ export const commonZhCN: LocaleTexts = {
     },
     Product: {
       id: '目录商品 id（以字符串表示的整数）。',
+      external_id:
+        '商家自己的商品 id：其数据源 id，或将其变体行归为一组的 id（GET /v1/merchant/{merchantId}/products）。并非来自数据源的商品为 null；添加该字段之前签发的卡片中没有此字段。',
       price_usd: '以美元计的当前价格；商品以其他币种定价时为 null。',
     },
     Video: {

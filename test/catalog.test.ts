@@ -278,6 +278,7 @@ describe('products and cards', () => {
         'category_l1',
         'category_l2',
         'discount_label',
+        'external_id',
         'gallery',
         'id',
         'main_image',

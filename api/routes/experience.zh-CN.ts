@@ -74,6 +74,7 @@ export const experienceZhCN: LocaleTexts = {
       revision: '提交时为 0；每次改编加一。',
     },
     ExperienceProduct: {
+      external_id: '商家自己的商品 id（其数据源 id）；并非来自数据源的商品为 null。添加该字段之前生成的卡片中没有此字段。',
       price: '报价价格（提案）或目录价格（推荐流）。',
     },
     CreatorEvidence: {

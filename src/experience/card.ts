@@ -13,7 +13,17 @@ import { buildPreview, type ExperienceContextFacts } from './preview';
 
 export type CardProduct = Pick<
   ProductRow,
-  'product_id' | 'title' | 'brand' | 'category_l1' | 'category_l2' | 'price_cents' | 'currency' | 'main_image' | 'region_allow' | 'tags'
+  | 'product_id'
+  | 'external_id'
+  | 'title'
+  | 'brand'
+  | 'category_l1'
+  | 'category_l2'
+  | 'price_cents'
+  | 'currency'
+  | 'main_image'
+  | 'region_allow'
+  | 'tags'
 >;
 
 /** What an intent contributes to a card: its context, budget, region and keywords. */
@@ -90,6 +100,7 @@ export function buildExperienceCard(input: CardInput): ExperienceCardT {
     products: [
       {
         product_id: product.product_id,
+        external_id: product.external_id,
         title: product.title,
         brand: product.brand,
         category_l1: product.category_l1,

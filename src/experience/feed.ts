@@ -113,7 +113,7 @@ async function candidates(db: Db, seeds: Seeds, taste: EffectiveTaste, excluded:
               or p.tags && ${keywords}::text[] or p.product_id = any(${creatorIds}::int[]))`
     : sql``;
   const { rows } = await sql<Candidate>`
-    select p.product_id, p.title, p.brand, p.category_l1, p.category_l2, p.price_cents, p.currency, p.main_image, p.region_allow, p.tags, p.orders
+    select p.product_id, p.external_id, p.title, p.brand, p.category_l1, p.category_l2, p.price_cents, p.currency, p.main_image, p.region_allow, p.tags, p.orders
     from products p
     where p.inventory_qty > 0
       and not (p.product_id = any(${excluded}::int[]))

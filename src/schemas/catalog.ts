@@ -23,6 +23,10 @@ export const ProductVariant = z
 export const Product = z
   .object({
     id: z.string().meta({ description: 'Catalog product id (integer as a string).' }),
+    external_id: optionalText.meta({
+      description:
+        "The merchant's own id of the product: its feed id, or the id grouping its variant rows (GET /v1/merchant/{merchantId}/products). null for a product that did not come from a feed; absent from cards issued before it was added.",
+    }),
     title: z.string(),
     brand: optionalText,
     price_usd: optionalNumber.meta({ description: 'Current price in USD; null when the product is priced in another currency.' }),

@@ -70,6 +70,10 @@ export const FitStatement = z
 export const ExperienceProduct = z
   .object({
     product_id: z.number().int(),
+    external_id: z.string().nullable().optional().meta({
+      description:
+        "The merchant's own id of the product (its feed id); null for a product that did not come from a feed. Absent from cards built before it was added.",
+    }),
     title: z.string(),
     brand: z.string().nullable(),
     category_l1: z.string().nullable(),
