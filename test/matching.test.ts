@@ -191,7 +191,7 @@ describe('proposals (docs/MATCHING.md)', () => {
     expect(noProduct.status).toBe(404);
     expect(noProduct.body.error).toBe('product_not_found');
     const missing = await post('/v1/proposals', { merchant_agent_id: a.id, intent_id: i.intent_id }, { 'x-merchant-token': a.token });
-    expect(missing.body).toMatchObject({ error: 'missing_fields', fields: ['product_id', 'offer_title', 'price'] });
+    expect(missing.body).toMatchObject({ error: 'missing_fields', fields: ['offer_title', 'price'] });
     const badPrice = await post('/v1/proposals', { ...body, price: -3 }, { 'x-merchant-token': a.token });
     expect(badPrice.body).toMatchObject({ error: 'invalid_payload', fields: ['price'] });
     // Money below the currency's minor unit rounds to nothing: refused, not stored as a free offer.

@@ -338,6 +338,13 @@ const WALK: Record<string, Entry> = {
     req: () => ({ params: { merchantId: A.merchant } }),
     expect: [401, 'missing_registration_token'],
   },
+  // With another merchant's token: 403 (test/merchant-ids.test.ts).
+  'GET /v1/merchant/{merchantId}/products': {
+    kind: 'credential',
+    reason: "the merchant's own products with both ids: needs its registration token",
+    req: () => ({ params: { merchantId: A.merchant } }),
+    expect: [401, 'missing_registration_token'],
+  },
   // With its own token, a merchant naming another's feed id gets feed_not_found (test/feed-refresh.test.ts).
   'GET /v1/merchant/{merchantId}/feeds/{feedId}': {
     kind: 'credential',

@@ -87,7 +87,7 @@ export function intentRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Submit a merchant proposal for an intent',
     description:
-      'Needs the X-Merchant-Token of merchant_agent_id. The merchant may answer an intent that was dispatched to it or whose tags, region and categories meet its subscription (the Intent.Surge rule); any other intent is 404 intent_not_found. The product must exist in the catalog; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft). Beyond what the schema states: shipping_commitment.min_days must not exceed max_days (400 invalid_payload).',
+      "Needs the X-Merchant-Token of merchant_agent_id. The merchant may answer an intent that was dispatched to it or whose tags, region and categories meet its subscription (the Intent.Surge rule); any other intent is 404 intent_not_found. Exactly one of product_id (the gateway catalog id), external_id (the merchant's own product id from its feed) or variant_id (one of its variants' feed ids or SKUs) names the product; the merchant's own ids name only its own products (GET /v1/merchant/{merchantId}/products lists both ids). The product must exist; its card is frozen into product_snapshot and a trust_score is computed with its basis. proposal_state starts as quoted (or draft). Beyond what the schema states: shipping_commitment.min_days must not exceed max_days (400 invalid_payload).",
     auth: auth.apiKeyAnd('proposals', 'MerchantToken', merchantToken(bodyMember('merchant_agent_id'), 'merchant_agent_id'), [
       [401, 'missing_registration_token', 'Missing registration token (X-Merchant-Token).'],
       [403, 'invalid_registration_token', 'The token is not the registration token of merchant_agent_id.'],
@@ -95,7 +95,8 @@ export function intentRoutes(r: RouteRegistry): void {
     ]),
     body: P.ProposalCreateBody,
     bodyRequired: true,
-    missingFields: ['merchant_agent_id', 'intent_id', 'product_id', 'offer_title', 'price'],
+    // The product is named by one of three members (productRefOf answers none with missing_fields).
+    missingFields: ['merchant_agent_id', 'intent_id', 'offer_title', 'price'],
     responses: {
       201: {
         description: 'The proposal, with warnings (e.g. a product outside the categories the intent names).',
@@ -104,7 +105,11 @@ export function intentRoutes(r: RouteRegistry): void {
     },
     errors: [
       intentNotFound,
-      [404, 'product_not_found', 'No catalog product with this id.'],
+      [
+        404,
+        'product_not_found',
+        "No catalog product with this product_id, or no product of merchant_agent_id's own with this external_id or variant_id (another merchant's ids are not found either).",
+      ],
       [409, 'merchant_inactive', 'The merchant is deactivated.'],
     ],
     handler: async (ctx, { body }) => {

@@ -51,7 +51,7 @@ export const intentsZhCN: LocaleTexts = {
     postV1Proposals: {
       summary: '为意图提交商家提案',
       description:
-        '需要 merchant_agent_id 对应的 X-Merchant-Token。商家可回应已分发给它的意图，或标签、地区和品类符合其订阅的意图（Intent.Surge 规则）；其他意图返回 404 intent_not_found。商品必须存在于目录中；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。除 schema 所述之外：shipping_commitment.min_days 不得大于 max_days（400 invalid_payload）。',
+        '需要 merchant_agent_id 对应的 X-Merchant-Token。商家可回应已分发给它的意图，或标签、地区和品类符合其订阅的意图（Intent.Surge 规则）；其他意图返回 404 intent_not_found。product_id（网关目录 id）、external_id（商家数据源中自己的商品 id）或 variant_id（其某个变体在数据源中的 id 或 SKU）三者恰好提供其一以指明商品；商家自己的 id 只能指向该商家自己的商品（GET /v1/merchant/{merchantId}/products 列出两种 id）。商品必须存在；其信息冻结到 product_snapshot，并计算 trust_score 及其依据。proposal_state 初始为 quoted（或 draft）。除 schema 所述之外：shipping_commitment.min_days 不得大于 max_days（400 invalid_payload）。',
       responses: {
         '201': '提案，附带警告（例如商品不在意图所指的品类中）。',
         '400':
@@ -60,7 +60,7 @@ export const intentsZhCN: LocaleTexts = {
         '403':
           '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 该令牌不是 merchant_agent_id 的注册令牌。',
         '404':
-          '`merchant_not_found`: 不存在该 ID 的商家智能体。 `intent_not_found`: 不存在该 id 的意图。 `product_not_found`: 目录中不存在该 id 的商品。',
+          '`merchant_not_found`: 不存在该 ID 的商家智能体。 `intent_not_found`: 不存在该 id 的意图。 `product_not_found`: 目录中不存在该 product_id 的商品，或 merchant_agent_id 自己的商品中没有该 external_id 或 variant_id（其他商家的 id 同样找不到）。',
         '409': '`merchant_inactive`: 该商家已停用。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
@@ -84,6 +84,12 @@ export const intentsZhCN: LocaleTexts = {
   },
   schemas: {
     ProposalCreateRequest: {
+      '': 'product_id、external_id 与 variant_id 三者恰好提供其一以指明商品（都未提供：400 missing_fields；提供多个：400 invalid_payload）。',
+      product_id: '网关目录中的商品 id（目录中的任一商品）。',
+      external_id:
+        '或改用商家自己的商品 id：其数据源中的 `id`，或将其变体行归为一组的 id（即 GET /v1/merchant/{merchantId}/products 所列）。仅限 merchant_agent_id 自己的商品；其他商家的 id 返回 404 product_not_found。',
+      variant_id:
+        '或商家某个变体在数据源中的 id 或 SKU（或无变体商品在数据源中的 id）：指向列出该变体的商品，并保存在 product_snapshot.variant_id 中。仅限 merchant_agent_id 自己的商品。',
       proposal_state: '以草稿（不参与排序）或报价（默认）提交。',
       inventory_status: '默认根据目录库存推断。',
       'evidence[].type': '例如 review、community_post、certification、test_report',

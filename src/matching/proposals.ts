@@ -4,13 +4,14 @@ import type { Database } from '../db/schema';
 import type { ProposalState, ProposalsTable } from '../db/schema-matching';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { getProduct, productNotFound, productView, type ProductRow } from '../catalog/products';
+import { productView, type ProductRow } from '../catalog/products';
+import { describeProductRef, productRefMember, resolveProductRefs, type ProductRefInput } from '../catalog/merchant-products';
 import { loadCreatorEvidence } from '../experience/facts';
 import type { CreatorEvidenceT } from '../schemas/experience';
 import { proposalExperienceOf } from '../experience/proposal-experience';
 import { getMerchant } from '../registry/merchants';
 import { assessReadiness } from '../registry/readiness';
-import type { ProposalCreateInput } from '../schemas/proposals';
+import { PRODUCT_REF_MEMBERS, type ProposalCreateInput } from '../schemas/proposals';
 import { getIntent, merchantWasSent, type IntentRow } from './intents';
 import { subscribesTo } from '../dispatch/subscribers';
 import type { MerchantRow } from '../db/schema';
@@ -62,14 +63,43 @@ export function inventoryFromStock(qty: number): ProposalRow['inventory_status']
   return qty < 10 ? 'low_stock' : 'in_stock';
 }
 
-/** The product as the shopper was shown it, frozen into the proposal. */
-export function productSnapshot(product: ProductRow, now: Date) {
+/**
+ * The product as the shopper was shown it, frozen into the proposal; with the variant the merchant
+ * named its offer by (variant_id), when it named one.
+ */
+export function productSnapshot(product: ProductRow, now: Date, variantId?: string) {
   return {
     ...productView(product),
     catalog_price: fromMinorUnits(product.price_cents, product.currency),
     catalog_currency: product.currency,
     captured_at: now.toISOString(),
+    ...(variantId !== undefined ? { variant_id: variantId } : {}),
   };
+}
+
+/**
+ * The one member of a proposal that names its product (docs/MATCHING.md, "Naming the product"):
+ * none is a 400 missing_fields, more than one a 400 invalid_payload (the request schema refuses
+ * that already; a caller inside the gateway is held to it here).
+ */
+export function productRefOf(input: ProductRefInput): ProductRefInput {
+  const given = PRODUCT_REF_MEMBERS.filter((k) => input[k] !== undefined);
+  if (given.length !== 1) {
+    throw new AppError(
+      400,
+      given.length ? 'invalid_payload' : 'missing_fields',
+      'Name the product by exactly one of product_id, external_id or variant_id.',
+      { fields: given.length ? given : ['product_id'] },
+    );
+  }
+  const [member] = given;
+  return { [member!]: input[member!] };
+}
+
+/** 404 for a product a proposal names: a gateway id not in the catalog, or an own id not among the merchant's products. */
+export function proposalProductNotFound(ref: ProductRefInput, merchantId: string): AppError {
+  const where = ref.product_id !== undefined ? 'the catalog' : `the products of merchant ${JSON.stringify(merchantId)}`;
+  return new AppError(404, 'product_not_found', `No ${describeProductRef(ref)} in ${where}.`, { fields: [productRefMember(ref)] });
 }
 
 /** What a new proposal is checked and built from (read once for several proposals by a batch). */
@@ -83,9 +113,13 @@ export interface ProposalFacts {
   evidence: CreatorEvidenceT[];
 }
 
-/** Why a proposal cannot be stored (before anything is): an unknown product, a deactivated merchant, a past valid_until. */
+/**
+ * Why a proposal cannot be stored (before anything is): no product or two named, an unknown product
+ * (`product`: what the ref resolved to, resolveProductRefs), a deactivated merchant, a past valid_until.
+ */
 export function checkProposal(input: ProposalCreateInput, merchant: MerchantRow, product: ProductRow | undefined): asserts product {
-  if (!product) throw productNotFound(input.product_id);
+  const ref = productRefOf(input);
+  if (!product) throw proposalProductNotFound(ref, merchant.merchant_id);
   if (merchant.status !== 'active')
     throw new AppError(409, 'merchant_inactive', `Merchant ${merchant.merchant_id} is deactivated; register again to submit proposals.`);
   if (input.valid_until && Date.parse(input.valid_until) <= Date.now()) {
@@ -137,7 +171,7 @@ export function newProposalRow(input: ProposalCreateInput, f: ProposalFacts, pro
     evidence: json(input.evidence ?? []),
     valid_until: input.valid_until ?? null,
     proposal_score_inputs: json(input.proposal_score_inputs ?? {}),
-    product_snapshot: json(productSnapshot(product, now)),
+    product_snapshot: json(productSnapshot(product, now, input.variant_id)),
     metadata: json(input.metadata ?? {}),
     provenance: input.provenance ?? 'merchant_agent',
     proposal_state: input.proposal_state,
@@ -168,11 +202,13 @@ export async function submitProposal(
   caller: Caller,
   proposalId: string = newId('prop'),
 ): Promise<ProposalRow> {
-  const [intent, merchant, product] = await Promise.all([
+  const ref = productRefOf(input);
+  const [intent, merchant, [product]] = await Promise.all([
     // Read as the gateway: whether this merchant may answer it is decided below, with the same 404.
     getIntent(db, input.intent_id, SYSTEM),
     getMerchant(db, input.merchant_agent_id),
-    getProduct(db, input.product_id),
+    // The merchant's own ids name only its own products.
+    resolveProductRefs(db, [{ merchantId: input.merchant_agent_id, ref }]),
   ]);
   if (caller.kind === 'api' && !(await mayPropose(db, intent, merchant))) throw intentNotFoundFor(input.intent_id);
   checkProposal(input, merchant, product);

@@ -2,7 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { z } from 'zod';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { getProducts } from '../catalog/products';
+import { describeProductRef, resolveProductRefs } from '../catalog/merchant-products';
 import type { ProductRow } from '../db/schema-catalog';
 import type { ProposalsTable } from '../db/schema-matching';
 import { loadCreatorEvidence } from '../experience/facts';
@@ -49,7 +49,8 @@ type KnownRows = { intent: IntentRow; merchants: MerchantRow[] };
  * steps still recorded in merchant order (`queryMerchantAgents`): `loadRound` reads what the steps
  * need and what an earlier attempt recorded, `ask` POSTs to one merchant, `recordRound` stores the
  * proposals that fit the proposal versions left and writes the steps. A round costs a fixed number of
- * statements however many merchants it asks (four reads to load, three to check the offers, one write);
+ * statements however many merchants it asks (four reads to load, three to check the offers, a fourth
+ * when one names its product by the merchant's own id, one write);
  * two reads fewer when the caller has the intent and the merchants' rows in hand (`KnownRows`).
  */
 async function loadRound(deps: RuntimeDeps, round: MerchantQuery[], known?: KnownRows) {
@@ -180,27 +181,30 @@ async function ask(deps: RuntimeDeps, l: LoadedStep): Promise<Asked> {
  */
 async function recordRound(deps: RuntimeDeps, loaded: LoadedStep[], keep: number, asked: Array<Asked | undefined>): Promise<QueryResult[]> {
   const { db } = deps;
-  // The offers that can be kept at most (each merchant's first `keep`), checked against the catalog at once.
+  // The offers that can be kept at most (each merchant's first `keep`), checked against the catalog at
+  // once: each names its product by the gateway's id or by the merchant's own (within its own products).
   const offers = loaded.flatMap((l, i) => {
     const a = asked[i];
-    return !l.recorded && !l.already.length && a?.kind === 'answered' ? a.offered.slice(0, keep) : [];
+    return !l.recorded && !l.already.length && a?.kind === 'answered'
+      ? a.offered.slice(0, keep).map((p) => ({ merchantId: l.m.merchant_id, ref: p }))
+      : [];
   });
-  const [products, health, evidence] = offers.length
+  // Creator evidence of the gateway ids is read beside the products; that of products named by the
+  // merchant's own ids only once they are resolved (one more statement, only then).
+  const named = offers.flatMap((o) => (o.ref.product_id !== undefined ? [o.ref.product_id] : []));
+  const [resolved, health, evidence] = offers.length
     ? await Promise.all([
-        getProducts(
-          db,
-          offers.map((p) => p.product_id),
-        ),
+        resolveProductRefs(db, offers),
         recentHealthOf(
           db,
           loaded.map((l) => l.m.merchant_id),
         ),
-        loadCreatorEvidence(
-          db,
-          offers.map((p) => p.product_id),
-        ),
+        loadCreatorEvidence(db, named),
       ])
-    : [new Map<number, ProductRow>(), new Map<string, { healthy: number; total: number }>(), new Map<number, CreatorEvidenceT[]>()];
+    : [[], new Map<string, { healthy: number; total: number }>(), new Map<number, CreatorEvidenceT[]>()];
+  const products = new Map<MerchantOffer, ProductRow | undefined>(offers.map((o, i) => [o.ref, resolved[i]]));
+  const more = resolved.flatMap((p) => (p && !evidence.has(p.product_id) && !named.includes(p.product_id) ? [p.product_id] : []));
+  if (more.length) for (const [id, e] of await loadCreatorEvidence(db, more)) evidence.set(id, e);
 
   const out: QueryResult[] = [];
   const steps: StepRecord[] = [];
@@ -257,7 +261,7 @@ async function recordRound(deps: RuntimeDeps, loaded: LoadedStep[], keep: number
           metadata: { ...p.metadata, runtime_id: s.runtimeId, runtime_step: id },
         };
         try {
-          const product = products.get(p.product_id);
+          const product = products.get(p);
           checkProposal(input, m, product);
           const facts = {
             intent: l.intent,
@@ -269,7 +273,7 @@ async function recordRound(deps: RuntimeDeps, loaded: LoadedStep[], keep: number
           stored.push(newProposalRow(input, facts, newId('prop'), now));
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          rejected.push(`product ${p.product_id}: ${err.code}`);
+          rejected.push(`${describeProductRef(p)}: ${err.code}`);
         }
       }
       const described = stored.map((p) => {

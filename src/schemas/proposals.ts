@@ -52,11 +52,45 @@ export const Evidence = z
   })
   .catchall(z.unknown());
 
+/** The members that name a proposal's product: exactly one of them (docs/MATCHING.md, "Naming the product"). */
+export const PRODUCT_REF_MEMBERS = ['product_id', 'external_id', 'variant_id'] as const;
+
+/**
+ * A product named twice (two of PRODUCT_REF_MEMBERS) is an issue on each member given; with
+ * `required`, a product not named at all is one on product_id. A rule across members, which the
+ * document states as a oneOf of `required`. POST /v1/proposals leaves the absent case to the domain
+ * (400 missing_fields, as any missing member); a merchant's runtime answer has it in its schema.
+ */
+export const oneProductRef =
+  (required: boolean) =>
+  (value: { product_id?: unknown; external_id?: unknown; variant_id?: unknown }, ctx: z.RefinementCtx): void => {
+    const given = PRODUCT_REF_MEMBERS.filter((k) => value[k] !== undefined);
+    if (given.length > 1) {
+      for (const k of given) ctx.addIssue({ code: 'custom', path: [k], message: `name the product by only one of ${given.join(', ')}` });
+    } else if (required && !given.length) {
+      ctx.addIssue({ code: 'custom', path: ['product_id'], message: 'name the product by one of product_id, external_id or variant_id' });
+    }
+  };
+
 export const ProposalCreateBody = z
   .strictObject({
     merchant_agent_id: text(128),
     intent_id: text(100),
-    product_id: z.number().int().positive().max(2_147_483_647),
+    product_id: z
+      .number()
+      .int()
+      .positive()
+      .max(2_147_483_647)
+      .optional()
+      .meta({ description: "The gateway's catalog id of the product (any product of the catalog)." }),
+    external_id: text(128).optional().meta({
+      description:
+        "The merchant's own id of the product instead: its feed `id`, or the id grouping its variant rows (as GET /v1/merchant/{merchantId}/products lists it). Only merchant_agent_id's own products; another merchant's id is 404 product_not_found.",
+    }),
+    variant_id: text(128).optional().meta({
+      description:
+        "Or the feed id or SKU of one of the merchant's variants (or the feed id of a product without variants): names the product that lists it, kept in product_snapshot.variant_id. Only merchant_agent_id's own products.",
+    }),
     offer_title: text(300),
     price: money(1e7, 'The offer price in major units of currency.'),
     currency: currencyCode.default('USD'),
@@ -84,7 +118,13 @@ export const ProposalCreateBody = z
       .meta({ description: 'Kept verbatim in experience_card.merchant_supplied; the card itself is built by the gateway.' }),
   })
   .superRefine(atLeastOneMinorUnit('price'))
-  .meta({ id: 'ProposalCreateRequest' });
+  .superRefine(oneProductRef(false))
+  .meta({
+    id: 'ProposalCreateRequest',
+    description:
+      'Exactly one of product_id, external_id and variant_id names the product (none: 400 missing_fields; more than one: 400 invalid_payload).',
+    oneOf: PRODUCT_REF_MEMBERS.map((k) => ({ required: [k] })),
+  });
 export type ProposalCreateInput = z.infer<typeof ProposalCreateBody>;
 
 export const Proposal = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { atLeastOneMinorUnit, isoDateTime, text } from './common';
 import { Intent, IntentCreateBody } from './intents';
-import { Proposal, ProposalCreateBody } from './proposals';
+import { oneProductRef, Proposal, ProposalCreateBody } from './proposals';
 import { MatchSession, MatchToken } from './match';
 
 /**
@@ -184,8 +184,10 @@ export const MerchantQueryAnswer = z.object({
       z
         .object(ProposalCreateBody.shape)
         .omit({ merchant_agent_id: true, intent_id: true })
-        // As POST /v1/proposals: a price below one minor unit of its currency is no offer.
-        .superRefine(atLeastOneMinorUnit('price')),
+        // As POST /v1/proposals: a price below one minor unit of its currency is no offer, and
+        // exactly one member names the product (here none at all breaks the contract too).
+        .superRefine(atLeastOneMinorUnit('price'))
+        .superRefine(oneProductRef(true)),
     )
     .max(10),
 });
