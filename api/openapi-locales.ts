@@ -27,6 +27,7 @@ import { merchantOpsZhCN } from './routes/merchant-ops.zh-CN';
 import { feedsZhCN } from './routes/feeds.zh-CN';
 import { reportsZhCN } from './routes/reports.zh-CN';
 import { reconciliationZhCN } from './routes/reconciliation.zh-CN';
+import { protocolsZhCN } from './routes/protocols.zh-CN';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -52,6 +53,7 @@ export const translations: Record<Exclude<Locale, 'en'>, LocaleTexts> = {
     feedsZhCN,
     reportsZhCN,
     reconciliationZhCN,
+    protocolsZhCN,
   ),
 };
 

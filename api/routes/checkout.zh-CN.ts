@@ -68,14 +68,21 @@ export const checkoutZhCN: LocaleTexts = {
         'agent_handoff：状态、merchant_response 摘要、handed_off_at。merchant_redirect：状态 handed_off、continue_url、rec_id、handed_off_at。',
       audit_trail: '结账的每个步骤，按时间从早到晚。',
       workflow_id: '对应的 Temporal 工作流（checkout-<checkout_id>）；搜索属性 CheckoutId。',
+      buyer: '创建计划时提供的买方信息。',
+      merchant_session: 'ucp/acp 商家：商家自己的结账会话（其履约选项、其接受的支付处理方）。',
+      order: 'ucp/acp 商家：商家所下的订单，随其订单事件保持更新。',
+      'order.status': '先为 placed，之后为商家订单事件所述的状态：shipped、delivered、canceled、refunded 等。',
     },
     AgenticCheckoutPlan: {
       merchant_id: '卖方。',
       'line_items[].external_id':
         '该商品在商家自己体系中的 id（其数据源 id，即 GET /v1/merchant/{merchantId}/products 所列）；并非来自数据源的商品为 null。添加该字段之前生成的计划中没有此字段。',
       rec_id: 'merchant_redirect：买方继续购买所经由的卡片；携带它的订单计入归因。',
+      merchant_protocol:
+        'agent_handoff：订单的交接方式：`gateway`（商家智能体的 Webhook）、`ucp` 或 `acp`（商家自己的结账会话；合计以商家为准）。',
+      merchant_session: 'ucp/acp：计划合计所依据的商家结账会话。',
       shipping: '运费取自提案的 shipping_commitment（free: true → 0；否则取其费用）。',
-      totals: '以最小货币单位（分）表示的金额。',
+      totals: '以最小货币单位（分）表示的金额。ucp/acp：商家自己的合计，含税。',
       amount: '以主货币单位表示的 total_minor。',
     },
     CheckoutFailure: {
@@ -91,6 +98,20 @@ export const checkoutZhCN: LocaleTexts = {
       match_token_id: '指向该提案的（已接受的）匹配令牌。',
       amount: '预期合计：提案价格加上其 shipping_commitment 中的运费，以主货币单位表示。',
       currency: 'ISO 4217 币种代码；比较时不区分大小写。',
+    },
+    ShippingAddress: {
+      '': '订单的收货地址。通过 UCP 或 ACP 销售的商家需要 line1、city、region、postal_code 和 country：缺少这些字段时，为该商家创建计划会返回 400 `buyer_details_missing` 并指出所缺字段。',
+      region: '州、省或地区。UCP 和 ACP 商家需要此字段。',
+      postal_code: 'UCP 和 ACP 商家需要此字段。',
+      country: 'ISO 3166-1 alpha-2 国家代码。',
+    },
+    CheckoutBuyer: {
+      '': '买方的联系信息，会传给 UCP 或 ACP 商家的结账会话（商家需要这些信息：缺少时返回 400 `buyer_details_missing`）。',
+    },
+    PaymentCredential: {
+      '': 'UCP/ACP 商家：用于完成商家结账会话的支付工具。不提供时，若部署配置了处理方（PROTOCOL_PAYMENT_HANDLER），则使用该处理方，并以网关的支付授权作为令牌。',
+      handler: '商家档案中某个支付处理方的 `id` 或 `name`（例如 `mock_payment_handler`）。',
+      token: '该处理方的支付工具令牌（例如 PSP 的委托支付令牌）。',
     },
     AgenticCheckoutConfirmRequest: {
       consent: '买方智能体的明确同意。',

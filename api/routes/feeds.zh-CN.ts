@@ -35,6 +35,13 @@ export const feedsZhCN: LocaleTexts = {
       },
       responses: {
         '200': '一页商品，按 external_id 排序。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
+        '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。 `missing_registration_token`: 缺少注册令牌（X-Merchant-Token）。',
+        '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
+        '404': '`merchant_not_found`: 路径参数无法指向任何资源（格式或长度不符）。 `merchant_not_found`: 不存在该 ID 的商家智能体。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+        '431': '`request_header_fields_too_large`: 请求行与请求头合计超过 16 KB（查询过长或某个请求头过大）。',
       },
     },
     getV1MerchantMerchantIdFeeds: {

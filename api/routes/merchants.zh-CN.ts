@@ -16,6 +16,8 @@ export const merchantsZhCN: LocaleTexts = {
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。 `invalid_registration_token`: 注册令牌无效。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
+        '422':
+          '`ucp_discovery_failed`: protocol_version 为 ucp 时：无法读取 `{agent_endpoint}/.well-known/ucp`，或其内容不是 UCP 档案。 `ucp_version_unsupported`: protocol_version 为 ucp 时：该商家不提供网关支持的任何 UCP 版本（2026-04-08、2026-01-11）。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
       },
     },
@@ -110,6 +112,18 @@ export const merchantsZhCN: LocaleTexts = {
       agent_endpoint: '商家智能体的 HTTPS Webhook 地址（Intent.Surge 投递到此）。',
       rotate_registration_token: '更新时：签发新的 registration_token；请求头中发送的旧令牌立即失效。',
       rotate_webhook_secret: '更新时：签发新的 webhook_secret（旧密钥立即停止用于签名）。',
+      protocol_version:
+        '网关与商家对接的方式（默认 `gateway`）。`gateway`：agent_endpoint 接收网关的 Webhook（Intent.Surge、运行时查询、结账交接）。`ucp`：agent_endpoint 是 UCP 商家的基础 URL；网关在注册时读取 `{agent_endpoint}/.well-known/ucp`（支持 2026-04-08 和 2026-01-11 版本；其他版本返回 422 `ucp_version_unsupported`，档案无法读取返回 422 `ucp_discovery_failed`），并通过其结账会话下单。`acp`：agent_endpoint 是 ACP 卖方的 API 基础 URL（API-Version 2026-04-17），需同时提供 `seller_credential`。',
+      seller_credential:
+        'acp：卖方签发给智能体的凭据（以 `Authorization: Bearer` 发送）。与 webhook 密钥一样加密保存，从不显示；更新时不提供则保留已存储的凭据。',
+    },
+    Merchant: {
+      protocol_version: '`gateway`、`ucp` 或 `acp`（见注册请求）。',
+      protocol_profile:
+        'ucp：发现过程在 `{agent_endpoint}/.well-known/ucp` 读到的内容（协商出的 `version`、`rest_endpoint`、服务、能力、支付处理方，以及是否提供目录搜索），超过一小时即刷新；其他协议为 null。',
+      has_seller_credential: 'acp：已存储卖方凭据（其值从不显示）。',
+      sells_only_by_redirect:
+        '`workflow_context.checkout_modes` 仅列出 `merchant_redirect`：商家在自己的商品页上销售；网关不向其投递、查询或下单，也不为其授权任何支付。',
     },
   },
 };
