@@ -86,14 +86,17 @@ function buildRegistry(routes: AnyRouteSpec[]): OpenAPIRegistry {
         : [[429, 'rate_limited', 'Too many requests; retry after the Retry-After header (seconds).'] as const]),
     ];
     // The ACP paths answer ACP's flat errors (api/middleware/errors.ts), every other path the envelope.
-    const errorSchema = r.path.startsWith(ACP_PATH_PREFIX) ? AcpErrorBody : ErrorBody;
-    const errorResponses: Record<number, { description: string; content: Record<string, { schema: typeof errorSchema }> }> = {};
+    // The 431 is the exception: Node's parser answers it before Koa (api/client-errors.ts), on any
+    // path, in the envelope.
+    const errorSchemaOf = (status: number) => (r.path.startsWith(ACP_PATH_PREFIX) && status !== 431 ? AcpErrorBody : ErrorBody);
+    const errorResponses: Record<number, { description: string; content: Record<string, { schema: ReturnType<typeof errorSchemaOf> }> }> =
+      {};
     for (const [status, code, description] of errors) {
       const prior = errorResponses[status];
       const line = `\`${code}\`: ${description}`;
       errorResponses[status] = {
         description: prior ? `${prior.description} ${line}` : line,
-        content: { 'application/json': { schema: errorSchema } },
+        content: { 'application/json': { schema: errorSchemaOf(status) } },
       };
     }
     registry.registerPath({
