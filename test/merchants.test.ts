@@ -73,6 +73,11 @@ describe('merchant register and lookup (docs/REGISTRIES.md)', () => {
       merchant_id,
       agent_endpoint: `${agent.url}/hooks/intent`,
       ...fullBody,
+      // A gateway agent: nothing discovered, no seller credential; it takes orders as its modes say.
+      protocol_profile: null,
+      protocol_profile_fetched_at: null,
+      has_seller_credential: false,
+      sells_only_by_redirect: false,
       status: 'active',
       registered_at: expect.any(String),
       last_seen_at: null,

@@ -55,6 +55,8 @@ beforeAll(async () => {
   // The API's own address is its public base URL: businesses fetch the platform profile named in UCP-Agent.
   const port = await closedPort();
   const ucpKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  // The worker mints the runtime's match tokens: API and worker share the key.
+  const matchKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   api = await startTestApi({
     db,
     port,
@@ -64,6 +66,7 @@ beforeAll(async () => {
       ALLOW_PRIVATE_ENDPOINTS: 'true',
       DISPATCH_TIMEOUT_MS: '3000',
       UCP_SIGNING_KEY: ucpKey,
+      MATCH_TOKEN_SIGNING_KEY: matchKey,
     },
   });
   const worker = await startTestWorker(api.config, api.db);
@@ -511,5 +514,142 @@ describe.skipIf(!process.env.UCP_REFERENCE_URL)('the official UCP reference merc
     });
     expect(order.status).toBe(200);
     expect(((await order.json()) as { id: string }).id).toBe(orderId);
+  });
+});
+
+/**
+ * The journey with a UCP business, as a shopper's agent makes it over each of the gateway's doors:
+ * a sentence → the commerce runtime (which asks the business's catalog search) → plan → confirm →
+ * the business's order. REST with plain HTTP, MCP with the official TypeScript client, A2A with
+ * @a2a-js/sdk.
+ */
+describe('sentence → runtime → plan → confirm → order with a UCP business, over REST, MCP and A2A', () => {
+  let business: UcpBusiness;
+  const SENTENCE = 'buy a tulip bouquet under $40';
+  const CATALOG = [
+    { id: 'tulip_bouquet_red', title: 'Red Tulip Bouquet', price: 3000, stock: 100 },
+    { id: 'rose_bouquet', title: 'Rose Bouquet', price: 3500, stock: 100 },
+  ];
+
+  beforeAll(async () => {
+    business = await startUcpBusiness({ version: '2026-04-08', catalog: CATALOG, taxBps: 500, catalogSearch: true });
+    closers.push(() => business.close());
+    const m = await register({ agent_endpoint: business.url, protocol_version: 'ucp', subscription_tags: ['tulip', 'bouquet', 'flowers'] });
+    expect(m.merchant.protocol_profile.catalog_search).toBe(true);
+    const feed = await post(`/v1/merchant/${m.merchantId}/feeds`, { content: feedOf(CATALOG) }, { 'x-merchant-token': m.token });
+    expect(feed.status, feed.text).toBe(200);
+  });
+
+  const credential = { handler: MOCK_HANDLER.id, token: TOKEN_OK };
+
+  it('REST', async () => {
+    const before = business.ordersPlaced();
+    const rt = await post('/v1/commerce-runtime', {
+      intent: { raw_query: SENTENCE, intent_tags: ['tulip', 'bouquet'], budget_range: { max: 40 } },
+    });
+    expect(rt.status, rt.text).toBe(201);
+    const runtime = rt.body.runtime;
+    expect(runtime.proposal).toMatchObject({ offer_title: 'Red Tulip Bouquet', price: 30 });
+    expect(business.count('POST /catalog/search')).toBeGreaterThan(0);
+    const planned = await post('/v1/agentic-checkout', {
+      buyer_agent_id: 'rest-agent',
+      intent_id: runtime.intent.intent_id,
+      proposal_id: runtime.proposal.proposal_id,
+      match_token_id: runtime.match_token.match_token_id,
+      amount: 30,
+      currency: 'USD',
+      buyer: BUYER,
+      shipping_address: ADDRESS,
+    });
+    expect(planned.status, planned.text).toBe(201);
+    const checkout = planned.body.checkout;
+    expect(checkout.plan.totals).toMatchObject({ subtotal_minor: 3000, shipping_minor: 500, tax_minor: 150, total_minor: 3650 });
+    const done = await post(`/v1/agentic-checkout/${checkout.checkout_id}/confirm`, {
+      consent: { granted: true, statement: 'Yes, buy the tulips for 36.50 USD.' },
+      match_token: runtime.match_token.signed_token,
+      proposal_id: runtime.proposal.proposal_id,
+      amount: 36.5,
+      currency: 'USD',
+      payment_credential: credential,
+    });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.checkout.order.order_id).toEqual(expect.any(String));
+    expect(business.ordersPlaced()).toBe(before + 1);
+  });
+
+  it('MCP (official TypeScript client)', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'protocol-journey', version: '0.0.1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', api.url), { requestInit: { headers: { authorization: `Bearer ${dev.apiKey}` } } }),
+    );
+    closers.push(() => client.close());
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const res: any = await client.callTool({ name, arguments: args }, undefined, { timeout: 90_000 });
+      expect(res.isError, `${name}: ${JSON.stringify(res.content)}`).not.toBe(true);
+      return res.structuredContent;
+    };
+    const before = business.ordersPlaced();
+    const rt = await tool('run_commerce_runtime', { intent: SENTENCE, intent_tags: ['tulip', 'bouquet'], budget_max: 40, detail: 'full' });
+    const tokenId = rt.match_token?.match_token_id;
+    expect(tokenId, JSON.stringify(rt).slice(0, 400)).toEqual(expect.any(String));
+    const planned = await tool('plan_checkout', {
+      match_token_id: tokenId,
+      buyer_agent_id: 'mcp-agent',
+      buyer_full_name: BUYER.full_name,
+      buyer_email: BUYER.email,
+      ...Object.fromEntries(Object.entries(ADDRESS).map(([k, v]) => [`ship_to_${k}`, v])),
+    });
+    expect(planned.total).toBe(36.5);
+    expect(planned.next_step).toContain(MOCK_HANDLER.id);
+    const done = await tool('confirm_checkout', {
+      checkout_id: planned.checkout_id,
+      consent_granted: true,
+      consent_statement: 'Yes, buy the tulips for 36.50 USD.',
+      amount: 36.5,
+      currency: 'USD',
+      payment_handler: credential.handler,
+      payment_token: credential.token,
+    });
+    expect(done.status).toBe('confirmed');
+    expect(done.order_id).toEqual(expect.any(String));
+    expect(business.ordersPlaced()).toBe(before + 1);
+  });
+
+  it('A2A (@a2a-js/sdk): the purchase data rides with the sentence, the credential with the consent', async () => {
+    const { ClientFactory } = await import('@a2a-js/sdk/client');
+    const { Role, TaskState } = await import('@a2a-js/sdk');
+    const client = await new ClientFactory().createFromUrl(api.url);
+    const auth = { serviceParameters: { Authorization: `Bearer ${dev.apiKey}` } };
+    const part = (content: any) => ({ content, metadata: undefined, filename: '', mediaType: '' });
+    const message = (parts: any[], task?: any): any => ({
+      messageId: uid('msg'),
+      contextId: task?.contextId ?? '',
+      taskId: task?.id ?? '',
+      role: Role.ROLE_USER,
+      parts,
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    });
+    const send = (m: any) => client.sendMessage({ tenant: '', message: m, configuration: undefined, metadata: undefined }, auth);
+    const before = business.ordersPlaced();
+    const asked: any = await send(
+      message([
+        part({ $case: 'text', value: SENTENCE }),
+        part({ $case: 'data', value: { purchase: { buyer: BUYER, shipping_address: ADDRESS } } }),
+      ]),
+    );
+    expect(asked.status?.state, JSON.stringify(asked.status)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const done: any = await send(
+      message(
+        [part({ $case: 'data', value: { consent: { granted: true, statement: 'Yes, buy the tulips.' }, payment_credential: credential } })],
+        asked,
+      ),
+    );
+    expect(done.status?.state, JSON.stringify(done.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(business.ordersPlaced()).toBe(before + 1);
+    expect(business.validationErrors).toEqual([]);
   });
 });

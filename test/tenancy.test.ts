@@ -231,6 +231,30 @@ const WALK: Record<string, Entry> = {
     expect: [200, 404],
   },
   'GET /docs/INTENT_MATCHING_PROTOCOL.md': { kind: 'public', reason: 'published documentation', req: () => ({}), expect: [200] },
+  'GET /ucp/platform-profile': {
+    kind: 'public',
+    reason: "the gateway's UCP platform profile, read by businesses",
+    req: () => ({}),
+    expect: [200],
+  },
+  'GET /ucp/platform-profile/{version}': {
+    kind: 'public',
+    reason: "the gateway's UCP platform profile at an older version",
+    req: () => ({ params: { version: '2026-01-11' } }),
+    expect: [200],
+  },
+  'POST /ucp/webhooks/orders': {
+    kind: 'credential',
+    reason: "a UCP business's order event: only its signature (its profile's keys) is a credential, never an API key",
+    req: () => ({ body: {} }),
+    expect: [400, 'invalid_order_event'],
+  },
+  'POST /acp/webhooks/{merchantId}/orders': {
+    kind: 'credential',
+    reason: "an ACP seller's order event: only its Merchant-Signature is a credential; A's merchant is no ACP seller",
+    req: () => ({ params: { merchantId: A.merchant }, body: {} }),
+    expect: [404, 'merchant_not_found'],
+  },
   'GET /v1/whoami': { kind: 'self', reason: "the caller's own key" },
   'POST /v1/developers/register': { kind: 'self', reason: 'creates an account' },
   'POST /v1/developers/login': { kind: 'self', reason: "the caller's own account" },
@@ -633,7 +657,9 @@ describe('tenancy: the route walk', () => {
         const r = e.req?.() ?? {};
         const res = await send(b, key, r);
         assertNoLeak(res, r, key);
-        if (res.status !== e.expect[0] || res.body?.error !== e.expect[1]) failures.push(`${key}: ${res.status} ${res.text.slice(0, 200)}`);
+        // ACP paths answer ACP's flat errors: the code is `code` there.
+        const code = res.body?.error ?? res.body?.code;
+        if (res.status !== e.expect[0] || code !== e.expect[1]) failures.push(`${key}: ${res.status} ${res.text.slice(0, 200)}`);
       } else if (e.kind === 'public') {
         const [mine, theirs] = [await send(a, key, e.req()), await send(b, key, e.req())];
         if (!e.expect.includes(theirs.status) || theirs.status !== mine.status)

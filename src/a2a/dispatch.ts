@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Config } from '../config';
 import type { Db } from '../db/connect';
 import type { SigningKeys } from '../crypto/signing-keys';
@@ -15,6 +15,7 @@ import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { startRuntime } from '../runtime/client';
 import { getRuntimeRow, loadRuntime } from '../runtime/store';
 import { RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
+import { Buyer, ShippingAddress } from '../schemas/checkout';
 import { checkoutForToken, confirmBuy, journeyTask, readConsent, runtimeFromText, asksToBuy, type JourneyDeps } from './journey';
 import { SKILL_OPERATIONS, SkillInputError } from './skills';
 import { errorOut, isV1Method, sendResultOut, taskOut, V1_METHODS, sendParamsIn } from './v1';
@@ -127,8 +128,23 @@ type Request = { kind: 'skill'; operation: string; input: unknown } | { kind: 't
  * itself with a metadata hint (`skill`/`skillId` on the part, the message or the request) naming the
  * skill. Without a data part, the text parts are a shopping request in words.
  */
+/**
+ * Purchase data beside a shopping request in words: a data part `{"purchase": {buyer, shipping_address}}`
+ * (what a UCP or ACP merchant needs to open its checkout session), kept with the run for its plan.
+ */
+const PurchaseData = z.strictObject({ buyer: Buyer.optional(), shipping_address: ShippingAddress.optional() });
+export type PurchaseData = z.infer<typeof PurchaseData>;
+
+function purchaseOf(params: MessageSendParams): PurchaseData | undefined {
+  const part = params.message.parts.find((p) => p.kind === 'data' && 'purchase' in p.data);
+  if (!part || part.kind !== 'data') return undefined;
+  const parsed = PurchaseData.safeParse(part.data.purchase);
+  if (!parsed.success) throw issuesToRpc(parsed.error, 'purchase', 'invalid_params');
+  return parsed.data;
+}
+
 function requestOf(params: MessageSendParams): Request {
-  const part = params.message.parts.find((p) => p.kind === 'data');
+  const part = params.message.parts.find((p) => p.kind === 'data' && !('purchase' in p.data));
   if (part && part.kind === 'data') {
     if (typeof part.data.operation === 'string') return { kind: 'skill', operation: part.data.operation, input: part.data.input };
     const hint = skillHint(part.metadata, params.message.metadata, params.metadata);
@@ -157,10 +173,11 @@ const journeyDeps = (deps: A2aDeps, caller: A2aCaller): JourneyDeps => ({
   temporal: deps.temporal,
   catalogSnapshots: deps.catalogSnapshots,
   verifyKeys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl },
+  keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY,
 });
 
 /** What a run started over A2A keeps in its request (`commerce_runtimes.request.a2a`). */
-type StoredOrigin = A2aOrigin & { buy?: boolean };
+type StoredOrigin = A2aOrigin & { buy?: boolean; purchase?: PurchaseData };
 
 async function runAsTask(
   deps: A2aDeps,
@@ -169,16 +186,23 @@ async function runAsTask(
   params: MessageSendParams,
   waitMs: number,
   buy: boolean,
+  purchase?: PurchaseData,
 ): Promise<Task> {
   const origin: StoredOrigin = {
     context_id: params.message.contextId ?? newId('ctx'),
     message_id: params.message.messageId,
     ...(buy ? { buy } : {}),
+    ...(purchase ? { purchase } : {}),
   };
   const wait = params.configuration?.blocking === false ? 0 : waitMs;
   const out = await startRuntime(deps, body, caller, wait, { a2a: origin });
   const runtime = out.status === 'completed' ? out.runtime : await loadRuntime(deps.db, out.runtimeId, apiCaller(caller.developerId));
-  return journeyTask(journeyDeps(deps, caller), runtime, origin.context_id, { buy, workflowEnded: out.status === 'completed', plan: true });
+  return journeyTask(journeyDeps(deps, caller), runtime, origin.context_id, {
+    buy,
+    workflowEnded: out.status === 'completed',
+    plan: true,
+    purchase,
+  });
 }
 
 function skillReply(params: MessageSendParams, operation: string, body: Record<string, unknown>): Message {
@@ -201,15 +225,15 @@ async function ownRun(deps: A2aDeps, id: string, caller: A2aCaller) {
   });
   if (row.developer_id && row.developer_id !== caller.developerId) throw notFound();
   const origin = (row.request as { a2a?: Partial<StoredOrigin> }).a2a;
-  return { contextId: origin?.context_id ?? id, buy: origin?.buy === true };
+  return { contextId: origin?.context_id ?? id, buy: origin?.buy === true, purchase: origin?.purchase };
 }
 
 /** A message on an existing task: the buyer's answer to the consent request. */
 async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2aCaller, taskId: string): Promise<Task> {
-  const { contextId, buy } = await ownRun(deps, taskId, caller);
+  const { contextId, buy, purchase } = await ownRun(deps, taskId, caller);
   const jd = journeyDeps(deps, caller);
   const runtime = await loadRuntime(deps.db, taskId, jd.caller);
-  const task = await journeyTask(jd, runtime, contextId, { buy, plan: true });
+  const task = await journeyTask(jd, runtime, contextId, { buy, plan: true, purchase });
   if (task.status.state !== 'input-required') {
     const terminal = ['completed', 'failed', 'canceled', 'rejected'].includes(task.status.state);
     throw rpcError(
@@ -232,7 +256,7 @@ async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2
     return task;
   }
   try {
-    await confirmBuy(jd, runtime, checkout, reply.consent);
+    await confirmBuy(jd, runtime, checkout, reply.consent, reply.payment_credential);
   } catch (err) {
     // A confirm the checkout failed on (e.g. the merchant refused the handoff) is the task's outcome;
     // one refused before anything happened (consent_invalid, ...) is the caller's error.
@@ -252,7 +276,7 @@ async function messageSend(deps: A2aDeps, raw: unknown, caller: A2aCaller, waitM
   const req = requestOf(params);
   if (req.kind === 'text') {
     const body = await runtimeFromText(deps, req.text);
-    return runAsTask(deps, body, caller, params, waitMs, asksToBuy(req.text));
+    return runAsTask(deps, body, caller, params, waitMs, asksToBuy(req.text), purchaseOf(params));
   }
   if (req.operation === RUN_COMMERCE_RUNTIME) return runAsTask(deps, runtimeInput(req.input), caller, params, waitMs, false);
   const op = SKILL_OPERATIONS[req.operation];
@@ -275,10 +299,11 @@ async function tasksGet(deps: A2aDeps, raw: unknown, caller: A2aCaller): Promise
   const parsed = TaskQueryParams.safeParse(raw);
   if (!parsed.success) throw issuesToRpc(parsed.error, 'params', 'invalid_params');
   const { id } = parsed.data;
-  const { contextId, buy } = await ownRun(deps, id, caller);
+  const { contextId, buy, purchase } = await ownRun(deps, id, caller);
   return journeyTask(journeyDeps(deps, caller), await loadRuntime(deps.db, id, apiCaller(caller.developerId)), contextId, {
     buy,
     plan: true,
+    purchase,
   });
 }
 

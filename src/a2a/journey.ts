@@ -10,6 +10,8 @@ import type { TemporalHandle } from '../temporal/client';
 import type { Caller } from '../tenancy';
 import { runtimeTask, type Runtime } from './runtime-task';
 import type { Artifact, Message, MessageIn, Part, Task } from './types';
+import type { PaymentCredential, SessionBuyer } from '../protocols/merchant-session';
+import type { CheckoutCreateBody } from '../schemas/checkout';
 
 /**
  * The shopper's whole journey over A2A: a text message ("find me trail running shoes under $120 and
@@ -31,6 +33,8 @@ export interface JourneyDeps {
   temporal: TemporalHandle | null;
   catalogSnapshots: CatalogSnapshotCache;
   verifyKeys: VerifyKeys;
+  /** Seals a payment credential the buyer sends with its consent (src/checkout/client.ts). */
+  keyEncryptionKey?: Buffer;
 }
 
 /** Who plans the checkout of a run started over A2A (the plan's `buyer_agent_id`). */
@@ -85,7 +89,7 @@ async function checkoutForToken(db: Db, matchTokenId: string) {
 }
 
 /** Plans the checkout of the run's chosen proposal (amount = price + shipping, as POST /v1/agentic-checkout expects). */
-async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutView> {
+async function planBuy(deps: JourneyDeps, runtime: Runtime, purchase?: Purchase): Promise<CheckoutView> {
   const p = runtime.proposal!;
   const amountMinor =
     toMinorUnits(p.price ?? 0, p.currency) + shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>, p.currency);
@@ -102,6 +106,8 @@ async function planBuy(deps: JourneyDeps, runtime: Runtime): Promise<CheckoutVie
           match_token_id: runtime.match_token!.match_token_id,
           amount: fromMinorUnits(amountMinor, p.currency),
           currency: p.currency,
+          ...(purchase?.buyer ? { buyer: purchase.buyer } : {}),
+          ...(purchase?.shipping_address ? { shipping_address: purchase.shipping_address } : {}),
           metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
         },
         deps.caller,
@@ -143,6 +149,9 @@ export function consentRequest(checkout: CheckoutView) {
       text: 'yes, buy it',
       data: { consent: { granted: true, statement: `I agree to buy this for ${money(checkout.amount, checkout.currency)}.` } },
     },
+    // A UCP/ACP merchant is paid through one of its handlers: the consent's data part may carry
+    // `payment_credential: {handler, token}` (else the deployment's configured handler is used).
+    ...(checkout.merchant_session ? { payment_handlers: checkout.merchant_session.payment_handlers } : {}),
   };
 }
 
@@ -161,7 +170,7 @@ export async function journeyTask(
   deps: JourneyDeps,
   runtime: Runtime,
   contextId: string,
-  opts: { buy: boolean; workflowEnded?: boolean; plan: boolean },
+  opts: { buy: boolean; workflowEnded?: boolean; plan: boolean; purchase?: Purchase },
 ): Promise<Task> {
   const task = runtimeTask(runtime, contextId, { workflowEnded: opts.workflowEnded });
   const id = task.id;
@@ -180,7 +189,7 @@ export async function journeyTask(
   let checkout = await checkoutForToken(deps.db, token.match_token_id);
   if (!checkout && opts.plan) {
     try {
-      checkout = await planBuy(deps, runtime);
+      checkout = await planBuy(deps, runtime, opts.purchase);
     } catch (err) {
       // A business rejection of the plan ends the task; an outage (5xx) is the caller's error to retry.
       if (!(err instanceof AppError) || err.status >= 500) throw err;
@@ -257,7 +266,23 @@ export async function journeyTask(
 }
 
 export type ConsentReply =
-  { kind: 'consent'; consent: { granted: boolean; statement?: string; granted_at?: string } } | { kind: 'declined' } | { kind: 'unclear' };
+  | { kind: 'consent'; consent: { granted: boolean; statement?: string; granted_at?: string }; payment_credential?: PaymentCredential }
+  | { kind: 'declined' }
+  | { kind: 'unclear' };
+
+/** The buyer's details a protocol merchant needs (sent as a `{"purchase": {...}}` data part with the request). */
+export interface Purchase {
+  buyer?: SessionBuyer;
+  shipping_address?: CheckoutCreateBody['shipping_address'];
+}
+
+/** A payment credential in the consent's data part (`payment_credential: {handler, token}`), when well formed. */
+function credentialOf(data: Record<string, unknown>): PaymentCredential | undefined {
+  const c = data.payment_credential as Record<string, unknown> | undefined;
+  return c && typeof c.handler === 'string' && typeof c.token === 'string' && c.handler && c.token
+    ? { handler: c.handler, token: c.token }
+    : undefined;
+}
 
 const YES = /\b(yes|yeah|yep|sure|ok(?:ay)?|confirm(?:ed)?|go ahead|proceed|buy it|buy|purchase|place the order)\b/i;
 const NO = /\b(no|nope|don'?t|do not|cancel|stop|not|never)\b/i;
@@ -274,8 +299,10 @@ export function readConsent(message: MessageIn, checkout: CheckoutView, what: st
       typeof p.data.consent === 'object' && p.data.consent !== null ? p.data.consent : typeof p.data.granted === 'boolean' ? p.data : null
     ) as Record<string, unknown> | null;
     if (c) {
+      const credential = credentialOf(p.data);
       return {
         kind: 'consent',
+        ...(credential ? { payment_credential: credential } : {}),
         consent: {
           granted: c.granted === true,
           ...(typeof c.statement === 'string' ? { statement: c.statement } : {}),
@@ -301,9 +328,10 @@ export async function confirmBuy(
   runtime: Runtime,
   checkout: CheckoutView,
   consent: { granted: boolean; statement?: string; granted_at?: string },
+  paymentCredential?: PaymentCredential,
 ): Promise<void> {
   await confirmCheckout(
-    { db: deps.db, temporal: deps.temporal, keys: deps.verifyKeys },
+    { db: deps.db, temporal: deps.temporal, keys: deps.verifyKeys, keyEncryptionKey: deps.keyEncryptionKey },
     checkout.checkout_id,
     {
       consent,
@@ -311,6 +339,7 @@ export async function confirmBuy(
       proposal_id: checkout.proposal_id,
       amount: checkout.amount,
       currency: checkout.currency,
+      ...(paymentCredential ? { payment_credential: paymentCredential } : {}),
     },
     deps.caller,
   );

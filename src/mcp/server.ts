@@ -15,7 +15,7 @@ import { hasScope, type ApiKeyPrincipal } from '../console/api-keys';
 import type { ApiKeyScope } from '../schemas/console';
 import { IntentCreateBody } from '../schemas/intents';
 import { RuntimeCreateBody } from '../schemas/runtime';
-import { Buyer, CheckoutCreateBody, PaymentCredential, ShippingAddress } from '../schemas/checkout';
+import { CheckoutCreateBody } from '../schemas/checkout';
 import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { recommend, recommendDeps } from '../recommend/recommend';
 import { intentView, getIntent } from '../matching/intents';
@@ -220,11 +220,9 @@ const PlanInput = z.object({
     .regex(/^[A-Za-z]{2}$/)
     .optional()
     .meta({ description: 'Shipping address: country, ISO 3166-1 alpha-2.' }),
-  shipping_address: ShippingAddress.optional().meta({
-    description:
-      'The shipping address as one object (instead of the ship_to_ fields). UCP/ACP merchants need line1, city, region, postal_code, country.',
-  }),
-  buyer: Buyer.optional().meta({ description: "The buyer's name and e-mail (phone optional): UCP/ACP merchants need them." }),
+  buyer_full_name: z.string().trim().min(1).max(200).optional().meta({ description: "Buyer's full name (UCP/ACP merchants need it)." }),
+  buyer_email: z.email().max(320).optional().meta({ description: "Buyer's e-mail (UCP/ACP merchants need it)." }),
+  buyer_phone: z.string().trim().min(4).max(32).optional().meta({ description: "Buyer's phone (optional)." }),
   detail,
 });
 
@@ -245,10 +243,16 @@ const ConfirmInput = z.object({
     .max(10_000_000)
     .meta({ description: "The plan total the user agreed to (plan_checkout's total), in major units; must equal the plan." }),
   currency: currency.meta({ description: "The plan currency (plan_checkout's currency)." }),
-  payment_credential: PaymentCredential.optional().meta({
+  payment_handler: z.string().trim().min(1).max(200).optional().meta({
     description:
-      "UCP/ACP merchants: the payment instrument ({handler, token}; handler from the plan's merchant_session.payment_handlers). Absent: the deployment's configured handler, if any.",
+      "UCP/ACP merchants: the payment handler (an id from the plan's payment handlers, named in plan_checkout's next_step) the token is for. Absent: the deployment's configured handler, if any.",
   }),
+  payment_token: z
+    .string()
+    .min(1)
+    .max(8000)
+    .optional()
+    .meta({ description: "The payment_handler's instrument token (e.g. a PSP's delegated token)." }),
   detail,
 });
 
@@ -313,6 +317,16 @@ function errorResult(deps: McpDeps, caller: McpCaller, tool: string, err: unknow
   }
   deps.logger.error({ err, requestId: caller.requestId, tool }, 'unhandled MCP tool error');
   return failed('internal_error', `Internal error. Quote request id ${caller.requestId} when reporting it.`);
+}
+
+/** confirm_checkout's payment_handler and payment_token as the REST body's payment_credential (both, or neither). */
+function paymentCredentialOf(handler: string | undefined, token: string | undefined) {
+  if (!handler && !token) return {};
+  if (!handler || !token) {
+    const missing = handler ? 'payment_token' : 'payment_handler';
+    throw new AppError(400, 'invalid_payload', `Invalid ${missing}: payment_handler and payment_token go together.`, { fields: [missing] });
+  }
+  return { payment_credential: { handler, token } };
 }
 
 /** Checks a domain-shaped input against the REST route's own zod schema, so both refuse alike. */
@@ -495,7 +509,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       inputSchema: PlanInput,
       outputSchema: CheckoutOut,
     },
-    ({ match_token_id, buyer_agent_id, amount, currency: cur, detail: d, shipping_address, buyer, ...address }) =>
+    ({ match_token_id, buyer_agent_id, amount, currency: cur, detail: d, buyer_full_name, buyer_email, buyer_phone, ...address }) =>
       run('plan_checkout', async () => {
         const token = await getMatchToken(deps.db, match_token_id, me);
         let total = amount;
@@ -503,13 +517,15 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
           const proposal = await getProposal(deps.db, token.proposal_id, me);
           total = fromMinorUnits(proposal.price_cents + shippingMinor(proposal.shipping_commitment, proposal.currency), proposal.currency);
         }
-        const shipping =
-          shipping_address ??
-          Object.fromEntries(
-            Object.entries(address)
-              .filter(([, v]) => v !== undefined)
-              .map(([k, v]) => [k.replace(/^ship_to_/, ''), v]),
-          );
+        const shipping = Object.fromEntries(
+          Object.entries(address)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k.replace(/^ship_to_/, ''), v]),
+        );
+        const buyer =
+          buyer_full_name || buyer_email || buyer_phone
+            ? { full_name: buyer_full_name, email: buyer_email, ...(buyer_phone ? { phone: buyer_phone } : {}) }
+            : undefined;
         const view = await settledCheckout(
           deps.db,
           await createCheckout(
@@ -543,7 +559,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
       outputSchema: CheckoutOut,
       annotations: { destructiveHint: true, idempotentHint: true },
     },
-    ({ checkout_id, consent_granted, consent_statement, amount, currency: cur, payment_credential, detail: d }) =>
+    ({ checkout_id, consent_granted, consent_statement, amount, currency: cur, payment_handler, payment_token, detail: d }) =>
       run('confirm_checkout', async () => {
         const c = await getCheckoutAs(deps.db, checkout_id, me);
         // The signed token is the checkout's own, read here rather than copied through the model.
@@ -564,7 +580,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
               proposal_id: c.proposal_id,
               amount,
               currency: cur,
-              ...(payment_credential ? { payment_credential } : {}),
+              ...paymentCredentialOf(payment_handler, payment_token),
             },
             me,
           ),

@@ -333,6 +333,12 @@ export function tokenSummary(
 /** Members another checkout mode may add to the view (merchant_redirect): read when present. */
 type CheckoutExtras = { checkout_mode?: string; continue_url?: string | null };
 
+/** A UCP/ACP merchant is paid through one of its handlers: what confirm_checkout's payment_credential names. */
+const payWith = (c: CheckoutView) =>
+  c.merchant_session
+    ? `, and payment_credential {handler, token} for one of the merchant's payment handlers (${c.merchant_session.payment_handlers.map((h) => h.id).join(', ') || 'none listed'}) unless the gateway is configured with one`
+    : '';
+
 export function checkoutSummary(c: CheckoutView, detail: Detail) {
   const extras = c as CheckoutView & CheckoutExtras;
   const receipt = (c.receipt ?? null) as {
@@ -344,7 +350,7 @@ export function checkoutSummary(c: CheckoutView, detail: Detail) {
   const continueUrl = extras.continue_url ?? receipt?.continue_url ?? null;
   const total = c.plan.amount ?? c.amount;
   const next: Record<string, string> = {
-    awaiting_confirmation: `Show the user the plan (${c.plan.line_items.map((l) => l.title).join(', ')}, total ${total} ${c.currency}) and ask for explicit consent. Only after the user says yes, call confirm_checkout with checkout_id, consent_granted true, consent_statement (what the user agreed to), amount ${total} and currency ${c.currency}, before ${c.expires_at}.`,
+    awaiting_confirmation: `Show the user the plan (${c.plan.line_items.map((l) => l.title).join(', ')}, total ${total} ${c.currency}) and ask for explicit consent. Only after the user says yes, call confirm_checkout with checkout_id, consent_granted true, consent_statement (what the user agreed to), amount ${total} and currency ${c.currency}${payWith(c)}, before ${c.expires_at}.`,
     confirmed: `Done: the merchant has the order${receipt?.merchant_response?.order_id ? ` ${receipt.merchant_response.order_id}` : ''}. Tell the user.`,
     handed_off: `Give the user continue_url verbatim: they finish the purchase on the merchant's page.`,
     expired:

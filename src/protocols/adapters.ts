@@ -3,6 +3,7 @@ import type { MerchantSessionAdapter } from './merchant-session';
 import { createUcpAdapter } from './ucp/adapter';
 import { platformProfileUrl } from './ucp/platform-profile';
 import { ucpSignerFromPem, type UcpSigner } from './ucp/signing';
+import type { UcpClientDeps } from './ucp/client';
 
 /**
  * The protocol adapters a deployment buys through, built from its configuration (one place, used by
@@ -19,20 +20,30 @@ export interface ProtocolSettings {
 
 export type SessionAdapters = Record<'ucp' | 'acp', MerchantSessionAdapter>;
 
-/** The UCP signer of a deployment (null without a key): the same key the platform profile publishes. */
+const signers = new Map<string, Promise<UcpSigner>>();
+
+/** The UCP signer of a deployment (null without a key): the same key the platform profile publishes. Parsed once per key. */
 export async function ucpSignerOf(ucpSigningKey: string | undefined): Promise<UcpSigner | null> {
-  return ucpSigningKey ? ucpSignerFromPem(ucpSigningKey) : null;
+  if (!ucpSigningKey) return null;
+  let signer = signers.get(ucpSigningKey);
+  if (!signer) signers.set(ucpSigningKey, (signer = ucpSignerFromPem(ucpSigningKey)));
+  return signer;
+}
+
+/** How the gateway calls a UCP business (its platform profile, its signer) under these settings. */
+export async function ucpClientDeps(s: ProtocolSettings): Promise<UcpClientDeps> {
+  const signer = await ucpSignerOf(s.ucpSigningKey);
+  return {
+    allowPrivateEndpoints: s.allowPrivateEndpoints,
+    timeoutMs: s.timeoutMs,
+    platformProfileUrl: platformProfileUrl(s.publicBaseUrl),
+    ...(signer ? { signer } : {}),
+  };
 }
 
 export async function createSessionAdapters(s: ProtocolSettings): Promise<SessionAdapters> {
-  const signer = await ucpSignerOf(s.ucpSigningKey);
   return {
-    ucp: createUcpAdapter({
-      allowPrivateEndpoints: s.allowPrivateEndpoints,
-      timeoutMs: s.timeoutMs,
-      platformProfileUrl: platformProfileUrl(s.publicBaseUrl),
-      ...(signer ? { signer } : {}),
-    }),
+    ucp: createUcpAdapter(await ucpClientDeps(s)),
     acp: createAcpAdapter({ allowPrivateEndpoints: s.allowPrivateEndpoints, timeoutMs: s.timeoutMs }),
   };
 }

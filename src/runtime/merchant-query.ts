@@ -12,6 +12,10 @@ import { checkProposal, newProposalRow, submittedTransitions } from '../matching
 import { recentHealthOf } from '../matching/trust-score';
 import { fromMinorUnits } from '../money';
 import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
+import { ucpClientDeps } from '../protocols/adapters';
+import { searchUcpCatalog, UcpCatalogUnsupported } from '../protocols/ucp/catalog';
+import { UcpCallError } from '../protocols/ucp/client';
+import { merchantProtocolOf } from '../registry/merchant-protocol';
 import { MerchantQueryAnswer } from '../schemas/runtime';
 import { SYSTEM } from '../tenancy';
 import { recordStepsWithProposals, type StepRecord } from './store';
@@ -112,8 +116,52 @@ type LoadedStep = Awaited<ReturnType<typeof loadRound>>[number];
  */
 const answeredBefore = (l: LoadedStep) => Boolean(l.recorded || l.already.length);
 
+/**
+ * A UCP business that declares catalog search is asked through it (src/protocols/ucp/catalog.ts): the
+ * intent's keywords as the query, its budget as the price cap; each item it returns is an offer naming
+ * the product by the business's own item id, at the business's price.
+ */
+async function askUcpCatalog(deps: RuntimeDeps, l: LoadedStep): Promise<Asked> {
+  const { config } = deps;
+  const currency = l.intent.budget_currency ?? 'USD';
+  try {
+    const items = await searchUcpCatalog(
+      await ucpClientDeps({
+        allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+        timeoutMs: l.s.deadlineMs,
+        publicBaseUrl: config.publicBaseUrl,
+        ucpSigningKey: config.UCP_SIGNING_KEY,
+      }),
+      { merchant_id: l.m.merchant_id, endpoint: l.m.agent_endpoint, credential: null, profile: l.m.protocol_profile },
+      {
+        // The intent's keywords (what merchants subscribe by), not the sentence around them.
+        query: l.intent.intent_tags.join(' ') || l.intent.raw_query,
+        limit: l.s.maxProposals,
+        currency,
+        ...(l.intent.budget_max_cents !== null ? { max_price: l.intent.budget_max_cents } : {}),
+      },
+    );
+    const offered = items
+      .filter((i) => i.in_stock && i.price_minor > 0)
+      .map((i) => ({
+        variant_id: i.item_id,
+        offer_title: i.title,
+        price: fromMinorUnits(i.price_minor, i.currency),
+        currency: i.currency,
+        proposal_state: 'quoted' as const,
+        inventory_status: 'in_stock' as const,
+        metadata: { ucp_item_id: i.item_id, ...(i.url ? { url: i.url } : {}) },
+      }));
+    return { kind: 'answered', offered };
+  } catch (err) {
+    if (!(err instanceof UcpCallError || err instanceof UcpCatalogUnsupported)) throw err;
+    return { kind: 'no_answer', status: 'failed', output: `UCP catalog search failed`, error: err.message };
+  }
+}
+
 /** POSTs the intent to the merchant's agent_endpoint with the step's deadline and reads its answer. */
 async function ask(deps: RuntimeDeps, l: LoadedStep): Promise<Asked> {
+  if (merchantProtocolOf(l.m) === 'ucp') return askUcpCatalog(deps, l);
   const { config } = deps;
   const { s, m, id } = l;
   const respondBy = new Date(l.startedAt.getTime() + s.deadlineMs);
