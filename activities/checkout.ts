@@ -24,6 +24,7 @@ import {
   type SessionDeps,
 } from '../src/checkout/merchant-session';
 import { createSessionAdapters, type SessionAdapters } from '../src/protocols/adapters';
+import { ucpDiscoverer } from '../src/registry/ucp-discovery';
 
 /** Activities of the agenticCheckout workflow: thin wrappers over src/checkout (the only I/O of the flow). */
 export function createCheckoutActivities({ db, config }: ActivityDeps) {
@@ -39,6 +40,7 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
       ucpSigningKey: config.UCP_SIGNING_KEY,
     })),
     defaultHandler: config.PROTOCOL_PAYMENT_HANDLER ?? null,
+    discoverUcp: ucpDiscoverer({ allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS, timeoutMs: config.DISPATCH_TIMEOUT_MS }),
   });
   /**
    * The merchant handoff, inside the workflow's local activities (src/checkout/confirm.ts): a worker

@@ -258,6 +258,16 @@ describe('a UCP business, registered by URL and bought from through the checkout
     expect(business.signatureErrors).toEqual([]);
   });
 
+  it('keeps the profile fresh: a profile older than an hour is read again before a session opens', async () => {
+    const stale = new Date(Date.now() - 2 * 3600_000);
+    await db.updateTable('merchants').set({ protocol_profile_fetched_at: stale }).where('merchant_id', '=', m.merchantId).execute();
+    const c = await chain(m, FLOWERS, 'bouquet_tulips');
+    await plan(c);
+    const after = await get(`/v1/merchant/${m.merchantId}`);
+    expect(Date.parse(after.body.merchant.protocol_profile_fetched_at)).toBeGreaterThan(stale.getTime() + 3600_000);
+    expect(after.body.merchant.protocol_profile.version).toBe('2026-04-08');
+  });
+
   it('a plan without the buyer or the address is a 400 naming what is missing, before any session', async () => {
     const c = await chain(m, FLOWERS, 'bouquet_tulips');
     const before = business.count('POST /checkout-sessions');

@@ -39,6 +39,41 @@ export interface SessionDeps {
   adapters: Partial<Record<'ucp' | 'acp', MerchantSessionAdapter>>;
   /** The deployment's payment handler, used when the confirm names none (e.g. a PSP tokenizer); null: none. */
   defaultHandler: string | null;
+  /** Reads a UCP business's profile again (src/registry/ucp-discovery.ts): a session opens on a fresh one. */
+  discoverUcp?: (baseUrl: string) => Promise<Record<string, unknown>>;
+}
+
+/** A UCP profile older than this is read again before a session opens (businesses change handlers and versions). */
+export const UCP_PROFILE_MAX_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * The business's profile as of now: the stored one while it is younger than UCP_PROFILE_MAX_AGE_MS,
+ * else read again and stored. A business that cannot be read right now keeps its stored profile
+ * (the session's own calls say whether it is reachable).
+ */
+async function freshUcpProfile(
+  deps: SessionDeps,
+  m: {
+    merchant_id: string;
+    agent_endpoint: string;
+    protocol_profile: Record<string, unknown> | null;
+    protocol_profile_fetched_at: Date | null;
+  },
+): Promise<Record<string, unknown> | null> {
+  const age = m.protocol_profile_fetched_at ? Date.now() - m.protocol_profile_fetched_at.getTime() : Number.POSITIVE_INFINITY;
+  if (!deps.discoverUcp || age < UCP_PROFILE_MAX_AGE_MS) return m.protocol_profile;
+  let profile: Record<string, unknown>;
+  try {
+    profile = await deps.discoverUcp(m.agent_endpoint);
+  } catch {
+    return m.protocol_profile;
+  }
+  await deps.db
+    .updateTable('merchants')
+    .set({ protocol_profile: JSON.stringify(profile), protocol_profile_fetched_at: new Date(), updated_at: new Date() })
+    .where('merchant_id', '=', m.merchant_id)
+    .execute();
+  return profile;
 }
 
 const rejection = (status: number, code: string, message: string): { ok: false; rejection: Rejection } => ({
@@ -60,7 +95,14 @@ export async function hasMerchantSession(db: Db, checkoutId: string): Promise<bo
 async function sessionMerchant(deps: SessionDeps, merchantId: string) {
   const m = await deps.db
     .selectFrom('merchants')
-    .select(['merchant_id', 'agent_endpoint', 'protocol_version', 'protocol_profile', 'seller_credential_sealed'])
+    .select([
+      'merchant_id',
+      'agent_endpoint',
+      'protocol_version',
+      'protocol_profile',
+      'protocol_profile_fetched_at',
+      'seller_credential_sealed',
+    ])
     .where('merchant_id', '=', merchantId)
     .executeTakeFirst();
   if (!m) throw new HandoffRejected(`merchant ${merchantId} is not registered`);
@@ -72,7 +114,7 @@ async function sessionMerchant(deps: SessionDeps, merchantId: string) {
     merchant_id: m.merchant_id,
     endpoint: m.agent_endpoint,
     credential: m.seller_credential_sealed ? openSealedCredential(deps.keyEncryptionKey, m.merchant_id, m.seller_credential_sealed) : null,
-    profile: m.protocol_profile,
+    profile: protocol === 'ucp' ? await freshUcpProfile(deps, m) : m.protocol_profile,
   };
   return { merchant, adapter };
 }
@@ -255,6 +297,7 @@ export async function completeMerchantSession(deps: SessionDeps, checkoutId: str
       },
       handed_off_at: handedOffAt,
       order: { order_id: done.order_id, order_url: done.order_url, status: 'placed', tracking: [], updated_at: handedOffAt },
+      answer: { step, detail: { session_id: session.session_id, handler: chosen.handler, order_id: done.order_id } },
     };
   }
   if ('escalation' in done) {
@@ -269,6 +312,7 @@ export async function completeMerchantSession(deps: SessionDeps, checkoutId: str
       },
       handed_off_at: handedOffAt,
       escalation: done.escalation,
+      answer: { step, detail: { session_id: session.session_id, handler: chosen.handler, continue_url: done.escalation.continue_url } },
     };
   }
   const code = REFUSAL_CODES[done.refusal.code] ?? done.refusal.code;
