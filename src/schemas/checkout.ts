@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { atLeastOneMinorUnit, isoDateTime, money, text } from './common';
+import { atLeastOneMinorUnit, isoDateTime, money, text, token } from './common';
+import { EMAIL } from './console';
 
 /** Agentic checkout bodies (docs/CHECKOUT.md) and the checkout record (docs/CHECKOUT.md). */
 
@@ -10,7 +11,8 @@ const currency = z
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
   .meta({ description: 'ISO 4217 currency code; compared case-insensitively.' });
 
-const line = (max: number) => z.string().trim().min(1).max(max);
+/** Address and contact lines: text() publishes the not-blank rule it checks before trimming. */
+const line = (max: number) => text(max);
 
 export const ShippingAddress = z
   .strictObject({
@@ -34,12 +36,10 @@ export const ShippingAddress = z
 export const Buyer = z
   .strictObject({
     full_name: line(200),
-    email: z.email().max(320),
-    phone: z
-      .string()
-      .trim()
-      .regex(/^\+?[0-9 ()-]{4,32}$/, 'must be a phone number')
-      .optional(),
+    // The pattern the document publishes is the one checked (zod's own email check is another).
+    email: z.string().max(320).regex(EMAIL, 'not an email address'),
+    // Blanks around it are dropped; inside, the number starts and ends with a digit, `(`, `)` or `-`.
+    phone: token(String.raw`\+?[0-9()-][0-9 ()-]{2,30}[0-9()-]`, 'must be a phone number').optional(),
   })
   .meta({
     id: 'CheckoutBuyer',

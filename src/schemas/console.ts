@@ -21,7 +21,7 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
  * atoms of letters, digits and `_ ' + -` before the `@`, a domain of labels and a letters-only top
  * level after it. No surrounding blanks: what the schema refuses, the service refuses.
  */
-const EMAIL = /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+export const EMAIL = /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 const email = z.string().max(254).regex(EMAIL, 'not an email address').meta({ description: 'An email address (the pattern says which).' });
 
 export const DeveloperRegisterBody = z

@@ -97,7 +97,7 @@ export const MerchantRegisterBody = z
       description:
         "How the gateway reaches the merchant (default `gateway`). `gateway`: agent_endpoint takes the gateway's webhooks (Intent.Surge, runtime queries, checkout handoffs). `ucp`: agent_endpoint is a UCP business's base URL; the gateway reads `{agent_endpoint}/.well-known/ucp` at registration (versions 2026-04-08 and 2026-01-11; another answers 422 `ucp_version_unsupported`, an unreadable profile 422 `ucp_discovery_failed`) and buys through its checkout sessions. `acp`: agent_endpoint is an ACP seller's API base URL (API-Version 2026-04-17), with `seller_credential`.",
     }),
-    seller_credential: z.string().trim().min(1).max(4096).optional().meta({
+    seller_credential: text(4096).optional().meta({
       description:
         'acp: the credential the seller issued to agents (sent as `Authorization: Bearer`). Stored sealed like the webhook secret and never shown; absent on an update keeps the stored one.',
     }),
