@@ -16,6 +16,7 @@ import { startTestWorker } from './helpers/worker';
 import { MOCK_HANDLER, startUcpBusiness, TOKEN_DECLINE, TOKEN_OK, type UcpBusiness } from './helpers/ucp-business';
 import { startAcpSeller, type AcpTestSeller } from './helpers/acp-seller';
 import { ucpIdempotencyKey } from '../src/protocols/ucp/client';
+import { replayAndRecord } from './helpers/histories';
 
 /**
  * Merchants that exist (docs/MERCHANTS.md): a UCP business and an ACP seller, each a real loopback
@@ -237,9 +238,10 @@ describe('a UCP business, registered by URL and bought from through the checkout
     expect(done.body.checkout.status).toBe('confirmed');
     expect(done.body.checkout.order).toMatchObject({ status: 'placed', order_id: expect.any(String) });
     expect(business.ordersPlaced()).toBe(1);
-    // The credential never entered the workflow's history.
+    // The credential never entered the workflow's history; the run replays, and is kept as this release's shape.
     const history = await api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id)).fetchHistory();
     expect(JSON.stringify(history)).not.toContain(TOKEN_OK);
+    await replayAndRecord(api.temporal!.client, workflowIds.checkout(checkout.checkout_id), 'agentic-checkout-ucp.json');
 
     const orderId = done.body.checkout.order.order_id as string;
     const shipped = await business.sendOrderEvent(orderId, 'shipped', `${api.url}/ucp/webhooks/orders`);
@@ -294,6 +296,7 @@ describe('a UCP business, registered by URL and bought from through the checkout
     expect(stored.status).toBe('failed');
     expect((await authorizationOf(stored.payment_authorization_id))?.status).toBe('voided');
     expect(stored.audit_trail.filter((e: any) => e.step === 'merchant_session_canceled')).toHaveLength(1);
+    await replayAndRecord(api.temporal!.client, workflowIds.checkout(checkout.checkout_id), 'agentic-checkout-ucp-declined.json');
     expect(business.count('POST /checkout-sessions/{id}/cancel')).toBeGreaterThanOrEqual(1);
     expect(business.ordersPlaced()).toBe(1);
   });
@@ -345,6 +348,7 @@ describe('a UCP business, registered by URL and bought from through the checkout
         continue_url: 'https://shop.example/checkout/finish',
       });
       expect((await authorizationOf(res.body.checkout.payment_authorization_id))?.status).toBe('voided');
+      await replayAndRecord(api.temporal!.client, workflowIds.checkout(checkout.checkout_id), 'agentic-checkout-ucp-escalated.json');
     } finally {
       business.requireEscalation(null);
     }
