@@ -14,7 +14,7 @@ import { ucpSchemas, type UcpOp, type UcpSchemaVersion } from './ucp-schemas';
  * validated with Ajv against the official schemas of its version (`validationErrors`; tests assert none),
  * as are the required headers; state-changing requests are de-duplicated by `Idempotency-Key` (the same
  * key and body answer the stored response, another body 409), so a retried completion places one order.
- * It can be told to fail (5xx n times, then recover), to lose the answer after acting, to hang, to
+ * It can be told to fail (5xx n times, then recover), to lose or hold the answer after acting, to hang, to
  * decline payment, to run out of stock, to change a price, and to require escalation.
  *
  * Its signature checks and webhook signing are written here on their own (node:crypto and jose), not
@@ -124,6 +124,8 @@ export interface UcpBusiness {
   /** Act on the next `times` requests of `op`, then answer 500 as if the answer were lost. */
   loseAnswerAfterActing(op: BusinessOp, times: number): void;
   hangNext(op: BusinessOp, times?: number): void;
+  /** Act on the next `times` requests of `op` (the result stored under its Idempotency-Key), then never answer. */
+  holdAnswerAfterActing(op: BusinessOp, times?: number): void;
   setPrice(itemId: string, price: number): void;
   setStock(itemId: string, stock: number): void;
   declineAllPayments(on: boolean): void;
@@ -208,6 +210,7 @@ export async function startUcpBusiness(opts: UcpBusinessOptions): Promise<UcpBus
   const failures = new Map<BusinessOp, { times: number; status: number }>();
   const lose = new Map<BusinessOp, number>();
   const hangs = new Map<BusinessOp, number>();
+  const holdsAfterActing = new Map<BusinessOp, number>();
   const hanging: http.ServerResponse[] = [];
   const platformKeys = new Map<string, JWK[]>();
   let declineAll = false;
@@ -874,6 +877,12 @@ export async function startUcpBusiness(opts: UcpBusinessOptions): Promise<UcpBus
       lose.set(route.op, lost - 1);
       return send(res, { status: 500, body: JSON.stringify({ code: 'internal', content: 'the answer was lost' }) });
     }
+    const hold = holdsAfterActing.get(route.op) ?? 0;
+    if (hold > 0) {
+      holdsAfterActing.set(route.op, hold - 1);
+      hanging.push(res);
+      return;
+    }
     send(res, { status: answer.status, body: text });
   }
 
@@ -1050,6 +1059,7 @@ export async function startUcpBusiness(opts: UcpBusinessOptions): Promise<UcpBus
     failNext: (op: BusinessOp, times: number, status = 503) => failures.set(op, { times, status }),
     loseAnswerAfterActing: (op: BusinessOp, times: number) => lose.set(op, times),
     hangNext: (op: BusinessOp, times = 1) => hangs.set(op, times),
+    holdAnswerAfterActing: (op: BusinessOp, times = 1) => holdsAfterActing.set(op, times),
     setPrice: (id: string, price: number) => {
       catalog.get(id)!.price = price;
     },
