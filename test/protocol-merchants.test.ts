@@ -296,6 +296,11 @@ describe('a UCP business, registered by URL and bought from through the checkout
     expect(stored.status).toBe('failed');
     expect((await authorizationOf(stored.payment_authorization_id))?.status).toBe('voided');
     expect(stored.audit_trail.filter((e: any) => e.step === 'merchant_session_canceled')).toHaveLength(1);
+    // The refused attempt's entry says so (it is not left `sending`).
+    expect(stored.audit_trail.find((e: any) => e.step === 'merchant_session_complete')).toMatchObject({
+      outcome: 'refused',
+      detail: { code: 'payment_declined' },
+    });
     await replayAndRecord(api.temporal!.client, workflowIds.checkout(checkout.checkout_id), 'agentic-checkout-ucp-declined.json');
     expect(business.count('POST /checkout-sessions/{id}/cancel')).toBeGreaterThanOrEqual(1);
     expect(business.ordersPlaced()).toBe(1);

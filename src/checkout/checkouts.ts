@@ -125,7 +125,7 @@ function appendAudit(step: string, outcome: string, detail?: Record<string, unkn
 }
 
 /** Sets the outcome (and detail) of the entry `step`, keeping its place and `at`; appends it if absent. */
-function settleAudit(
+export function settleAudit(
   step: string,
   outcome: string,
   detail: Record<string, unknown>,
@@ -651,6 +651,15 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
   });
 }
 
+/** Voids the checkout's standing payment authorization, if any: the audit entry saying so (none when nothing was voided). */
+async function voidStanding(trx: Transaction<Database>, c: CheckoutRow, reason: string, note: string): Promise<AuditEntry[]> {
+  if (!c.payment_authorization_id) return [];
+  const v = await voidAuthorization(trx, c.payment_authorization_id, note);
+  if (!v.voided) return [];
+  const detail = { authorization_id: c.payment_authorization_id, reason, match_token_id: v.tokenId, acceptance_state: v.acceptanceState };
+  return [{ step: 'payment_voided', at: new Date().toISOString(), outcome: 'voided', detail }];
+}
+
 /**
  * A protocol merchant answered the completion with "the buyer must finish on our page": the
  * authorization is voided (no money moves through the gateway), and the checkout is handed off to
@@ -667,26 +676,9 @@ async function escalateInTransaction(
   const answered = handoff.answer
     ? settleAudit(handoff.answer.step, 'requires_escalation', handoff.answer.detail, handoff.handed_off_at)
     : sql<AuditEntry[]>`audit_trail`;
-  if (c.payment_authorization_id) {
-    const v = await voidAuthorization(
-      trx,
-      c.payment_authorization_id,
-      `checkout ${c.checkout_id}: the merchant asked for the buyer on its page`,
-    );
-    if (v.voided) {
-      audit.push({
-        step: 'payment_voided',
-        at: now.toISOString(),
-        outcome: 'voided',
-        detail: {
-          authorization_id: c.payment_authorization_id,
-          reason: 'requires_escalation',
-          match_token_id: v.tokenId,
-          acceptance_state: v.acceptanceState,
-        },
-      });
-    }
-  }
+  audit.push(
+    ...(await voidStanding(trx, c, 'requires_escalation', `checkout ${c.checkout_id}: the merchant asked for the buyer on its page`)),
+  );
   audit.push({
     step: 'handed_off_to_merchant_site',
     at: now.toISOString(),
@@ -844,22 +836,7 @@ export async function failCheckout(
     if (c.status === 'failed') return c.failure ?? rejection;
     if (c.status !== 'awaiting_confirmation' && c.status !== 'confirming') return rejection;
     const audit: AuditEntry[] = [];
-    if (c.payment_authorization_id) {
-      const v = await voidAuthorization(trx, c.payment_authorization_id, `checkout ${checkoutId} failed: ${rejection.code}`);
-      if (v.voided) {
-        audit.push({
-          step: 'payment_voided',
-          at: new Date().toISOString(),
-          outcome: 'voided',
-          detail: {
-            authorization_id: c.payment_authorization_id,
-            reason: rejection.code,
-            match_token_id: v.tokenId,
-            acceptance_state: v.acceptanceState,
-          },
-        });
-      }
-    }
+    audit.push(...(await voidStanding(trx, c, rejection.code, `checkout ${checkoutId} failed: ${rejection.code}`)));
     const token = await trx
       .selectFrom('match_tokens')
       .select(['match_token_id', 'acceptance_state', 'expires_at'])

@@ -17,6 +17,7 @@ import {
   getCheckout,
   HandoffRejected,
   type CheckoutView,
+  settleAudit,
   type HandoffResult,
   type PlanResult,
   type Rejection,
@@ -268,7 +269,7 @@ export async function completeMerchantSession(deps: SessionDeps, checkoutId: str
           step,
           at,
           outcome: 'sending',
-          detail: { session_id: session.session_id, handler: chosen.handler, idempotency_key: `${checkoutId}:complete` },
+          detail: { session_id: session.session_id, handler: chosen.handler, idempotency_step: 'complete' },
         },
       ])}::jsonb end`,
       updated_at: new Date(),
@@ -316,6 +317,15 @@ export async function completeMerchantSession(deps: SessionDeps, checkoutId: str
     };
   }
   const code = REFUSAL_CODES[done.refusal.code] ?? done.refusal.code;
+  // The attempt's entry says how it ended (a refusal is not retried, so nothing settles it later).
+  await deps.db
+    .updateTable('agentic_checkouts')
+    .set({
+      audit_trail: settleAudit(step, 'refused', { session_id: session.session_id, code, message: done.refusal.message }),
+      updated_at: new Date(),
+    })
+    .where('checkout_id', '=', checkoutId)
+    .execute();
   throw new SessionRefused(code, `${merchant.merchant_id} refused the order: ${done.refusal.message}`);
 }
 

@@ -6,7 +6,7 @@ import { parseAcpOrderEvent, verifyAcpOrderEvent, AcpOrderEventError } from '../
 import { readBusinessSummary } from '../protocols/ucp/discovery';
 import { parseUcpOrderEvent, verifyUcpOrderEvent, UcpOrderEventInvalid } from '../protocols/ucp/order-events';
 import { openWebhookSecret } from '../registry/secrets';
-import { recordOrderEvent } from './merchant-session';
+import { recordOrderEvent, type OrderEvent } from './merchant-session';
 
 /**
  * Order events protocol merchants send the gateway (docs/MERCHANTS.md, "Order events"): each is
@@ -22,6 +22,25 @@ export interface EventReceipt {
   checkout_id: string | null;
   status: string;
 }
+
+/** A protocol's parsed event as the checkout records it. */
+const asOrderEvent = (
+  e: {
+    event_id: string;
+    order_id: string | null;
+    status: string;
+    tracking: Array<{ carrier?: string; number?: string; url?: string }>;
+    occurred_at: string | null;
+  },
+  sessionId: string,
+): OrderEvent => ({
+  event_id: e.event_id,
+  session_id: sessionId,
+  order_id: e.order_id,
+  status: e.status,
+  tracking: e.tracking.map((t) => ({ carrier: t.carrier ?? null, number: t.number ?? null, url: t.url ?? null })),
+  occurred_at: e.occurred_at,
+});
 
 const unverified = (message: string) => new AppError(401, 'invalid_signature', `The order event is not verified: ${message}.`);
 
@@ -61,20 +80,7 @@ export async function receiveUcpOrderEvent(
     },
   );
   if (!check.ok) throw unverified(check.message);
-  const stored = await recordOrderEvent(
-    db,
-    owner.merchant_id,
-    'ucp',
-    {
-      event_id: event.event_id,
-      session_id: event.checkout_id,
-      order_id: event.order_id,
-      status: event.status,
-      tracking: event.tracking.map((t) => ({ carrier: t.carrier ?? null, number: t.number ?? null, url: t.url ?? null })),
-      occurred_at: event.occurred_at,
-    },
-    event.raw,
-  );
+  const stored = await recordOrderEvent(db, owner.merchant_id, 'ucp', asOrderEvent(event, event.checkout_id), event.raw);
   return { received: true, duplicate: stored.duplicate, checkout_id: stored.checkout_id, status: event.status };
 }
 
@@ -109,19 +115,6 @@ export async function receiveAcpOrderEvent(
     if (err instanceof AcpOrderEventError) throw new AppError(400, 'invalid_order_event', err.message);
     throw err;
   }
-  const stored = await recordOrderEvent(
-    db,
-    m.merchant_id,
-    'acp',
-    {
-      event_id: event.event_id,
-      session_id: event.session_id,
-      order_id: event.order_id,
-      status: event.status,
-      tracking: event.tracking.map((t) => ({ carrier: t.carrier ?? null, number: t.number ?? null, url: t.url ?? null })),
-      occurred_at: event.occurred_at,
-    },
-    event.raw,
-  );
+  const stored = await recordOrderEvent(db, m.merchant_id, 'acp', asOrderEvent(event, event.session_id), event.raw);
   return { received: true, duplicate: stored.duplicate, checkout_id: stored.checkout_id, status: event.status };
 }
