@@ -18,7 +18,6 @@ import { authorizeAndHandOff, handOffAndSettle } from '../src/checkout/confirm';
 import {
   cancelMerchantSession,
   completeMerchantSession,
-  hasMerchantSession,
   openMerchantSession,
   SessionRefused,
   type SessionDeps,
@@ -49,28 +48,30 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
    * attempt count starts again after a worker died). The merchant's answer is left to the settle, which
    * writes it in its transaction.
    */
-  const handOffForSettle = async (checkoutId: string): Promise<HandoffResult> => {
-    try {
-      // A UCP/ACP merchant's order is placed by completing its session; a gateway agent's by the webhook.
-      if (await hasMerchantSession(db, checkoutId)) return await completeMerchantSession(await sessionDeps(), checkoutId);
-      return await handOffToMerchant(
-        {
-          db,
-          keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
-          allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
-          timeoutMs: config.DISPATCH_TIMEOUT_MS,
-        },
-        checkoutId,
-        { recordAnswer: false },
-      );
-    } catch (err) {
-      // A protocol merchant's refusal keeps its own code (payment_declined, price_changed, …).
-      if (err instanceof SessionRefused)
-        throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected', { code: err.code });
-      if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
-      throw err;
-    }
-  };
+  const handOffForSettle =
+    (viaSession: boolean) =>
+    async (checkoutId: string): Promise<HandoffResult> => {
+      try {
+        // A UCP/ACP merchant's order is placed by completing its session; a gateway agent's by the webhook.
+        if (viaSession) return await completeMerchantSession(await sessionDeps(), checkoutId);
+        return await handOffToMerchant(
+          {
+            db,
+            keyEncryptionKey: config.KEY_ENCRYPTION_KEY,
+            allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS,
+            timeoutMs: config.DISPATCH_TIMEOUT_MS,
+          },
+          checkoutId,
+          { recordAnswer: false },
+        );
+      } catch (err) {
+        // A protocol merchant's refusal keeps its own code (payment_declined, price_changed, …).
+        if (err instanceof SessionRefused)
+          throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected', { code: err.code });
+        if (err instanceof HandoffRejected) throw ApplicationFailure.nonRetryable(err.message, 'merchant_handoff_rejected');
+        throw err;
+      }
+    };
   const warn = (message: string, attrs: Record<string, unknown>) => Context.current().log.warn(message, attrs);
   return {
     async planCheckout(req: CheckoutRequest) {
@@ -80,12 +81,13 @@ export function createCheckoutActivities({ db, config }: ActivityDeps) {
       return authorizeCheckout(db, checkoutId, consent);
     },
     /** The handoff, then the settle (src/checkout/confirm.ts): after an authorization left to the workflow. */
-    async handOffAndSettle(checkoutId: string) {
-      return handOffAndSettle(db, checkoutId, handOffForSettle, warn);
+    /** `viaSession`: the plan opened a UCP/ACP merchant's session (the order is placed by completing it). */
+    async handOffAndSettle(checkoutId: string, viaSession = false) {
+      return handOffAndSettle(db, checkoutId, handOffForSettle(viaSession), warn);
     },
     /** Authorize, hand off, settle: the confirm's one step (src/checkout/confirm.ts). */
-    async authorizeAndHandOff(checkoutId: string, consent: Consent) {
-      return authorizeAndHandOff(db, checkoutId, consent, handOffForSettle, warn);
+    async authorizeAndHandOff(checkoutId: string, consent: Consent, viaSession = false) {
+      return authorizeAndHandOff(db, checkoutId, consent, handOffForSettle(viaSession), warn);
     },
     /** A UCP/ACP merchant's checkout session, opened for the plan (src/checkout/merchant-session.ts). */
     async openMerchantSession(checkoutId: string) {

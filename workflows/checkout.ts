@@ -197,6 +197,8 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   }
 
   let authorized = false;
+  // A UCP/ACP merchant's order is placed by completing the session the plan opened.
+  const viaSession = plan.merchant_session !== undefined;
   const fail = async (r: Rejection, opts: { merchantRefused?: boolean } = {}): Promise<CheckoutOutcome> => {
     details(`failing (${r.code}): ${authorized ? 'voiding the payment authorization, ' : ''}${r.message}`);
     const stored = (await dbAfterConfirm.failCheckout(req.checkoutId, r, opts)) ?? r;
@@ -242,7 +244,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   details(`authorizing ${plan.amount} ${plan.currency} and handing the order to ${plan.merchant_id}`);
   let together: Awaited<ReturnType<CheckoutActivities['authorizeAndHandOff']>>;
   try {
-    together = await merchant.authorizeAndHandOff(req.checkoutId, confirmRequest!.consent);
+    together = await merchant.authorizeAndHandOff(req.checkoutId, confirmRequest!.consent, viaSession);
   } catch (err) {
     // It throws only for the handoff, which comes after the payment was authorized.
     authorized = true;
@@ -257,7 +259,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   else {
     details(`payment ${payment.authorization_id} authorized; handing the order to ${plan.merchant_id}`);
     try {
-      ({ confirmed: settled, ...handoff } = await merchant.handOffAndSettle(req.checkoutId));
+      ({ confirmed: settled, ...handoff } = await merchant.handOffAndSettle(req.checkoutId, viaSession));
     } catch (err) {
       return handoffFailed(err);
     }

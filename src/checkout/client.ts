@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { isGrpcServiceError, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../db/connect';
+import type { MerchantRow } from '../db/schema';
 import type { SigningKey } from '../crypto/signing-keys';
 import { AppError, temporalUnavailable } from '../errors';
 import { waitForAnswer } from '../temporal/wait';
@@ -77,29 +78,43 @@ function mapTemporalError(err: unknown): unknown {
 /**
  * Before any workflow starts: the intent, the proposal and the match token must be the caller's
  * (docs/TENANCY.md). Another developer's record answers with its own not-found, exactly as an id that
- * does not exist, so a checkout can never be planned on someone else's token.
+ * does not exist, so a checkout can never be planned on someone else's token. In the same statement:
+ * a merchant that sells through a protocol session (UCP, ACP) needs the buyer and the destination to
+ * open it, so a plan request without them is a 400 naming the fields (the plan checks again:
+ * src/checkout/checkouts.ts).
  */
-async function assertOwnReferences(
-  db: Db,
-  body: Pick<CheckoutCreateBody, 'intent_id' | 'proposal_id' | 'match_token_id'>,
-  caller: Caller,
-): Promise<void> {
-  // One statement for the three owners: a row for each record that exists.
+async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller): Promise<void> {
+  // One statement for the three owners and the proposal's seller: a row for each record that exists.
+  // The seller's columns, typed as the proposal arm reads them (null in the other arms).
+  const noSeller = [
+    sql<string | null>`null`.as('merchant_id'),
+    sql<string | null>`null`.as('agent_endpoint'),
+    sql<MerchantRow['protocol_version'] | null>`null`.as('protocol_version'),
+    sql<MerchantRow['workflow_context'] | null>`null`.as('workflow_context'),
+  ] as const;
   const rows = await db
     .selectFrom('intents')
-    .select([sql.lit('intent').as('kind'), 'developer_id'])
+    .select([sql.lit('intent').as('kind'), 'developer_id', ...noSeller])
     .where('intent_id', '=', body.intent_id)
     .unionAll(
       db
         .selectFrom('proposals as p')
         .innerJoin('intents as i', 'i.intent_id', 'p.intent_id')
-        .select([sql.lit('proposal').as('kind'), 'i.developer_id'])
+        .leftJoin('merchants as m', 'm.merchant_id', 'p.merchant_agent_id')
+        .select([
+          sql.lit('proposal').as('kind'),
+          'i.developer_id',
+          'm.merchant_id',
+          'm.agent_endpoint',
+          'm.protocol_version',
+          'm.workflow_context',
+        ])
         .where('p.proposal_id', '=', body.proposal_id),
     )
     .unionAll(
       db
         .selectFrom('match_tokens')
-        .select([sql.lit('token').as('kind'), 'developer_id'])
+        .select([sql.lit('token').as('kind'), 'developer_id', ...noSeller])
         .where('match_token_id', '=', body.match_token_id),
     )
     .execute();
@@ -110,27 +125,20 @@ async function assertOwnReferences(
     throw new AppError(404, 'proposal_not_found', `No proposal '${body.proposal_id}'.`);
   if (token && !mayAct(caller, token.developer_id))
     throw new AppError(404, 'match_token_not_found', `No match token '${body.match_token_id}'.`);
-}
-
-/**
- * A merchant that sells through a protocol session (UCP, ACP) needs the buyer and the destination
- * to open it: a plan request without them is a 400 naming the fields, before any workflow starts.
- * (The plan checks again: src/checkout/checkouts.ts.)
- */
-async function assertBuyerDetails(db: Db, body: Pick<CheckoutCreateBody, 'proposal_id' | 'buyer' | 'shipping_address'>): Promise<void> {
-  const m = await db
-    .selectFrom('proposals as p')
-    .innerJoin('merchants as m', 'm.merchant_id', 'p.merchant_agent_id')
-    .select(['m.merchant_id', 'm.agent_endpoint', 'm.protocol_version', 'm.workflow_context'])
-    .where('p.proposal_id', '=', body.proposal_id)
-    .executeTakeFirst();
-  if (!m || !sellsThroughSessions(m)) return;
+  const seller = proposal?.merchant_id
+    ? {
+        agent_endpoint: proposal.agent_endpoint!,
+        protocol_version: proposal.protocol_version!,
+        workflow_context: proposal.workflow_context!,
+      }
+    : null;
+  if (!seller || !sellsThroughSessions(seller)) return;
   const missing = missingBuyerDetails(body.buyer, body.shipping_address);
   if (missing.length) {
     throw new AppError(
       400,
       'buyer_details_missing',
-      `${m.merchant_id} sells through ${m.protocol_version.toUpperCase()} and needs ${missing.join(', ')} in the plan request.`,
+      `${proposal!.merchant_id} sells through ${seller.protocol_version.toUpperCase()} and needs ${missing.join(', ')} in the plan request.`,
       { fields: missing },
     );
   }
@@ -151,8 +159,7 @@ export async function createCheckout(
   checkoutId: string = newId('chk'),
 ): Promise<CheckoutWait> {
   const t = requireTemporal(temporal);
-  await assertOwnReferences(db, body, caller);
-  await assertBuyerDetails(db, body);
+  await assertPlannable(db, body, caller);
   const workflowId = workflowIds.checkout(checkoutId);
   const start = new WithStartWorkflowOperation<AgenticCheckoutWorkflow>('agenticCheckout', {
     workflowId,

@@ -82,16 +82,6 @@ const rejection = (status: number, code: string, message: string): { ok: false; 
   rejection: { status, code, message },
 });
 
-/** Whether the checkout's order goes through a merchant's session (it has one). */
-export async function hasMerchantSession(db: Db, checkoutId: string): Promise<boolean> {
-  const c = await db
-    .selectFrom('agentic_checkouts')
-    .select(sql<boolean>`merchant_session is not null`.as('has'))
-    .where('checkout_id', '=', checkoutId)
-    .executeTakeFirst();
-  return c?.has === true;
-}
-
 /** The merchant as the adapter calls it, from its registration. */
 async function sessionMerchant(deps: SessionDeps, merchantId: string) {
   const m = await deps.db
