@@ -222,6 +222,11 @@ describe('a UCP business, registered by URL and bought from through the checkout
     const created = business.requests.find((r) => r.method === 'POST' && /\/checkout-sessions$/.test(r.path))!;
     expect(JSON.stringify(created.body)).toContain('bouquet_roses');
 
+    // Without a payment credential (and none configured for the deployment): refused before anything is authorized.
+    const noCredential = await post(`/v1/agentic-checkout/${checkout.checkout_id}/confirm`, confirmBody(c, 42.8));
+    expect(noCredential.status, noCredential.text).toBe(400);
+    expect(noCredential.body).toMatchObject({ error: 'payment_credential_required', fields: ['payment_credential'] });
+    expect((await get(`/v1/agentic-checkout/${checkout.checkout_id}`)).body.checkout.payment_authorization_id).toBeNull();
     // A confirm for the proposal's price alone is not the merchant's total.
     const wrong = await post(
       `/v1/agentic-checkout/${checkout.checkout_id}/confirm`,

@@ -65,6 +65,14 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'match_token_in_checkout', 'Another live checkout already uses this match token.'],
       [409, 'amount_mismatch', 'The amount differs from the proposal price plus shipping.'],
       [409, 'currency_mismatch', 'The currency differs from the proposal currency.'],
+      [
+        400,
+        'buyer_details_missing',
+        'A UCP/ACP merchant needs buyer and shipping_address (line1, city, region, postal_code, country); `fields` names what is missing.',
+      ],
+      [409, 'price_changed', "The UCP/ACP merchant's session disagrees with the proposal (its message says how)."],
+      [502, 'merchant_refused', "The UCP/ACP merchant refused to open a checkout session; the message is the merchant's."],
+      [502, 'merchant_unavailable', 'The UCP/ACP merchant did not open a checkout session through the retries.'],
       temporalUnavailable,
       noWorker,
     ],
@@ -124,6 +132,23 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'checkout_expired', 'The plan expired before it was confirmed.'],
       [409, 'checkout_failed', 'The checkout failed earlier (payment or merchant handoff); the body carries next_action.'],
       [
+        400,
+        'payment_credential_required',
+        'A UCP/ACP merchant is paid through one of its payment handlers: payment_credential is needed (none is configured for the deployment).',
+      ],
+      [
+        402,
+        'payment_declined',
+        'The UCP/ACP merchant declined the payment (its message); the authorization was voided and its session canceled.',
+      ],
+      [409, 'price_changed', "The UCP/ACP merchant's total changed since the plan: nothing was completed; the authorization was voided."],
+      [409, 'inventory_unavailable', 'The UCP/ACP merchant is out of stock: the authorization was voided and its session canceled.'],
+      [
+        502,
+        'merchant_refused',
+        'The UCP/ACP merchant refused the order (its message); the authorization was voided and its session canceled.',
+      ],
+      [
         502,
         'merchant_handoff_failed',
         'The merchant agent did not accept the handoff after retries; the payment authorization was voided. The body carries next_action (e.g. plan_new_checkout with the same match token).',
@@ -137,7 +162,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
       const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
       return answer(
         await confirmCheckout(
-          { db, temporal, keys, keyEncryptionKey: config.KEY_ENCRYPTION_KEY },
+          { db, temporal, keys, keyEncryptionKey: config.KEY_ENCRYPTION_KEY, defaultPaymentHandler: config.PROTOCOL_PAYMENT_HANDLER },
           params.checkoutId,
           body,
           callerOf(ctx),

@@ -11,13 +11,15 @@ export const checkoutZhCN: LocaleTexts = {
         '201': '计划已创建，等待买方明确确认。',
         '202': '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。 `buyer_details_missing`: UCP/ACP 商家需要 buyer 与 shipping_address（line1、city、region、postal_code、country）；`fields` 指出缺少的字段。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404':
           '`intent_not_found`: 不存在该 id 的意图。 `proposal_not_found`: 不存在该 id 的提案。 `match_token_not_found`: 不存在该 id 的匹配令牌。',
         '409':
-          '`proposal_expired`: 该提案已过期。 `proposal_state_invalid`: 该提案的状态不允许结账（需要 pending_confirmation 或 accepted）。 `proposal_intent_mismatch`: 该提案回应的是另一个意图。 `inventory_unavailable`: 该提案已无库存。 `match_token_mismatch`: 该匹配令牌指向另一个提案。 `match_token_expired`: 该匹配令牌已过期。 `acceptance_state_invalid`: 该匹配令牌未被接受（或已被使用）。 `match_token_in_checkout`: 另一个进行中的结账已在使用该匹配令牌。 `amount_mismatch`: 金额与提案价格加运费不一致。 `currency_mismatch`: 币种与提案币种不一致。',
+          '`proposal_expired`: 该提案已过期。 `proposal_state_invalid`: 该提案的状态不允许结账（需要 pending_confirmation 或 accepted）。 `proposal_intent_mismatch`: 该提案回应的是另一个意图。 `inventory_unavailable`: 该提案已无库存。 `match_token_mismatch`: 该匹配令牌指向另一个提案。 `match_token_expired`: 该匹配令牌已过期。 `acceptance_state_invalid`: 该匹配令牌未被接受（或已被使用）。 `match_token_in_checkout`: 另一个进行中的结账已在使用该匹配令牌。 `amount_mismatch`: 金额与提案价格加运费不一致。 `currency_mismatch`: 币种与提案币种不一致。 `price_changed`: UCP/ACP 商家的会话与提案不一致（其消息说明原因）。',
+        '502':
+          '`merchant_refused`: UCP/ACP 商家拒绝开启结账会话；消息为商家原文。 `merchant_unavailable`: UCP/ACP 商家在重试后仍未开启结账会话。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
@@ -46,17 +48,18 @@ export const checkoutZhCN: LocaleTexts = {
         '200': 'agent_handoff：状态 confirmed，附商家交接回执与审计轨迹。merchant_redirect：状态 handed_off，附 continue_url。',
         '202': '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
         '400':
-          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_json`: 请求体不是合法的 JSON，或嵌套超过 64 层。 `invalid_content_encoding`: 请求体与其 Content-Encoding 不符。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。 `payment_credential_required`: UCP/ACP 商家通过其支付处理方收款：需要 payment_credential（本部署未配置默认处理方）。',
         '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
+        '402': '`payment_declined`: UCP/ACP 商家拒绝了付款（其原文消息）；支付授权已撤销，其会话已取消。',
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`checkout_not_found`: 不存在该 id 的智能体结账。',
         '409':
-          '`consent_invalid`: 未授予同意或缺少同意声明。 `match_token_invalid`: 匹配令牌 JWS 为伪造、格式错误或由其他密钥签名。 `match_token_expired`: 该匹配令牌已过期。 `match_token_mismatch`: 该匹配令牌不是创建此结账计划时使用的令牌。 `proposal_mismatch`: proposal_id 与计划不一致。 `amount_mismatch`: amount 与计划合计不一致。 `currency_mismatch`: currency 与计划币种不一致。 `checkout_expired`: 计划在确认前已过期。 `checkout_failed`: 该结账此前已失败（支付或商家交接）；响应体包含 next_action。',
+          '`consent_invalid`: 未授予同意或缺少同意声明。 `match_token_invalid`: 匹配令牌 JWS 为伪造、格式错误或由其他密钥签名。 `match_token_expired`: 该匹配令牌已过期。 `match_token_mismatch`: 该匹配令牌不是创建此结账计划时使用的令牌。 `proposal_mismatch`: proposal_id 与计划不一致。 `amount_mismatch`: amount 与计划合计不一致。 `currency_mismatch`: currency 与计划币种不一致。 `checkout_expired`: 计划在确认前已过期。 `checkout_failed`: 该结账此前已失败（支付或商家交接）；响应体包含 next_action。 `price_changed`: UCP/ACP 商家的合计自计划以来已变化：未完成任何操作；支付授权已撤销。 `inventory_unavailable`: UCP/ACP 商家已无库存：支付授权已撤销，其会话已取消。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
         '502':
-          '`merchant_handoff_failed`: 商家智能体在重试后仍未接受交接；支付授权已撤销。响应体包含 next_action（例如用同一匹配令牌 plan_new_checkout）。',
+          '`merchant_handoff_failed`: 商家智能体在重试后仍未接受交接；支付授权已撤销。响应体包含 next_action（例如用同一匹配令牌 plan_new_checkout）。 `merchant_refused`: UCP/ACP 商家拒绝了订单（其原文消息）；支付授权已撤销，其会话已取消。',
         '503':
           '`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。',
       },

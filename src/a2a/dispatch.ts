@@ -174,6 +174,7 @@ const journeyDeps = (deps: A2aDeps, caller: A2aCaller): JourneyDeps => ({
   catalogSnapshots: deps.catalogSnapshots,
   verifyKeys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl },
   keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY,
+  defaultPaymentHandler: deps.config.PROTOCOL_PAYMENT_HANDLER,
 });
 
 /** What a run started over A2A keeps in its request (`commerce_runtimes.request.a2a`). */

@@ -35,6 +35,7 @@ export interface JourneyDeps {
   verifyKeys: VerifyKeys;
   /** Seals a payment credential the buyer sends with its consent (src/checkout/client.ts). */
   keyEncryptionKey?: Buffer;
+  defaultPaymentHandler?: string;
 }
 
 /** Who plans the checkout of a run started over A2A (the plan's `buyer_agent_id`). */
@@ -331,7 +332,13 @@ export async function confirmBuy(
   paymentCredential?: PaymentCredential,
 ): Promise<void> {
   await confirmCheckout(
-    { db: deps.db, temporal: deps.temporal, keys: deps.verifyKeys, keyEncryptionKey: deps.keyEncryptionKey },
+    {
+      db: deps.db,
+      temporal: deps.temporal,
+      keys: deps.verifyKeys,
+      keyEncryptionKey: deps.keyEncryptionKey,
+      defaultPaymentHandler: deps.defaultPaymentHandler,
+    },
     checkout.checkout_id,
     {
       consent,

@@ -126,7 +126,13 @@ const checkoutOp: Op = async (deps, input, caller) => {
       const { action: _a, checkout_id, ...body } = q;
       const keys = { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl };
       const confirmed = await confirmCheckout(
-        { db: deps.db, temporal: deps.temporal, keys, keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY },
+        {
+          db: deps.db,
+          temporal: deps.temporal,
+          keys,
+          keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY,
+          defaultPaymentHandler: deps.config.PROTOCOL_PAYMENT_HANDLER,
+        },
         checkout_id,
         body,
         apiCaller(caller.developerId),

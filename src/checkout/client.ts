@@ -269,7 +269,14 @@ async function storePaymentCredential(
 
 /** POST /v1/agentic-checkout/{id}/confirm: the confirmed checkout, or past `waitMs` its id (202); no worker: 503 no_worker. */
 export async function confirmCheckout(
-  deps: { db: Db; temporal: TemporalHandle | null; keys: VerifyKeys; keyEncryptionKey?: Buffer },
+  deps: {
+    db: Db;
+    temporal: TemporalHandle | null;
+    keys: VerifyKeys;
+    keyEncryptionKey?: Buffer;
+    /** PROTOCOL_PAYMENT_HANDLER: a UCP/ACP merchant's session is paid with it when the confirm names no credential. */
+    defaultPaymentHandler?: string;
+  },
   checkoutId: string,
   body: CheckoutConfirmBody,
   caller: Caller,
@@ -289,6 +296,16 @@ export async function confirmCheckout(
   if (done) return { done: true, checkout: done };
   const t = requireTemporal(deps.temporal);
   if (body.payment_credential) await storePaymentCredential(deps, c, body.payment_credential);
+  else if (c.merchant_session && !c.payment_credential_sealed && !deps.defaultPaymentHandler && c.status === 'awaiting_confirmation') {
+    // Refused before anything is authorized: the merchant is paid through one of its handlers.
+    const handlers = c.merchant_session.payment_handlers.map((h) => h.id).join(', ') || 'none listed';
+    throw new AppError(
+      400,
+      'payment_credential_required',
+      `${c.merchant_id} is paid through one of its payment handlers (${handlers}): send payment_credential {handler, token} with the confirm.`,
+      { fields: ['payment_credential'] },
+    );
+  }
   const input = {
     consent: body.consent,
     proposal_id: body.proposal_id,

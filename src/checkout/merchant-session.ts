@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { checkoutFailureStatus } from './failures';
 import type { Db } from '../db/connect';
 import type { AuditEntry, OrderTracking, StoredMerchantOrder, StoredMerchantSession } from '../db/schema-checkout';
 import { fromMinorUnits } from '../money';
@@ -110,12 +111,19 @@ async function sessionMerchant(deps: SessionDeps, merchantId: string) {
   return { merchant, adapter };
 }
 
-/** The merchant's own item id of each plan line: the feed `id` the product was imported with, else the gateway id. */
-async function itemIds(db: Db, productIds: number[]): Promise<Map<number, string>> {
-  const rows = productIds.length
-    ? await db.selectFrom('products').select(['product_id', 'external_id']).where('product_id', 'in', productIds).execute()
-    : [];
-  return new Map(productIds.map((id) => [id, rows.find((r) => r.product_id === id)?.external_id ?? String(id)]));
+/**
+ * The merchant's own item id of the plan's line (the proposal's product): the variant the proposal
+ * named (its feed id or SKU, kept in the proposal's snapshot), else the product's feed id, else the
+ * gateway's id.
+ */
+async function itemIdOf(db: Db, proposalId: string, productId: number): Promise<string> {
+  const row = await db
+    .selectFrom('proposals as p')
+    .leftJoin('products as pr', 'pr.product_id', 'p.product_id')
+    .select([sql<string | null>`p.product_snapshot->>'variant_id'`.as('variant_id'), 'pr.external_id'])
+    .where('p.proposal_id', '=', proposalId)
+    .executeTakeFirst();
+  return row?.variant_id ?? row?.external_id ?? String(productId);
 }
 
 const audit = (entries: AuditEntry[]) => sql<AuditEntry[]>`audit_trail || ${JSON.stringify(entries)}::jsonb`;
@@ -131,15 +139,13 @@ export async function openMerchantSession(deps: SessionDeps, checkoutId: string)
   const c = await getCheckout(deps.db, checkoutId);
   if (c.merchant_session) return { ok: true, checkout: checkoutView(c) };
   const { merchant, adapter } = await sessionMerchant(deps, c.merchant_id);
-  const ids = await itemIds(
-    deps.db,
-    c.plan.line_items.map((l) => l.product_id),
-  );
+  // A plan has one line: the proposal's product.
+  const itemId = await itemIdOf(deps.db, c.proposal_id, c.plan.line_items[0]!.product_id);
   const opened = await adapter.open(merchant, {
     checkout_id: checkoutId,
     currency: c.currency,
     items: c.plan.line_items.map((l) => ({
-      item_id: ids.get(l.product_id)!,
+      item_id: itemId,
       title: l.title,
       quantity: l.quantity,
       unit_amount_minor: l.unit_amount_minor,
@@ -150,10 +156,10 @@ export async function openMerchantSession(deps: SessionDeps, checkoutId: string)
   });
   if (!opened.ok) {
     const r = opened.refusal;
-    const status = r.code === 'buyer_details_missing' ? 400 : r.code === 'out_of_stock' ? 409 : 422;
+    const code = REFUSAL_CODES[r.code] ?? r.code;
     const named = r.missing?.length ? ` (missing: ${r.missing.join(', ')})` : '';
     return {
-      ...rejection(status, r.code === 'out_of_stock' ? 'inventory_unavailable' : r.code, `${merchant.merchant_id}: ${r.message}${named}`),
+      ...rejection(checkoutFailureStatus(code), code, `${merchant.merchant_id}: ${r.message}${named}`),
       session_id: opened.session_id,
     };
   }

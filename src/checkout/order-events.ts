@@ -13,7 +13,8 @@ import { recordOrderEvent, type OrderEvent } from './merchant-session';
  * verified as its protocol says, then applied to the checkout it names (src/checkout/merchant-session.ts
  * `recordOrderEvent`). An event that cannot be verified changes nothing: 401 `invalid_signature`. One
  * for a checkout the gateway does not know is acknowledged (a business may send events for orders
- * placed elsewhere) and stored nowhere.
+ * placed elsewhere): a UCP one is stored nowhere (its business, and so its keys, cannot be known), an
+ * ACP one (verified with its seller's secret) is kept among that merchant's events with no checkout.
  */
 
 export interface EventReceipt {

@@ -572,6 +572,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
               temporal: deps.temporal,
               keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl },
               keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY,
+              defaultPaymentHandler: deps.config.PROTOCOL_PAYMENT_HANDLER,
             },
             checkout_id,
             {
