@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
+import { answersWithin } from './helpers/deadline';
 import { onboard, type Onboarded } from './helpers/console';
 import { json, readBody, startLoopback, type LoopbackServer } from './helpers/loopback';
 import { startTestApi, type TestApi } from './helpers/stack';
@@ -607,20 +608,33 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
 
     const schedule = await ensureRuntimeReconcileSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
     const handle = api.temporal!.client.schedule.getHandle(schedule.scheduleId);
+    // What the sweep must void: every token expired when it ran (other test files' tokens keep expiring after).
+    const { rows: clock } = await sql<{ at: Date }>`select now() as at`.execute(api.db);
+    const sweptFrom = clock[0]!.at;
     try {
+      const before = (await handle.describe()).info.recentActions.length;
       await handle.trigger();
-      const deadline = Date.now() + 30_000;
-      let auth;
-      for (;;) {
-        auth = await api.db
-          .selectFrom('payment_authorizations')
-          .selectAll()
-          .where('match_token_id', '=', tokens[0]!)
-          .executeTakeFirstOrThrow();
-        if (auth.status === 'voided') break;
-        if (Date.now() > deadline) throw new Error(`not voided: ${JSON.stringify(auth)}`);
-        await sleep(250);
+      // The sweep's run, waited for to its end (bounded): it voids in its own transactions, one by one.
+      let ran = false;
+      for (let i = 0; i < 120 && !ran; i++) {
+        const actions = (await handle.describe()).info.recentActions;
+        if (actions.length > before) {
+          const { workflowId, firstExecutionRunId } = actions.at(-1)!.action.workflow;
+          await answersWithin(
+            'the reconcile sweep',
+            api.temporal!.client.workflow.getHandle(workflowId, firstExecutionRunId).result(),
+            60_000,
+          );
+          ran = true;
+        } else await sleep(250);
       }
+      expect(ran, 'the schedule started a sweep').toBe(true);
+      const auth = await api.db
+        .selectFrom('payment_authorizations')
+        .selectAll()
+        .where('match_token_id', '=', tokens[0]!)
+        .executeTakeFirstOrThrow();
+      expect(auth.status).toBe('voided');
       expect(auth.void_reason).toBe('match_token_expired_without_checkout');
     } finally {
       await handle.delete();
@@ -643,10 +657,10 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
       .where('match_token_id', '=', tokens[1]!)
       .executeTakeFirstOrThrow();
     expect(heldToken.acceptance_state).toBe('payment_authorized');
-    // No token is left payment_authorized past its lifetime without a live checkout.
+    // No token that had expired when the sweep ran is left payment_authorized without a live checkout.
     const { rows } = await sql<{
       n: number;
-    }>`select count(*)::int as n from match_tokens t where t.acceptance_state = 'payment_authorized' and t.expires_at <= now()
+    }>`select count(*)::int as n from match_tokens t where t.acceptance_state = 'payment_authorized' and t.expires_at <= ${sweptFrom}
       and not exists (select 1 from agentic_checkouts c where c.match_token_id = t.match_token_id and c.status in ('awaiting_confirmation', 'confirming'))`.execute(
       api.db,
     );
