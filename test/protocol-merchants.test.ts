@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -255,6 +256,18 @@ describe('a UCP business, registered by URL and bought from through the checkout
     expect(again.body.checkout.order).toMatchObject({ order_id: orderId, status: 'shipped' });
     expect(again.body.checkout.order.tracking.length).toBeGreaterThan(0);
     expect(again.body.checkout.audit_trail.map((e: any) => e.outcome)).toContain('shipped');
+
+    // Keys the stored profile lacks (the business rotated them since it was read): the profile is read
+    // again and the event verifies with the keys it lists now.
+    await db
+      .updateTable('merchants')
+      .set({ protocol_profile: sql`jsonb_set(protocol_profile, '{signing_keys}', '[]'::jsonb)` })
+      .where('merchant_id', '=', m.merchantId)
+      .execute();
+    const delivered = await business.sendOrderEvent(orderId, 'placed', `${api.url}/ucp/webhooks/orders`);
+    expect(delivered.status).toBe(200);
+    const reread = await get(`/v1/merchant/${m.merchantId}`);
+    expect(reread.body.merchant.protocol_profile.signing_keys.length).toBeGreaterThan(0);
 
     for (const opts of [{ tamperBody: true }, { wrongKey: true }, { unsigned: true }]) {
       const forged = await business.sendOrderEvent(orderId, 'canceled', `${api.url}/ucp/webhooks/orders`, opts);

@@ -4,6 +4,7 @@ import { platformProfile } from '../../src/protocols/ucp/platform-profile';
 import { SUPPORTED_UCP_VERSIONS } from '../../src/protocols/ucp/discovery';
 import { ucpSignerOf } from '../../src/protocols/adapters';
 import { pathId } from '../../src/schemas/common';
+import { ucpDiscoverer } from '../../src/registry/ucp-discovery';
 import type { AppContext } from '../context';
 import { auth, type RouteRegistry } from './registry';
 
@@ -82,9 +83,12 @@ export function protocolRoutes(r: RouteRegistry): void {
       [400, 'invalid_order_event', 'The body is not a UCP order.'],
       [401, 'invalid_signature', 'The event is not signed by the business that placed the order.'],
     ],
-    handler: async (ctx) => ({
-      body: await receiveUcpOrderEvent(ctx.deps.db, { headers: ctx.headers, rawBody: rawBodyOf(ctx), path: ctx.path }),
-    }),
+    handler: async (ctx) => {
+      const { db, config } = ctx.deps;
+      // A business that rotated its keys since its profile was read: its profile is read again.
+      const rediscover = ucpDiscoverer({ allowPrivateEndpoints: config.ALLOW_PRIVATE_ENDPOINTS, timeoutMs: config.DISPATCH_TIMEOUT_MS });
+      return { body: await receiveUcpOrderEvent(db, { headers: ctx.headers, rawBody: rawBodyOf(ctx), path: ctx.path }, rediscover) };
+    },
   });
 
   r.add({

@@ -53,6 +53,7 @@ const unverified = (message: string) => new AppError(401, 'invalid_signature', `
 export async function receiveUcpOrderEvent(
   db: Db,
   req: { headers: IncomingHttpHeaders; rawBody: string; path: string },
+  rediscover?: (baseUrl: string) => Promise<Record<string, unknown>>,
 ): Promise<EventReceipt> {
   let event;
   try {
@@ -64,22 +65,35 @@ export async function receiveUcpOrderEvent(
   const owner = await db
     .selectFrom('agentic_checkouts as c')
     .innerJoin('merchants as m', 'm.merchant_id', 'c.merchant_id')
-    .select(['m.merchant_id', 'm.protocol_profile'])
+    .select(['m.merchant_id', 'm.agent_endpoint', 'm.protocol_profile'])
     .where(sql<string>`c.merchant_session->>'session_id'`, '=', event.checkout_id)
     .where('m.protocol_version', '=', 'ucp')
     .orderBy('c.created_at', 'desc')
     .executeTakeFirst();
   if (!owner) return { received: true, duplicate: false, checkout_id: null, status: event.status };
-  const business = readBusinessSummary(owner.protocol_profile);
-  const check = await verifyUcpOrderEvent(
-    req.headers,
-    req.rawBody,
-    { signing_keys: business?.signing_keys ?? [], version: business?.version },
-    {
-      method: 'POST',
-      path: req.path,
-    },
-  );
+  const verify = (profile: Record<string, unknown> | null) => {
+    const business = readBusinessSummary(profile);
+    return verifyUcpOrderEvent(
+      req.headers,
+      req.rawBody,
+      { signing_keys: business?.signing_keys ?? [], version: business?.version },
+      { method: 'POST', path: req.path },
+    );
+  };
+  let check = await verify(owner.protocol_profile);
+  // A key the stored profile does not have: the business may have rotated its keys since it was read.
+  // Its profile is read again (and kept) once, and the event verified with the keys it lists now.
+  if (!check.ok && check.code === 'key_not_found' && rediscover) {
+    const profile = await rediscover(owner.agent_endpoint).catch(() => null);
+    if (profile) {
+      await db
+        .updateTable('merchants')
+        .set({ protocol_profile: JSON.stringify(profile), protocol_profile_fetched_at: new Date(), updated_at: new Date() })
+        .where('merchant_id', '=', owner.merchant_id)
+        .execute();
+      check = await verify(profile);
+    }
+  }
   if (!check.ok) throw unverified(check.message);
   const stored = await recordOrderEvent(db, owner.merchant_id, 'ucp', asOrderEvent(event, event.checkout_id), event.raw);
   return { received: true, duplicate: stored.duplicate, checkout_id: stored.checkout_id, status: event.status };
