@@ -13,12 +13,12 @@ import { toMinorUnits } from '../money';
 import type { CheckoutConfirmBody, CheckoutCreateBody } from '../schemas/checkout';
 import { missingBuyerDetails, type PaymentCredential } from '../protocols/merchant-session';
 import { sellsThroughSessions } from '../registry/merchant-protocol';
-import { sealCredential } from '../registry/secrets';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { confirmUpdate, getPlanUpdate, type AgenticCheckoutWorkflow } from '../../workflows/checkout.shared';
 import { checkoutView, findCheckout, getCheckoutAs, type CheckoutView } from './checkouts';
 import { checkoutFailureStatus } from './failures';
+import { sealPaymentCredential } from './merchant-session';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
 
 /**
@@ -260,7 +260,7 @@ async function storePaymentCredential(
   if (!c.merchant_session) return;
   await deps.db
     .updateTable('agentic_checkouts')
-    .set({ payment_credential_sealed: sealCredential(deps.keyEncryptionKey, `checkout:${c.checkout_id}`, JSON.stringify(credential)) })
+    .set({ payment_credential_sealed: sealPaymentCredential(deps.keyEncryptionKey, c.checkout_id, credential) })
     .where('checkout_id', '=', c.checkout_id)
     .where('payment_credential_sealed', 'is', null)
     .where('status', '=', 'awaiting_confirmation')

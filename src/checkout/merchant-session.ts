@@ -12,7 +12,8 @@ import type {
   SessionMerchant,
 } from '../protocols/merchant-session';
 import { merchantProtocolOf } from '../registry/merchant-protocol';
-import { openSealedCredential } from '../registry/secrets';
+import { openSealedCredential, openSecret, sealSecret } from '../registry/secrets';
+import { rereadUcpProfile } from '../registry/ucp-discovery';
 import {
   checkoutView,
   getCheckout,
@@ -64,19 +65,14 @@ async function freshUcpProfile(
 ): Promise<Record<string, unknown> | null> {
   const age = m.protocol_profile_fetched_at ? Date.now() - m.protocol_profile_fetched_at.getTime() : Number.POSITIVE_INFINITY;
   if (!deps.discoverUcp || age < UCP_PROFILE_MAX_AGE_MS) return m.protocol_profile;
-  let profile: Record<string, unknown>;
-  try {
-    profile = await deps.discoverUcp(m.agent_endpoint);
-  } catch {
-    return m.protocol_profile;
-  }
-  await deps.db
-    .updateTable('merchants')
-    .set({ protocol_profile: JSON.stringify(profile), protocol_profile_fetched_at: new Date(), updated_at: new Date() })
-    .where('merchant_id', '=', m.merchant_id)
-    .execute();
-  return profile;
+  return (await rereadUcpProfile(deps.db, deps.discoverUcp, m)) ?? m.protocol_profile;
 }
+
+/** The payment credential a confirm named, sealed on its checkout (src/checkout/client.ts) and opened for the completion. */
+export const sealPaymentCredential = (key: Buffer | undefined, checkoutId: string, credential: PaymentCredential) =>
+  sealSecret(key, `payment-credential:${checkoutId}`, JSON.stringify(credential));
+const openPaymentCredential = (key: Buffer | undefined, checkoutId: string, sealed: string) =>
+  JSON.parse(openSecret(key, `payment-credential:${checkoutId}`, sealed)) as PaymentCredential;
 
 const rejection = (status: number, code: string, message: string): { ok: false; rejection: Rejection } => ({
   ok: false,
@@ -241,9 +237,7 @@ export async function completeMerchantSession(deps: SessionDeps, checkoutId: str
   const session = c.merchant_session;
   if (!session) throw new HandoffRejected(`checkout ${checkoutId} has no merchant session`);
   const { merchant, adapter } = await sessionMerchant(deps, c.merchant_id);
-  const named = c.payment_credential_sealed
-    ? (JSON.parse(openSealedCredential(deps.keyEncryptionKey, `checkout:${checkoutId}`, c.payment_credential_sealed)) as PaymentCredential)
-    : null;
+  const named = c.payment_credential_sealed ? openPaymentCredential(deps.keyEncryptionKey, checkoutId, c.payment_credential_sealed) : null;
   const chosen =
     named ??
     (deps.defaultHandler && c.payment_authorization_id ? { handler: deps.defaultHandler, token: c.payment_authorization_id } : null);

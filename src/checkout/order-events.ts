@@ -6,6 +6,7 @@ import { parseAcpOrderEvent, verifyAcpOrderEvent, AcpOrderEventError } from '../
 import { readBusinessSummary } from '../protocols/ucp/discovery';
 import { parseUcpOrderEvent, verifyUcpOrderEvent, UcpOrderEventInvalid } from '../protocols/ucp/order-events';
 import { openWebhookSecret } from '../registry/secrets';
+import { rereadUcpProfile } from '../registry/ucp-discovery';
 import { recordOrderEvent, type OrderEvent } from './merchant-session';
 
 /**
@@ -84,15 +85,8 @@ export async function receiveUcpOrderEvent(
   // A key the stored profile does not have: the business may have rotated its keys since it was read.
   // Its profile is read again (and kept) once, and the event verified with the keys it lists now.
   if (!check.ok && check.code === 'key_not_found' && rediscover) {
-    const profile = await rediscover(owner.agent_endpoint).catch(() => null);
-    if (profile) {
-      await db
-        .updateTable('merchants')
-        .set({ protocol_profile: JSON.stringify(profile), protocol_profile_fetched_at: new Date(), updated_at: new Date() })
-        .where('merchant_id', '=', owner.merchant_id)
-        .execute();
-      check = await verify(profile);
-    }
+    const profile = await rereadUcpProfile(db, rediscover, owner);
+    if (profile) check = await verify(profile);
   }
   if (!check.ok) throw unverified(check.message);
   const stored = await recordOrderEvent(db, owner.merchant_id, 'ucp', asOrderEvent(event, event.checkout_id), event.raw);

@@ -26,26 +26,31 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-export function sealWebhookSecret(key: Buffer | undefined, merchantId: string, secret: string): string {
-  return key ? encryptSecret(key, secret, `webhook:${merchantId}`) : `plain.${secret}`;
+/**
+ * A secret the gateway must read back, sealed with KEY_ENCRYPTION_KEY under a context naming what
+ * it is and whose (`webhook:<merchant>`, …), so one sealed value cannot be opened as another; kept
+ * as `plain.<value>` when no key is configured.
+ */
+export function sealSecret(key: Buffer | undefined, context: string, value: string): string {
+  return key ? encryptSecret(key, value, context) : `plain.${value}`;
 }
 
-export function openWebhookSecret(key: Buffer | undefined, merchantId: string, sealed: string): string {
+export function openSecret(key: Buffer | undefined, context: string, sealed: string): string {
   if (sealed.startsWith('plain.')) return sealed.slice('plain.'.length);
-  if (!key) throw new Error('KEY_ENCRYPTION_KEY is needed to read sealed webhook secrets');
-  return decryptSecret(key, sealed, `webhook:${merchantId}`);
+  if (!key) throw new Error(`KEY_ENCRYPTION_KEY is needed to read sealed secrets (${context.split(':')[0]})`);
+  return decryptSecret(key, sealed, context);
 }
 
-/** A credential a merchant issued to the gateway (an ACP seller's API key), sealed like the webhook secret under its own context. */
-export function sealCredential(key: Buffer | undefined, merchantId: string, credential: string): string {
-  return key ? encryptSecret(key, credential, `seller-credential:${merchantId}`) : `plain.${credential}`;
-}
+export const sealWebhookSecret = (key: Buffer | undefined, merchantId: string, secret: string) =>
+  sealSecret(key, `webhook:${merchantId}`, secret);
+export const openWebhookSecret = (key: Buffer | undefined, merchantId: string, sealed: string) =>
+  openSecret(key, `webhook:${merchantId}`, sealed);
 
-export function openSealedCredential(key: Buffer | undefined, merchantId: string, sealed: string): string {
-  if (sealed.startsWith('plain.')) return sealed.slice('plain.'.length);
-  if (!key) throw new Error('KEY_ENCRYPTION_KEY is needed to read sealed seller credentials');
-  return decryptSecret(key, sealed, `seller-credential:${merchantId}`);
-}
+/** A credential a merchant issued to the gateway (an ACP seller's API key). */
+export const sealCredential = (key: Buffer | undefined, merchantId: string, credential: string) =>
+  sealSecret(key, `seller-credential:${merchantId}`, credential);
+export const openSealedCredential = (key: Buffer | undefined, merchantId: string, sealed: string) =>
+  openSecret(key, `seller-credential:${merchantId}`, sealed);
 
 export type RegistrationTokenHeader = 'x-merchant-token' | 'x-agent-token';
 

@@ -1,3 +1,4 @@
+import type { Db } from '../db/connect';
 import { AppError } from '../errors';
 import { discoverBusiness, UcpDiscoveryError } from '../protocols/ucp/discovery';
 
@@ -16,4 +17,24 @@ export function ucpDiscoverer(deps: { allowPrivateEndpoints: boolean; timeoutMs:
       throw new AppError(422, code, `UCP discovery at ${baseUrl}/.well-known/ucp failed: ${err.message}.`, { fields: ['agent_endpoint'] });
     }
   };
+}
+
+/**
+ * Reads a business's profile again and keeps it on its record (a session about to open on a stale
+ * profile, an event signed with a key the stored one lacks). Null when it cannot be read now: the
+ * stored profile stays.
+ */
+export async function rereadUcpProfile(
+  db: Db,
+  discover: (baseUrl: string) => Promise<Record<string, unknown>>,
+  m: { merchant_id: string; agent_endpoint: string },
+): Promise<Record<string, unknown> | null> {
+  const profile = await discover(m.agent_endpoint).catch(() => null);
+  if (!profile) return null;
+  await db
+    .updateTable('merchants')
+    .set({ protocol_profile: JSON.stringify(profile), protocol_profile_fetched_at: new Date(), updated_at: new Date() })
+    .where('merchant_id', '=', m.merchant_id)
+    .execute();
+  return profile;
 }
