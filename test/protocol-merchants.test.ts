@@ -392,6 +392,50 @@ describe('a UCP business, registered by URL and bought from through the checkout
     expect(business.keyCount(ucpIdempotencyKey(checkout.checkout_id, 'complete'))).toBe(3);
   });
 
+  it('a UCP business that never opens the session (5xx through the retries): the plan answers 502 merchant_unavailable, nothing authorized', async () => {
+    const c = await chain(m, FLOWERS, 'bouquet_tulips');
+    business.failNext('create', 20, 503);
+    try {
+      const res = await post('/v1/agentic-checkout', planBody(c));
+      expect(res.status, res.text).toBe(502);
+      expect(res.body.error).toBe('merchant_unavailable');
+      expect(
+        await db.selectFrom('payment_authorizations').select('authorization_id').where('match_token_id', '=', c.tokenId).execute(),
+      ).toEqual([]);
+    } finally {
+      business.failNext('create', 0, 503);
+    }
+  });
+
+  it('out of stock by the confirm: 409 inventory_unavailable with the merchant message, the authorization voided', async () => {
+    const c = await chain(m, FLOWERS, 'bouquet_tulips');
+    const checkout = await plan(c);
+    business.setStock('bouquet_tulips', 0);
+    try {
+      const res = await post(
+        `/v1/agentic-checkout/${checkout.checkout_id}/confirm`,
+        confirmBody(c, checkout.amount, { payment_credential: { handler: MOCK_HANDLER.id, token: TOKEN_OK } }),
+      );
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.error).toBe('inventory_unavailable');
+      const stored = (await get(`/v1/agentic-checkout/${checkout.checkout_id}`)).body.checkout;
+      expect((await authorizationOf(stored.payment_authorization_id))?.status).toBe('voided');
+    } finally {
+      business.setStock('bouquet_tulips', 100);
+    }
+  });
+
+  it('a URL that serves no UCP profile is refused at registration: 422 ucp_discovery_failed', async () => {
+    const nothing = await startLoopback(async (req, res) => {
+      await readBody(req);
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    });
+    closers.push(() => nothing.close());
+    const res = await post('/v1/merchant/register', { merchant_id: uid('mer'), agent_endpoint: nothing.url, protocol_version: 'ucp' });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toMatchObject({ error: 'ucp_discovery_failed', fields: ['agent_endpoint'] });
+  });
+
   it('a business offering only a UCP version the gateway does not speak is refused at registration', async () => {
     const future = await startUcpBusiness({
       version: '2026-04-08',

@@ -70,7 +70,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
         'buyer_details_missing',
         'A UCP/ACP merchant needs buyer and shipping_address (line1, city, region, postal_code, country); `fields` names what is missing.',
       ],
-      [409, 'price_changed', "The UCP/ACP merchant's session disagrees with the proposal (its message says how)."],
+
       [502, 'merchant_refused', "The UCP/ACP merchant refused to open a checkout session; the message is the merchant's."],
       [502, 'merchant_unavailable', 'The UCP/ACP merchant did not open a checkout session through the retries.'],
       temporalUnavailable,

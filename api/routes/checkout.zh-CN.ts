@@ -17,7 +17,7 @@ export const checkoutZhCN: LocaleTexts = {
         '404':
           '`intent_not_found`: 不存在该 id 的意图。 `proposal_not_found`: 不存在该 id 的提案。 `match_token_not_found`: 不存在该 id 的匹配令牌。',
         '409':
-          '`proposal_expired`: 该提案已过期。 `proposal_state_invalid`: 该提案的状态不允许结账（需要 pending_confirmation 或 accepted）。 `proposal_intent_mismatch`: 该提案回应的是另一个意图。 `inventory_unavailable`: 该提案已无库存。 `match_token_mismatch`: 该匹配令牌指向另一个提案。 `match_token_expired`: 该匹配令牌已过期。 `acceptance_state_invalid`: 该匹配令牌未被接受（或已被使用）。 `match_token_in_checkout`: 另一个进行中的结账已在使用该匹配令牌。 `amount_mismatch`: 金额与提案价格加运费不一致。 `currency_mismatch`: 币种与提案币种不一致。 `price_changed`: UCP/ACP 商家的会话与提案不一致（其消息说明原因）。',
+          '`proposal_expired`: 该提案已过期。 `proposal_state_invalid`: 该提案的状态不允许结账（需要 pending_confirmation 或 accepted）。 `proposal_intent_mismatch`: 该提案回应的是另一个意图。 `inventory_unavailable`: 该提案已无库存。 `match_token_mismatch`: 该匹配令牌指向另一个提案。 `match_token_expired`: 该匹配令牌已过期。 `acceptance_state_invalid`: 该匹配令牌未被接受（或已被使用）。 `match_token_in_checkout`: 另一个进行中的结账已在使用该匹配令牌。 `amount_mismatch`: 金额与提案价格加运费不一致。 `currency_mismatch`: 币种与提案币种不一致。',
         '502':
           '`merchant_refused`: UCP/ACP 商家拒绝开启结账会话；消息为商家原文。 `merchant_unavailable`: UCP/ACP 商家在重试后仍未开启结账会话。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
