@@ -10,7 +10,7 @@ import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { CatalogSnapshotCache } from './catalog-snapshot';
 import { matchRecId } from './issued-cards';
 import type { RecommendationRecorder } from './record';
-import { retrieve, type Hit, type MatchTier, type Retrieval } from './retrieval';
+import { retrieve, type Hit, type MatchTier, type Ranker, type Retrieval } from './retrieval';
 import { shopperGuide } from './shopper-guide';
 import { understandShoppingIntent, type ShoppingIntent } from './understand';
 import { fromMinorUnits } from '../money';
@@ -47,6 +47,8 @@ export interface RecommendInput {
   limit: number;
   region?: string;
   channel?: string;
+  /** The shipped ranker unless the caller (the evaluation) names another. */
+  ranker?: Ranker;
 }
 
 export type RecommendNote = 'intent_plus_trending' | 'trending_suggested' | 'no_results' | null;
@@ -85,7 +87,7 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     categories: snapshot.categories,
     priceQuartiles: snapshot.priceQuartiles,
   });
-  const found = await retrieve(deps.db, si, input.limit, snapshot);
+  const found = await retrieve(deps.db, si, input.limit, snapshot, { ranker: input.ranker });
   const sessionId = newId('ms');
   const cards = await buildProductCards(
     deps.db,

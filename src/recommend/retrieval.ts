@@ -64,7 +64,24 @@ const PRODUCT_COLUMNS = sql.raw(
     .join(', '),
 );
 
-export async function retrieve(db: Db, si: ShoppingIntent, limit: number, snapshot: CatalogSnapshot): Promise<Retrieval> {
+/**
+ * Which candidates a recommendation ranks: the catalog's words (full text), meaning (the semantic
+ * tier's sentence embeddings), or both fused (the shipped ranker). The evaluation compares all three.
+ */
+export const RANKERS = ['fulltext', 'semantic', 'hybrid'] as const;
+export type Ranker = (typeof RANKERS)[number];
+
+export interface RetrieveOptions {
+  ranker?: Ranker;
+}
+
+export async function retrieve(
+  db: Db,
+  si: ShoppingIntent,
+  limit: number,
+  snapshot: CatalogSnapshot,
+  _options: RetrieveOptions = {},
+): Promise<Retrieval> {
   const groups = categoryGroups(si, snapshot);
   const probes = MATCH_TIERS.flatMap((t) => tierCondition(t, si, groups) ?? []);
   const found: TierHit[] = [];
