@@ -7,6 +7,7 @@ import { startTestWorker } from './helpers/worker';
 import { CHECKOUT_WAIT } from '../src/checkout/client';
 import { workerPolls } from '../src/temporal/wait';
 import { answersWithin } from './helpers/deadline';
+import { abandonCheckout, planCheckout } from '../src/checkout/checkouts';
 
 /**
  * The checkout's plan and confirm wait on the workflow with a deadline (src/temporal/wait.ts,
@@ -125,6 +126,29 @@ describe('checkout waits have deadlines', () => {
     const again = await post('/v1/agentic-checkout', c.plan);
     expect(again.status, again.text).toBe(201);
     expect(again.body.checkout.status).toBe('awaiting_confirmation');
+  });
+
+  it('a plan that reaches a worker after its caller got 503 no_worker is refused, one that got in first is failed: the token stays free', async () => {
+    // The two orders the 503 can race with the run's start, played against Postgres directly.
+    const c = await chain();
+    const late = uid('chk');
+    await abandonCheckout(api.db, late, 'no worker polls the task queue; the caller got 503 no_worker');
+    const refused = await planCheckout(api.db, { ...c.plan, checkoutId: late, workflowId: `checkout-${late}` }, 600, api.url);
+    expect(refused).toMatchObject({ ok: false, rejection: { status: 409, code: 'checkout_abandoned' } });
+
+    const early = uid('chk');
+    const planned = await planCheckout(api.db, { ...c.plan, checkoutId: early, workflowId: `checkout-${early}` }, 600, api.url);
+    expect(planned.ok).toBe(true);
+    await abandonCheckout(api.db, early, 'no worker polls the task queue; the caller got 503 no_worker');
+    const row = await api.db
+      .selectFrom('agentic_checkouts')
+      .select(['status', 'failure'])
+      .where('checkout_id', '=', early)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'failed', failure: { code: 'no_worker' } });
+    const again = uid('chk');
+    const replanned = await planCheckout(api.db, { ...c.plan, checkoutId: again, workflowId: `checkout-${again}` }, 600, api.url);
+    expect(replanned.ok, JSON.stringify(replanned)).toBe(true);
   });
 
   it('confirm after the worker stopped: answered within Prefer: wait (202 + status URL, or 503 no_worker); once a worker polls again the confirm completes', async () => {

@@ -353,33 +353,50 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     },
   ];
   try {
-    const row = await db
-      .insertInto('agentic_checkouts')
-      .values({
-        checkout_id: req.checkoutId,
-        status: 'awaiting_confirmation',
-        buyer_agent_id: req.buyer_agent_id,
-        intent_id: req.intent_id,
-        proposal_id: proposal.proposal_id,
-        match_token_id: token.match_token_id,
-        merchant_id: seller.merchant_id,
-        checkout_mode: mode,
-        amount_cents: total,
-        currency: proposal.currency,
-        plan: JSON.stringify(plan),
-        shipping_address: req.shipping_address ? JSON.stringify(req.shipping_address) : null,
-        buyer: req.buyer ? JSON.stringify(req.buyer) : null,
-        metadata: JSON.stringify(req.metadata ?? {}),
-        audit_trail: JSON.stringify(audit),
-        workflow_id: req.workflowId,
-        // The checkout belongs to its intent's developer (the API checked the caller is that developer).
-        developer_id: intent.developer_id,
-        expires_at: expiresAt,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await db.transaction().execute(async (trx) => {
+      // Serialised with abandonCheckout on the same id: either the plan sees the abandonment, or the
+      // abandonment sees (and ends) the plan.
+      await lockCheckoutId(trx, req.checkoutId);
+      const abandoned = await trx
+        .selectFrom('checkout_abandonments')
+        .select('reason')
+        .where('checkout_id', '=', req.checkoutId)
+        .executeTakeFirst();
+      if (abandoned) return null;
+      return trx
+        .insertInto('agentic_checkouts')
+        .values({
+          checkout_id: req.checkoutId,
+          status: 'awaiting_confirmation',
+          buyer_agent_id: req.buyer_agent_id,
+          intent_id: req.intent_id,
+          proposal_id: proposal.proposal_id,
+          match_token_id: token.match_token_id,
+          merchant_id: seller.merchant_id,
+          checkout_mode: mode,
+          amount_cents: total,
+          currency: proposal.currency,
+          plan: JSON.stringify(plan),
+          shipping_address: req.shipping_address ? JSON.stringify(req.shipping_address) : null,
+          buyer: req.buyer ? JSON.stringify(req.buyer) : null,
+          metadata: JSON.stringify(req.metadata ?? {}),
+          audit_trail: JSON.stringify(audit),
+          workflow_id: req.workflowId,
+          // The checkout belongs to its intent's developer (the API checked the caller is that developer).
+          developer_id: intent.developer_id,
+          expires_at: expiresAt,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+    if (!row)
+      return reject(
+        409,
+        'checkout_abandoned',
+        `Checkout ${req.checkoutId} was given up before it was planned (its caller was answered 503 no_worker); plan again.`,
+      );
     return { ok: true, checkout: checkoutView(row) };
   } catch (err) {
     if ((err as { constraint?: string }).constraint === 'agentic_checkouts_live_token_key') {
@@ -398,6 +415,37 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     }
     throw err;
   }
+}
+
+const lockCheckoutId = (db: Db, checkoutId: string) =>
+  sql`select pg_advisory_xact_lock(hashtextextended(${`checkout:${checkoutId}`}, 0))`.execute(db);
+
+/**
+ * The caller of a plan was answered 503 no_worker: the run may still start, or have just planned,
+ * after the API gave up on it. Records the checkout id as abandoned (a later plan of it is refused)
+ * and fails a plan that got in first, so nothing holds the match token for a checkout nobody knows.
+ */
+export async function abandonCheckout(db: Db, checkoutId: string, reason: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await lockCheckoutId(trx, checkoutId);
+    await trx
+      .insertInto('checkout_abandonments')
+      .values({ checkout_id: checkoutId, reason })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    const failure: Rejection = { status: 503, code: 'no_worker', message: reason };
+    await trx
+      .updateTable('agentic_checkouts')
+      .set({ status: 'failed', failure: JSON.stringify(failure), updated_at: new Date() })
+      .where('checkout_id', '=', checkoutId)
+      .where('status', '=', 'awaiting_confirmation')
+      .execute();
+  });
+}
+
+/** A retry under the same Idempotency-Key (the same checkout id) wants that checkout again. */
+export async function reclaimCheckout(db: Db, checkoutId: string): Promise<void> {
+  await db.deleteFrom('checkout_abandonments').where('checkout_id', '=', checkoutId).execute();
 }
 
 export interface Consent {

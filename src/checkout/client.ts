@@ -16,7 +16,7 @@ import { sellsThroughSessions } from '../registry/merchant-protocol';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { confirmUpdate, getPlanUpdate, type AgenticCheckoutWorkflow } from '../../workflows/checkout.shared';
-import { checkoutView, findCheckout, getCheckoutAs, type CheckoutView } from './checkouts';
+import { abandonCheckout, checkoutView, findCheckout, getCheckoutAs, reclaimCheckout, type CheckoutView } from './checkouts';
 import { checkoutFailureStatus } from './failures';
 import { sealPaymentCredential } from './merchant-session';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
@@ -161,6 +161,7 @@ export async function createCheckout(
   const t = requireTemporal(temporal);
   await assertPlannable(db, body, caller);
   const workflowId = workflowIds.checkout(checkoutId);
+  await reclaimCheckout(db, checkoutId);
   const start = new WithStartWorkflowOperation<AgenticCheckoutWorkflow>('agenticCheckout', {
     workflowId,
     taskQueue: t.taskQueue,
@@ -188,12 +189,16 @@ export async function createCheckout(
     });
     const waited = await waitForAnswer(t, planned, waitMs, 'Checkout').catch(async (err) => {
       // Nobody knows this checkout id yet: a run left waiting for a worker would plan it later and hold
-      // the match token (match_token_in_checkout) until the plan expires. End it, so a retry is clean.
+      // the match token (match_token_in_checkout) until the plan expires. The abandonment makes its
+      // plan refuse (the start may reach the server only after this answer); the run is ended once
+      // the server has it, without holding the 503 for that.
       if (err instanceof AppError && err.code === 'no_worker') {
         const reason = 'no worker polls the task queue; the caller got 503 no_worker';
-        await t.client.workflow
+        await abandonCheckout(db, checkoutId, reason);
+        void t.client.workflow
           .getHandle(workflowId)
           .terminate(reason)
+          .catch(() => start.workflowHandle().then((h) => h.terminate(reason)))
           .catch(() => undefined);
       }
       throw err;

@@ -82,7 +82,15 @@ export interface MerchantOrderEventsTable {
   received_at: Defaulted<Date>;
 }
 
+/** Checkouts whose caller got 503 no_worker before the plan ran (migration 0033): a plan refuses them. */
+export interface CheckoutAbandonmentsTable {
+  checkout_id: string;
+  reason: string;
+  abandoned_at: Defaulted<Date>;
+}
+
 export interface CheckoutTables {
   agentic_checkouts: AgenticCheckoutsTable;
   merchant_order_events: MerchantOrderEventsTable;
+  checkout_abandonments: CheckoutAbandonmentsTable;
 }

@@ -27,6 +27,7 @@ import * as m0026 from './0026_feed_refresh';
 import * as m0027 from './0027_rate_limits';
 import * as m0031 from './0031_catalog_partitions';
 import * as m0032 from './0032_merchant_protocols';
+import * as m0033 from './0033_checkout_abandonments';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0027_rate_limits': m0027,
   '0031_catalog_partitions': m0031,
   '0032_merchant_protocols': m0032,
+  '0033_checkout_abandonments': m0033,
 };
