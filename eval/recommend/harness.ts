@@ -1,0 +1,371 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { importFeed } from '../../src/catalog/feed-import';
+import { CardFactsCache } from '../../src/catalog/cards';
+import { seedCatalog } from '../../src/catalog/seed';
+import { createDb, type Db } from '../../src/db/connect';
+import { migrateToLatest } from '../../src/db/migrate';
+import { createScratchDatabase, type ScratchDatabase } from '../../src/dev/scratch-database';
+import { CatalogSnapshotCache } from '../../src/recommend/catalog-snapshot';
+import { recommend, type RecommendDeps } from '../../src/recommend/recommend';
+import { RecommendationRecorder } from '../../src/recommend/record';
+import { RANKERS, type Ranker } from '../../src/recommend/retrieval';
+import { registerMerchant } from '../../src/registry/merchants';
+import { MerchantRegisterBody } from '../../src/schemas/merchants';
+import type { ProductCardDocumentT } from '../../src/schemas/catalog';
+import { STORES, storeFile } from '../catalogs/stores';
+import { REAL_CASES, SEEDED_CASES, acceptableCount, type RealCase, type SeededCase } from './cases';
+import { hitAt, mean, ndcgAt, precisionAt, type Grade } from './metrics';
+
+/**
+ * The recommendation evaluation (docs/RECOMMEND.md, "Evaluation"): shopper sentences graded by
+ * hand (eval/recommend/real-cases.ts, seeded-cases.ts) through `recommend()` with each ranker, on
+ * scratch databases of its own:
+ *
+ * - `seeded`: the generated catalog `npm start` seeds (20,000 products), graded by category, price
+ *   and ship-to region, as test/recommend-quality.test.ts grades it;
+ * - `real`: the real stores of eval/catalogs/ imported by the feed import, each for a merchant of its
+ *   own, and nothing else (a seeded product is no answer the grades could judge), graded by product.
+ *
+ * Used by `npm run eval:recommend` (eval/recommend.ts) and test/recommend-eval.test.ts.
+ */
+
+/** The ranker `GET /v1/recommend` uses when the caller names none: the one the figures are checked for. */
+export const SHIPPED_RANKER: Ranker = 'hybrid';
+/** Cards asked for: nDCG@10 reads ten; precision@3 and hit@3 read the first three (the tiers rank the same prefix whatever the limit). */
+const LIMIT = 10;
+const K = 3;
+
+export type SetName = 'seeded' | 'real';
+export const SETS: readonly SetName[] = ['seeded', 'real'];
+
+export interface SetFigures {
+  /** Mean precision@3 over the sentences that three or more products fit (null: none in the set). */
+  precision_at_3: number | null;
+  /** Share of sentences that one or two products fit with one of them in the first three. */
+  hit_at_3: number | null;
+  /** Mean nDCG@10 over every sentence something fits. */
+  ndcg_at_10: number | null;
+  /** Share of the sentences nothing fits answered without a match (only suggestions, labelled so, or nothing). */
+  nothing_fits: number | null;
+  counts: { precision: number; hit: number; ndcg: number; nothing: number };
+}
+
+export type Figures = Record<Ranker, Record<SetName, SetFigures>>;
+
+export interface CaseResult {
+  set: SetName;
+  ranker: Ranker;
+  query: string;
+  kind: string;
+  /** Which measure grades it: precision@3 (many fit), hit@3 (one or two fit), or nothing fits. */
+  measure: 'precision' | 'hit' | 'nothing';
+  score: number;
+  ndcg: number | null;
+  intentHits: number;
+  tier: string;
+  /** The first cards: gateway id, merchant/external id, title, grade. */
+  top: Array<{ key: string; title: string; grade: Grade }>;
+  /** What the sentence wanted most (real set: the grade-2 products, else the grade-1 ones; seeded: the categories). */
+  wanted: string[];
+}
+
+export interface EvalReport {
+  rankers: Ranker[];
+  figures: Partial<Figures>;
+  results: CaseResult[];
+  /** Seconds per phase, for the report (never asserted). */
+  seconds: Record<string, number>;
+}
+
+export interface EvalOptions {
+  rankers?: readonly Ranker[];
+  /** Postgres to make the scratch databases on (default 127.0.0.1:5432, else an embedded server). */
+  adminUrl?: string;
+  log?: (line: string) => void;
+}
+
+// -------------------------------------------------------------------------------------------------
+// What recommend() needs. THE one place the evaluation builds its dependencies: the semantic tier's
+// index (RecommendDeps.semantic, built from the database) is to be added here, for each database.
+// -------------------------------------------------------------------------------------------------
+export async function buildRecommendDeps(db: Db): Promise<RecommendDeps> {
+  // The catalog does not change while the sentences run: its facts are read once.
+  return {
+    db,
+    publicBaseUrl: 'http://eval.invalid',
+    snapshots: new CatalogSnapshotCache(24 * 3600),
+    cardFacts: new CardFactsCache(db, 24 * 3600),
+    recorder: new RecommendationRecorder(db),
+    matchSessionTtlS: 900,
+  };
+}
+
+/** The real stores, each registered as a merchant of its own and imported as its owner would. */
+export async function importRealStores(db: Db, log: (line: string) => void = () => undefined): Promise<void> {
+  for (const store of STORES) {
+    await registerMerchant(
+      { db, allowPrivateEndpoints: true },
+      MerchantRegisterBody.parse({
+        merchant_id: store.merchantId,
+        // These stores sell on their own pages: no agent endpoint of theirs is ever called.
+        agent_endpoint: 'http://127.0.0.1:9/agent',
+        workflow_context: { checkout_modes: ['merchant_redirect'] },
+      }),
+      {},
+    );
+    const report = await importFeed(db, storeFile(store), {
+      merchantId: store.merchantId,
+      storeUrl: store.storeUrl ?? null,
+      trigger: 'cli',
+    });
+    log(
+      `  ${store.merchantId.padEnd(16)} ${store.file} (${report.format}): ${report.rows_read} rows, ${report.imported} products, ${report.rejected} rejected`,
+    );
+    for (const s of report.skipped) log(`    line ${s.line}: ${s.reason}`);
+    if (report.imported === 0) throw new Error(`${store.file}: nothing was imported`);
+  }
+}
+
+interface Prepared {
+  db: Db;
+  scratch: ScratchDatabase;
+  deps: RecommendDeps;
+}
+
+async function prepare(set: SetName, tmp: string, opts: EvalOptions, log: (l: string) => void): Promise<Prepared> {
+  const scratch = await createScratchDatabase({ adminUrl: opts.adminUrl, tmpDir: path.join(tmp, set), prefix: `cig_eval_${set}` });
+  const db = createDb(scratch.url);
+  try {
+    await migrateToLatest(db);
+    if (set === 'seeded') await seedCatalog(db);
+    else await importRealStores(db, log);
+    return { db, scratch, deps: await buildRecommendDeps(db) };
+  } catch (err) {
+    await db.destroy();
+    await scratch.drop();
+    throw err;
+  }
+}
+
+const keyOf = (card: ProductCardDocumentT) => `${card.product.seller?.merchant_id ?? '?'}/${card.product.external_id ?? card.product.id}`;
+
+function seededGrade(card: ProductCardDocumentT, accept: NonNullable<SeededCase['accept']>): Grade {
+  const { category_l1: l1, category_l2: l2, price_usd: price } = card.product;
+  const inCategory = accept.categories.some((c) => c === l1 || c === `${l1} > ${l2}`);
+  const inBudget =
+    price != null &&
+    (accept.minPrice === undefined || price >= accept.minPrice) &&
+    (accept.maxPrice === undefined || price <= accept.maxPrice);
+  const allow = card.compliance?.region_allow ?? [];
+  const ships = !accept.region || allow.length === 0 || allow.includes(accept.region);
+  return inCategory && inBudget && ships ? 1 : 0;
+}
+
+/** How many seeded products a sentence accepts, up to LIMIT (the ideal answer for nDCG@10). */
+async function seededAcceptable(db: Db, accept: NonNullable<SeededCase['accept']>): Promise<number> {
+  const category = sql.join(
+    accept.categories.map((c) => {
+      const [l1, l2] = c.split(' > ');
+      return l2 === undefined ? sql`p.category_l1 = ${l1}` : sql`(p.category_l1 = ${l1} and p.category_l2 = ${l2})`;
+    }),
+    sql` or `,
+  );
+  const min = accept.minPrice === undefined ? sql`` : sql` and p.price_cents >= ${Math.round(accept.minPrice * 100)}`;
+  const max = accept.maxPrice === undefined ? sql`` : sql` and p.price_cents <= ${Math.round(accept.maxPrice * 100)}`;
+  const region = accept.region ? sql` and (cardinality(p.region_allow) = 0 or ${accept.region} = any(p.region_allow))` : sql``;
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from (select 1 from products p where (${category}) and p.currency = 'USD'${min}${max}${region} limit ${LIMIT}) x`.execute(
+    db,
+  );
+  return rows[0]!.n;
+}
+
+/** A grade naming a product no store has, or a seeded sentence nothing qualifies for, is a mistake in the grades: refused. */
+async function checkGrades(realDb: Db, seededIdeal: Map<string, number>): Promise<void> {
+  const { rows } = await sql<{ key: string }>`select merchant_id || '/' || external_id as key from products where source = 'feed'`.execute(
+    realDb,
+  );
+  const known = new Set(rows.map((r) => r.key));
+  const unknown = [...new Set(REAL_CASES.flatMap((c) => Object.keys(c.grades ?? {})))].filter((k) => !known.has(k));
+  const empty = SEEDED_CASES.filter((c) => c.accept && !seededIdeal.get(c.query)).map((c) => c.query);
+  const problems = [
+    ...unknown.map((k) => `graded product ${k} is in no imported store`),
+    ...empty.map((q) => `no seeded product qualifies for "${q}"`),
+  ];
+  if (problems.length) throw new Error(`the evaluation's grades are wrong:\n  ${problems.join('\n  ')}`);
+}
+
+async function runCase(
+  deps: RecommendDeps,
+  set: SetName,
+  ranker: Ranker,
+  c: RealCase | SeededCase,
+  seededIdeal: Map<string, number>,
+): Promise<CaseResult> {
+  const res = await recommend(deps, { intent: c.query, limit: LIMIT, region: 'region' in c ? c.region : undefined, ranker }, {});
+  const intentCards = res.items.slice(0, res.retrieval.intent_hits);
+  let grades: Grade[];
+  let available: Grade[];
+  let wanted: string[];
+  if (set === 'real') {
+    const rc = c as RealCase;
+    const g = rc.grades ?? {};
+    // Only intent hits can be right: a trending suggestion is labelled as one, not offered as a match.
+    grades = res.items.map((card, i) => (i < intentCards.length ? ((g[keyOf(card)] ?? 0) as Grade) : 0));
+    available = Object.values(g);
+    const exact = Object.entries(g).filter(([, v]) => v === 2);
+    wanted = (exact.length ? exact : Object.entries(g)).map(([k]) => k);
+  } else {
+    const sc = c as SeededCase;
+    grades = res.items.map((card, i) => (sc.accept && i < intentCards.length ? seededGrade(card, sc.accept) : 0));
+    available = sc.accept ? Array.from({ length: seededIdeal.get(c.query) ?? 0 }, () => 1 as Grade) : [];
+    wanted = sc.accept ? sc.accept.categories : [];
+  }
+  const count = set === 'real' ? acceptableCount(c as RealCase) : available.length;
+  const measure = count === 0 ? 'nothing' : count >= K ? 'precision' : 'hit';
+  const score =
+    measure === 'nothing' ? (res.retrieval.intent_hits === 0 ? 1 : 0) : measure === 'precision' ? precisionAt(grades, K) : hitAt(grades, K);
+  return {
+    set,
+    ranker,
+    query: c.query + ('region' in c && c.region ? ` [region ${c.region}]` : ''),
+    kind: c.kind,
+    measure,
+    score,
+    ndcg: measure === 'nothing' ? null : ndcgAt(grades, available, LIMIT),
+    intentHits: res.retrieval.intent_hits,
+    tier: res.match_tier,
+    top: res.items.slice(0, K).map((card, i) => ({ key: keyOf(card), title: card.product.title, grade: grades[i]! })),
+    wanted,
+  };
+}
+
+export function figuresOf(results: readonly CaseResult[]): SetFigures {
+  const of = (m: CaseResult['measure']) => results.filter((r) => r.measure === m).map((r) => r.score);
+  const ndcgs = results.flatMap((r) => (r.ndcg === null ? [] : [r.ndcg]));
+  return {
+    precision_at_3: mean(of('precision')),
+    hit_at_3: mean(of('hit')),
+    ndcg_at_10: mean(ndcgs),
+    nothing_fits: mean(of('nothing')),
+    counts: { precision: of('precision').length, hit: of('hit').length, ndcg: ndcgs.length, nothing: of('nothing').length },
+  };
+}
+
+/** Runs every sentence of both sets through recommend() with each ranker. */
+export async function runRecommendEvaluation(opts: EvalOptions = {}): Promise<EvalReport> {
+  const log = opts.log ?? (() => undefined);
+  const rankers = [...(opts.rankers ?? RANKERS)];
+  const seconds: Record<string, number> = {};
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'cig-eval-'));
+  const prepared: Partial<Record<SetName, Prepared>> = {};
+  const results: CaseResult[] = [];
+  try {
+    for (const set of SETS) {
+      const t = Date.now();
+      log(set === 'seeded' ? 'seeding the generated catalog…' : 'importing the real stores…');
+      prepared[set] = await prepare(set, tmp, opts, log);
+      seconds[`prepare_${set}`] = (Date.now() - t) / 1000;
+    }
+    const seededIdeal = new Map<string, number>();
+    for (const c of SEEDED_CASES) if (c.accept) seededIdeal.set(c.query, await seededAcceptable(prepared.seeded!.db, c.accept));
+    await checkGrades(prepared.real!.db, seededIdeal);
+    for (const ranker of rankers) {
+      for (const set of SETS) {
+        const t = Date.now();
+        const cases: Array<RealCase | SeededCase> = set === 'real' ? REAL_CASES : SEEDED_CASES;
+        for (const c of cases) results.push(await runCase(prepared[set]!.deps, set, ranker, c, seededIdeal));
+        seconds[`${ranker}_${set}`] = (Date.now() - t) / 1000;
+        log(`  ${ranker} over ${set}: ${cases.length} sentences in ${seconds[`${ranker}_${set}`]!.toFixed(1)} s`);
+      }
+    }
+  } finally {
+    for (const p of Object.values(prepared)) {
+      await p.db.destroy();
+      await p.scratch.drop();
+    }
+    await rm(tmp, { recursive: true, force: true });
+  }
+  const figures: Partial<Figures> = {};
+  for (const ranker of rankers) {
+    figures[ranker] = {
+      seeded: figuresOf(results.filter((r) => r.ranker === ranker && r.set === 'seeded')),
+      real: figuresOf(results.filter((r) => r.ranker === ranker && r.set === 'real')),
+    };
+  }
+  return { rankers, figures, results, seconds };
+}
+
+// -------------------------------------------------------------------------------------------------
+// Recorded figures: what `--check` and the test hold the shipped ranker to.
+
+export interface RecordedFigures {
+  shipped_ranker: Ranker;
+  recorded_at: string;
+  rankers: Partial<Figures>;
+}
+
+/** Below this, a difference is float noise, not a change of answer (one sentence moves a mean by ≥ 1/300). */
+export const EPSILON = 1e-9;
+const MEASURES = ['precision_at_3', 'hit_at_3', 'ndcg_at_10', 'nothing_fits'] as const;
+
+/** Each figure of the shipped ranker that fell below the recorded one, as a sentence. */
+export function regressions(report: EvalReport, recorded: RecordedFigures): string[] {
+  const now = report.figures[recorded.shipped_ranker];
+  const then = recorded.rankers[recorded.shipped_ranker];
+  if (!now) return [`the evaluation did not run the shipped ranker ${recorded.shipped_ranker}`];
+  if (!then) return [`the recorded figures have none for the shipped ranker ${recorded.shipped_ranker}`];
+  const out: string[] = [];
+  for (const set of SETS)
+    for (const m of MEASURES) {
+      const a = now[set][m];
+      const b = then[set]?.[m];
+      if (b === null || b === undefined) continue;
+      if (a === null || a < b - EPSILON) out.push(`${recorded.shipped_ranker} ${set} ${m}: ${fmt(a)} < recorded ${fmt(b)}`);
+    }
+  return out;
+}
+
+export function recordedFrom(report: EvalReport, at = new Date()): RecordedFigures {
+  return { shipped_ranker: SHIPPED_RANKER, recorded_at: at.toISOString().slice(0, 10), rankers: report.figures };
+}
+
+// -------------------------------------------------------------------------------------------------
+// The printed report.
+
+const fmt = (x: number | null) => (x === null ? '   —  ' : x.toFixed(3).padStart(6));
+
+export function formatTable(report: EvalReport): string {
+  const lines = [
+    `${'set'.padEnd(7)} ${'ranker'.padEnd(9)} ${'P@3'.padStart(6)} ${'hit@3'.padStart(6)} ${'nDCG@10'.padStart(7)} ${'none-ok'.padStart(7)}   sentences (P@3 / hit@3 / nDCG / nothing fits)`,
+  ];
+  for (const set of SETS)
+    for (const ranker of report.rankers) {
+      const f = report.figures[ranker]![set];
+      lines.push(
+        `${set.padEnd(7)} ${ranker.padEnd(9)} ${fmt(f.precision_at_3)} ${fmt(f.hit_at_3)} ${fmt(f.ndcg_at_10).padStart(7)} ${fmt(f.nothing_fits).padStart(7)}   ${f.counts.precision} / ${f.counts.hit} / ${f.counts.ndcg} / ${f.counts.nothing}`,
+      );
+    }
+  return lines.join('\n');
+}
+
+/** The sentences a ranker did not answer fully: below 1 on its measure. */
+export function formatMisses(report: EvalReport, ranker: Ranker): string {
+  const misses = report.results.filter((r) => r.ranker === ranker && r.score < 1);
+  const lines = [`misses of ${ranker} (${misses.length}):`];
+  for (const set of SETS) {
+    for (const r of misses.filter((m) => m.set === set)) {
+      const got = r.top.map((t) => `${t.grade ? `[${t.grade}] ` : ''}${t.title} (${t.key})`).join('; ') || 'nothing';
+      lines.push(
+        `  ${set} ${r.kind.padEnd(9)} ${r.measure.padEnd(9)} ${r.score.toFixed(2)} "${r.query}" → tier ${r.tier}, ${r.intentHits} hit(s): ${got}` +
+          (r.measure === 'nothing'
+            ? ''
+            : `\n${' '.repeat(24)}wanted: ${r.wanted.slice(0, 4).join(', ')}${r.wanted.length > 4 ? ', …' : ''}`),
+      );
+    }
+  }
+  return lines.join('\n');
+}
