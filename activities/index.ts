@@ -8,6 +8,7 @@ import { createCheckoutActivities } from './checkout';
 import { createReconciliationActivities } from './reconciliation';
 import { createFeedActivities } from './feed-refresh';
 import { createHousekeepingActivities } from './housekeeping';
+import { createCatalogEmbeddingActivities } from './catalog-embedding';
 
 export interface ActivityDeps {
   db: Db;
@@ -27,5 +28,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconciliationActivities(deps),
     ...createFeedActivities(deps),
     ...createHousekeepingActivities(deps),
+    ...createCatalogEmbeddingActivities(deps),
   };
 }

@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { createDb } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import { seedCatalog } from '../src/catalog/seed';
+import { embedTestCatalog } from './helpers/embeddings';
 import { startDevServer } from '../src/temporal/dev-server';
 import { createScratchDatabase } from '../src/dev/scratch-database';
 import { freePort } from '../src/net';
@@ -36,6 +37,8 @@ export default async function setup(project: TestProject) {
   await migrateToLatest(db);
   // The full seeded catalog, as `npm start` has it: tests that need products read it, none write it.
   await seedCatalog(db);
+  // The semantic tier's vectors of the seeded catalog (the embedding flow's work, done here once per run).
+  await embedTestCatalog(db);
   await db.destroy();
 
   const temporal = await startDevServer({ port: await freePort(), dbFile: path.join(tmp, 'temporal.db'), install: true });

@@ -16,6 +16,7 @@ import { deploymentOptions, ensureCurrentVersion, workerVersion, type Promotion,
 import type { Logger } from '../src/logger';
 import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
 import { ensureFeedSchedules } from '../src/feed-refresh/client';
+import { ensureCatalogEmbeddingSchedule } from '../src/catalog-embedding/client';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import { workflowBundle } from './bundle';
 
@@ -108,6 +109,8 @@ export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalH
     housekeeping: await ensureHousekeepingSchedules(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
     // Feeds registered before a namespace reset (or whose schedule was deleted by hand) refresh again.
     feeds: await ensureFeedSchedules(opts.temporal.client, opts.deps.db, config.TEMPORAL_TASK_QUEUE),
+    // The semantic tier's product vectors follow the catalog (and catch up with what changed meanwhile).
+    catalogEmbedding: await ensureCatalogEmbeddingSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
   };
   return {
     worker,

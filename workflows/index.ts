@@ -8,3 +8,4 @@ export { reconciliation } from './reconciliation';
 export { runtimeReconciler } from './runtime-reconciler';
 export { feedRefresh } from './feed-refresh';
 export { housekeepingPurge, proposalExpirySweep, surgeSweep } from './housekeeping';
+export { catalogEmbedding } from './catalog-embedding';

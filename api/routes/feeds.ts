@@ -1,5 +1,6 @@
 import { AppError, temporalUnavailable } from '../../src/errors';
 import { FeedFileError, importFeedSource } from '../../src/catalog/feed-import';
+import { requestCatalogEmbedding } from '../../src/catalog-embedding/client';
 import {
   FeedRefreshError,
   feedView,
@@ -130,6 +131,8 @@ export function feedRoutes(r: RouteRegistry): void {
             mapIds: S.IMPORT_ID_MAP_LIMIT,
           },
         );
+        // New and changed products become searchable by meaning as the embedding walk reaches them.
+        if (report.imported + report.changed > 0) await requestCatalogEmbedding(ctx.deps.temporal);
         return {
           body: {
             run_id: report.run_id,

@@ -145,7 +145,29 @@ export interface RegionsTable {
   name: string;
 }
 
+/** A product's sentence embedding (migration 0034, src/catalog/embeddings.ts). */
+export interface ProductEmbeddingsTable {
+  product_id: number;
+  model_id: string;
+  /** sha256 of the embedded text, first 16 bytes. */
+  text_hash: Buffer;
+  /** The unit vector, little-endian float32. */
+  vec: Buffer;
+  /** bigint → string. */
+  seq: ColumnType<string, never, never>;
+  embedded_at: Defaulted<Date>;
+}
+
+/** The catalog version the embedding flow's last finished walk reached, per model (migration 0034). */
+export interface CatalogEmbeddingStateTable {
+  model_id: string;
+  catalog_version: string;
+  finished_at: Defaulted<Date>;
+}
+
 export interface CatalogTables {
+  product_embeddings: ProductEmbeddingsTable;
+  catalog_embedding_state: CatalogEmbeddingStateTable;
   categories: CategoriesTable;
   products: ProductsTable;
   creators: CreatorsTable;

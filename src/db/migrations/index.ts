@@ -28,6 +28,7 @@ import * as m0027 from './0027_rate_limits';
 import * as m0031 from './0031_catalog_partitions';
 import * as m0032 from './0032_merchant_protocols';
 import * as m0033 from './0033_checkout_abandonments';
+import * as m0034 from './0034_product_embeddings';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0031_catalog_partitions': m0031,
   '0032_merchant_protocols': m0032,
   '0033_checkout_abandonments': m0033,
+  '0034_product_embeddings': m0034,
 };
