@@ -2,6 +2,7 @@ import type { ParameterizedContext } from 'koa';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db/connect';
 import type { Developer, DeveloperSession } from '../src/db/schema';
+import type { SemanticTier } from '../src/recommend/semantic';
 import type { Logger } from '../src/logger';
 import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
@@ -29,6 +30,8 @@ export interface AppDeps {
   catalogSnapshots: CatalogSnapshotCache;
   /** Writes recommendations, coalescing concurrent ones into one statement. */
   recommendations: RecommendationRecorder;
+  /** The semantic tier of recommendations (SEMANTIC_SEARCH), loaded on the first query that needs it. */
+  semantic?: SemanticTier;
   logger: Logger;
 }
 

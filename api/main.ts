@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from '../src/config';
+import { EmbeddingModelError, requireEmbeddingModel } from '../src/embedding/model';
 import { startTracing } from '../src/tracing';
 import { createDb } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
@@ -14,6 +15,9 @@ async function main() {
   if (missing.length)
     throw new ConfigError(missing.map((k) => `${k}: required by \`npm run api\` (use \`npm start\` for embedded defaults)`));
   const logger = createLogger(config.LOG_LEVEL, 'api');
+  // The semantic tier's model ships with the deployment (never installed here): a missing or altered
+  // model stops the start-up with what to run, not the first query.
+  if (config.SEMANTIC_SEARCH === 'on') await requireEmbeddingModel();
   // Before any Temporal client or worker is made: they pick their interceptors from it.
   const traced = startTracing('api');
   if (traced) logger.info('OpenTelemetry tracing on (OTEL_* env)');
@@ -45,6 +49,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof EmbeddingModelError ? err.message : err);
   process.exit(1);
 });

@@ -10,6 +10,7 @@ import { answerClientErrors } from './client-errors';
 import { CardFactsCache } from '../src/catalog/cards';
 import { FrozenTopCache } from '../src/matching/session-render';
 import type { AppDeps } from './context';
+import { createSemanticTier } from '../src/recommend/semantic';
 import { createRateLimiters } from './middleware/rate-limit';
 import { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
 import { RecommendationRecorder } from '../src/recommend/record';
@@ -43,6 +44,7 @@ export function buildAppDeps(parts: {
     frozenTops: new FrozenTopCache(),
     catalogSnapshots: new CatalogSnapshotCache(parts.config.CARD_CACHE_TTL_S),
     recommendations: new RecommendationRecorder(parts.db),
+    semantic: createSemanticTier(parts.config),
   };
 }
 

@@ -5,6 +5,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOCAL_MODEL_DIR } from '../src/embedding/model';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../src/net';
@@ -123,6 +124,8 @@ describe('production build', () => {
         MATCH_TOKEN_SIGNING_KEY: signingKey,
         // As in the image (its default): one version of the task queue's deployment, made current on start.
         WORKER_VERSIONING: 'on',
+        // The image ships the model's files (Dockerfile); this copy reads the ones installed for the repository.
+        EMBEDDING_MODEL_DIR: LOCAL_MODEL_DIR,
       };
       // The image's migration command (from bin/), against the run's database, migrated already: nothing to do.
       const migrate = start('migrate:prod', dir, env);

@@ -3,6 +3,7 @@ import { queryWithGenericPlan, type Db } from '../db/connect';
 import type { ProductRow } from '../db/schema-catalog';
 import type { CatalogSnapshot, TrendingProduct } from './catalog-snapshot';
 import type { ShoppingIntent } from './understand';
+import type { SemanticTier } from './semantic';
 
 /**
  * Retrieval tiers (docs/CONTRACT.md#recommendation), tried in order until `limit` products are found; each tier adds
@@ -14,8 +15,8 @@ export type MatchTier = (typeof MATCH_TIERS)[number] | 'none';
 
 export interface Hit {
   product: ProductRow;
-  /** The tier that found it, or `trending` for the fill. */
-  source: MatchTier | 'trending';
+  /** The tier that found it, `semantic` when its meaning alone did, or `trending` for the fill. */
+  source: MatchTier | 'semantic' | 'trending';
 }
 
 type TierHit = Hit & { source: (typeof MATCH_TIERS)[number] };
@@ -72,7 +73,9 @@ export const RANKERS = ['fulltext', 'semantic', 'hybrid'] as const;
 export type Ranker = (typeof RANKERS)[number];
 
 export interface RetrieveOptions {
+  /** The shipped ranker (hybrid) when the process has a semantic tier; full text without one. */
   ranker?: Ranker;
+  semantic?: SemanticTier;
 }
 
 export async function retrieve(
@@ -80,8 +83,16 @@ export async function retrieve(
   si: ShoppingIntent,
   limit: number,
   snapshot: CatalogSnapshot,
-  _options: RetrieveOptions = {},
+  options: RetrieveOptions = {},
 ): Promise<Retrieval> {
+  const ranker = options.semantic ? (options.ranker ?? 'hybrid') : 'fulltext';
+  if (ranker !== 'fulltext') return byMeaning(db, si, limit, snapshot, options.semantic!, ranker);
+  const found = await textHits(db, si, limit, snapshot);
+  return withTrendingFill(db, si, limit, snapshot, found, found.at(-1)?.source ?? 'none');
+}
+
+/** The full-text tiers in turn until `limit` products are found. */
+async function textHits(db: Db, si: ShoppingIntent, limit: number, snapshot: CatalogSnapshot): Promise<TierHit[]> {
   const groups = categoryGroups(si, snapshot);
   const probes = MATCH_TIERS.flatMap((t) => tierCondition(t, si, groups) ?? []);
   const found: TierHit[] = [];
@@ -89,7 +100,18 @@ export async function retrieve(
     if (found.length >= limit) break;
     found.push(...(await runTiers(db, statement, filters(si, found), limit - found.length)));
   }
-  const tier = found.at(-1)?.source ?? 'none';
+  return found;
+}
+
+/** Intent hits, topped up to `limit` with trending products that pass the same filters. */
+async function withTrendingFill(
+  db: Db,
+  si: ShoppingIntent,
+  limit: number,
+  snapshot: CatalogSnapshot,
+  found: Hit[],
+  tier: MatchTier,
+): Promise<Retrieval> {
   const hits: Hit[] = [...found];
   const intentHits = hits.length;
   if (hits.length < limit) {
@@ -97,6 +119,88 @@ export async function retrieve(
     for (const product of await loadProducts(db, fill)) hits.push({ product, source: 'trending' });
   }
   return { hits, tier, intentHits, trendingFill: hits.length - intentHits };
+}
+
+/**
+ * The fusion's settings, tuned on the evaluation set (eval/recommend, docs/RECOMMEND.md), not by hand:
+ * candidates each side brings, the reciprocal-rank constant, each side's weight, and the similarity
+ * a product needs to count as a match of the sentence's meaning.
+ */
+export const FUSION = {
+  candidates: 60,
+  rrfK: 20,
+  semanticWeight: 1,
+  textWeight: 0.6,
+  /** Below this a product is nearer the sentence than most, but not what it asks for. */
+  semanticMatch: 0.42,
+  /** With the catalog's words behind it, a product needs less of the meaning. */
+  semanticSupport: 0.25,
+} as const;
+
+/** Full-text tiers whose hits contain all the sentence's words (or its phrase): matches in their own right. */
+const WORD_MATCH_TIERS = new Set<MatchTier>(['raw_substring', 'strict', 'narrow', 'fuzzy']);
+
+/**
+ * Semantic (meaning alone) or hybrid retrieval: the products nearest the sentence's meaning and the
+ * full-text tiers' candidates, fused by reciprocal rank. Only products that match count: near enough
+ * in meaning, or found by all the words and not far in meaning. When none does, the answer is the
+ * trending suggestion, labelled as such; when fewer than `limit` do, the answer is shorter, never
+ * topped up with products that do not fit.
+ */
+async function byMeaning(
+  db: Db,
+  si: ShoppingIntent,
+  limit: number,
+  snapshot: CatalogSnapshot,
+  semantic: SemanticTier,
+  ranker: Exclude<Ranker, 'fulltext'>,
+): Promise<Retrieval> {
+  const pool = Math.max(limit, FUSION.candidates);
+  const [text, near] = await Promise.all([
+    ranker === 'hybrid' ? textHits(db, si, pool, snapshot) : Promise.resolve([]),
+    semantic.search(db, si.query, pool * 3, FUSION.semanticSupport),
+  ]);
+  const similarity = new Map(near.map((n) => [n.productId, n.score]));
+  // The filters (region, budget, audience) apply to the meaning's candidates as to the words'.
+  const textIds = new Set(text.map((h) => h.product.product_id));
+  const nearRows = await loadProducts(
+    db,
+    near.map((n) => n.productId).filter((id) => !textIds.has(id)),
+    filters(si, []),
+  );
+  const semanticRank = new Map<number, number>();
+  let rank = 0;
+  const rowById = new Map(nearRows.map((r) => [r.product_id, r]));
+  for (const n of near) if (textIds.has(n.productId) || rowById.has(n.productId)) semanticRank.set(n.productId, ++rank);
+
+  const candidates: Array<Hit & { score: number }> = [];
+  const consider = (product: ProductRow, source: Hit['source'], textRank: number | null) => {
+    const sim = similarity.get(product.product_id) ?? null;
+    const matches =
+      (sim !== null && sim >= FUSION.semanticMatch) ||
+      (textRank !== null && WORD_MATCH_TIERS.has(source as MatchTier) && (ranker === 'hybrid' ? sim !== null : true));
+    if (!matches) return;
+    const semRank = semanticRank.get(product.product_id);
+    const score =
+      (semRank ? FUSION.semanticWeight / (FUSION.rrfK + semRank) : 0) + (textRank ? FUSION.textWeight / (FUSION.rrfK + textRank) : 0);
+    candidates.push({ product, source, score });
+  };
+  text.forEach((h, i) => consider(h.product, h.source, i + 1));
+  for (const r of nearRows) consider(r, 'semantic', null);
+  candidates.sort((a, b) => b.score - a.score || a.product.product_id - b.product.product_id);
+  const hits: Hit[] = candidates.slice(0, limit).map(({ product, source }) => ({ product, source }));
+  if (!hits.length) return withTrendingFill(db, si, limit, snapshot, [], 'none');
+  return { hits, tier: tierOf(hits), intentHits: hits.length, trendingFill: 0 };
+}
+
+/** The answer's tier: the weakest full-text tier among its hits; a hit found by meaning alone counts as broadened. */
+function tierOf(hits: Hit[]): MatchTier {
+  let weakest = -1;
+  for (const h of hits) {
+    const i = h.source === 'semantic' ? MATCH_TIERS.indexOf('broadened') : MATCH_TIERS.indexOf(h.source as (typeof MATCH_TIERS)[number]);
+    weakest = Math.max(weakest, i);
+  }
+  return weakest < 0 ? 'none' : MATCH_TIERS[weakest]!;
 }
 
 /**
@@ -322,9 +426,10 @@ function trendingFill(pool: TrendingProduct[], si: ShoppingIntent, taken: Set<nu
   return out;
 }
 
-async function loadProducts(db: Db, ids: number[]): Promise<ProductRow[]> {
+async function loadProducts(db: Db, ids: number[], filter: RawBuilder<boolean> = sql<boolean>`true`): Promise<ProductRow[]> {
   if (!ids.length) return [];
-  const { rows } = await sql<ProductRow>`select ${PRODUCT_COLUMNS} from products p where p.product_id = any(${ids}::int[])`.execute(db);
+  const { rows } =
+    await sql<ProductRow>`select ${PRODUCT_COLUMNS} from products p where p.product_id = any(${ids}::int[]) and ${filter}`.execute(db);
   const byId = new Map(rows.map((r) => [r.product_id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
