@@ -16,13 +16,14 @@ import { parseArgs } from 'node:util';
 import { RANKERS, type Ranker } from '../src/recommend/retrieval';
 import {
   SHIPPED_RANKER,
+  formatKinds,
   formatMisses,
   formatTable,
   recordedFrom,
   regressions,
-  runRecommendEvaluation,
   type RecordedFigures,
-} from './recommend/harness';
+} from './recommend/figures';
+import { runRecommendEvaluation } from './recommend/harness';
 
 const USAGE = 'usage: npm run eval:recommend -- [--ranker fulltext|semantic|hybrid]... [--json FILE] [--check FILE] [--quiet]';
 
@@ -52,8 +53,9 @@ async function main(): Promise<number> {
   const seconds = (Date.now() - started) / 1000;
 
   console.log(formatTable(report));
-  // The shipped ranker's misses, or the first ranker's when the shipped one did not run.
+  // The shipped ranker's figures by kind and misses, or the first ranker's when the shipped one did not run.
   const missesOf = report.rankers.includes(SHIPPED_RANKER) ? SHIPPED_RANKER : report.rankers[0]!;
+  console.log(`\n${formatKinds(report, missesOf)}`);
   if (!args.values.quiet) console.log(`\n${formatMisses(report, missesOf)}`);
   console.log(
     `\n${Object.entries(report.seconds)
