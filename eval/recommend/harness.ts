@@ -109,6 +109,10 @@ async function prepare(set: SetName, tmp: string, opts: EvalOptions, log: (l: st
 
 const keyOf = (card: ProductCardDocumentT) => `${card.product.seller?.merchant_id ?? '?'}/${card.product.external_id ?? card.product.id}`;
 
+/** The sellers' listings a card shows (cards issued before listings were grouped have none). */
+const offersOf = (card: ProductCardDocumentT) =>
+  (card as { offers?: Array<{ merchant_id: string; external_id: string | null; product_id: string }> }).offers ?? [];
+
 function seededGrade(card: ProductCardDocumentT, accept: NonNullable<SeededCase['accept']>): Grade {
   const { category_l1: l1, category_l2: l2, price_usd: price } = card.product;
   const inCategory = accept.categories.some((c) => c === l1 || c === `${l1} > ${l2}`);
@@ -171,7 +175,16 @@ async function runCase(
     const rc = c as RealCase;
     const g = rc.grades ?? {};
     // Only intent hits can be right: a trending suggestion is labelled as one, not offered as a match.
-    grades = res.items.map((card, i) => (i < intentCards.length ? ((g[keyOf(card)] ?? 0) as Grade) : 0));
+    // A card may list several sellers' listings of one product (its offers): it is worth its best
+    // graded listing not already credited to an earlier card, so no listing counts twice.
+    const credited = new Set<string>();
+    grades = res.items.map((card, i) => {
+      if (i >= intentCards.length) return 0;
+      const keys = [keyOf(card), ...offersOf(card).map((o) => `${o.merchant_id}/${o.external_id ?? o.product_id}`)];
+      const grade = Math.max(0, ...keys.filter((k) => !credited.has(k)).map((k) => g[k] ?? 0)) as Grade;
+      for (const k of keys) credited.add(k);
+      return grade;
+    });
     available = Object.values(g);
     const exact = Object.entries(g).filter(([, v]) => v === 2);
     wanted = (exact.length ? exact : Object.entries(g)).map(([k]) => k);
