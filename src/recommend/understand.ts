@@ -6,7 +6,26 @@
  * lends vocabulary (product nouns), looked up by name; budget words are cut at the catalog's own price quartiles.
  */
 import { TAXONOMY, type L2Def } from '../catalog/taxonomy';
-import { normalizeQuery, parseBudget, parseRegion, type ParsedBudget } from '../matching/intent-text';
+import { parseBudget, parseRegion, type ParsedBudget } from '../matching/intent-text';
+import { audienceAttribute, readSentenceAttributes, type WantedAttribute } from './attributes';
+import {
+  contentWords,
+  findPhrases,
+  isFree,
+  keyed,
+  keyOf,
+  longestPhrase,
+  normalizeQuery,
+  phraseKey,
+  readSentence,
+  spanText,
+  STOP_WORDS,
+  FILLER_WORDS,
+  type BudgetWordKind,
+  type Reading,
+  type SentenceReading,
+  type Span,
+} from '../text/words';
 
 export interface CategoryRef {
   category_id: number;
@@ -38,6 +57,11 @@ export interface ShoppingIntent {
   budget: { minCents: number | null; maxCents: number | null; phrase: string; source: 'text' | 'word' } | null;
   audience: { label: string; phrase: string; age: string | null } | null;
   region: { code: string; source: 'param' | 'text'; phrase: string | null } | null;
+  /**
+   * Attributes asked for (src/recommend/attributes.ts): capacity, size, colour, material, pack,
+   * amounts, and who it is for (gender and age, from the audience reading above).
+   */
+  attributes: WantedAttribute[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -325,10 +349,6 @@ const PREPOSITIONS = new Set(['for', 'from', 'at', 'in', 'on', 'with', 'to']);
 // ---------------------------------------------------------------------------------------------
 // Budget and filler words
 
-const BUDGET_WORDS: Array<['cheap' | 'premium', string[]]> = [
-  ['cheap', ['cheap', 'cheaper', 'cheapest', 'affordable', 'inexpensive', 'budget', 'budget friendly', 'bargain', 'low cost']],
-  ['premium', ['premium', 'luxury', 'luxurious', 'high end', 'splurge', 'upscale']],
-];
 /**
  * A budget word's cut: the named category's lower or upper price quartile in the catalog (the whole
  * catalog's without a category, and a fixed amount when no quartiles are known).
@@ -340,21 +360,6 @@ export const ALL_CATEGORIES = 0;
 /** USD price quartiles (cents) of the products in a category (an L1's include its L2s), by category id. */
 export type PriceQuartiles = ReadonlyMap<number, { p25: number; p75: number }>;
 
-const STOP_WORDS = new Set(
-  (
-    'a an and are as at be best buy for from good great i in is it me my need of on or please some something that the this to under over below above less more than with want looking find get new between around about dollars dollar usd bucks ship ships shipped shipping deliver delivers delivered delivery ' +
-    'you your our his her its their them they he she we us who whom which what where when how was has have had can could would should will just really very also any all so but if not no do does did getting give giving into one whose whats im ive'
-  ).split(' '),
-);
-
-/** Words that carry no product meaning but are not grammatical stop words. */
-const FILLER_WORDS = new Set(
-  (
-    'gift gifts present presents idea ideas recommend recommendation recommendations suggest suggestion suggestions birthday christmas xmas holiday holidays anniversary valentine valentines graduation ' +
-    'stocking stuffer stuffers love loves loved like likes enjoy enjoys enjoying obsessed lover lovers fan fans enthusiast enthusiasts someone somebody anyone person people stuff thing things item items product products ' +
-    'perfect cool nice awesome unique special popular trending viral rated quality option options shop shopping purchase order cute fun help'
-  ).split(' '),
-);
 /**
  * Everyday words one plausible slip away from a vocabulary word ("black" ~ "block", "sides" ~
  * "slides"), found by running an English word list through the typo matcher: never corrected.
@@ -364,86 +369,6 @@ const NOT_TYPOS = new Set(
     ' ',
   ),
 );
-
-/** Filler spanning words, matched before categories so "top rated" does not name Tops & Blouses, nor "working from home" Home & Kitchen. */
-const FILLER_PHRASES = [
-  'top rated',
-  'top notch',
-  'top brand',
-  'top pick',
-  'top selling',
-  'top gift',
-  'top 3',
-  'top 5',
-  'top 10',
-  'work from home',
-  'working from home',
-];
-
-// ---------------------------------------------------------------------------------------------
-// Words
-
-interface Word {
-  text: string;
-  start: number;
-}
-
-/** A word, or one piece of a hyphenated word, with the singular key vocabularies are looked up by. */
-interface Part {
-  key: string;
-  word: number;
-  start: number;
-  end: number;
-}
-
-const IRREGULAR: Record<string, string> = {
-  men: 'man',
-  women: 'woman',
-  children: 'child',
-  grandchildren: 'grandchild',
-  mice: 'mouse',
-  sunnies: 'sunnies',
-};
-
-function singular(word: string): string {
-  return IRREGULAR[word] ?? IRREGULAR[stripPlural(word)] ?? stripPlural(word);
-}
-
-function stripPlural(w: string): string {
-  if (w.length <= 3 || /(?:ss|us|is)$/.test(w)) return w;
-  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (/(?:ches|shes|sses|xes|zes)$/.test(w)) return w.slice(0, -2);
-  return w.endsWith('s') ? w.slice(0, -1) : w;
-}
-
-function splitWords(normalized: string): Word[] {
-  const words: Word[] = [];
-  for (const m of normalized.matchAll(/\S+/g)) {
-    const lead = /^[.\-$]*/.exec(m[0])![0].length;
-    const text = m[0].slice(lead).replace(/[.-]+$/, '');
-    if (text) words.push({ text, start: m.index + lead });
-  }
-  return words;
-}
-
-/** Hyphenated words match by their pieces ("t-shirts" ~ "t shirts"); a lone "s" is a lost apostrophe ("men's"). */
-function splitParts(words: Word[]): Part[] {
-  const parts: Part[] = [];
-  words.forEach((w, word) => {
-    for (const m of w.text.matchAll(/[^-]+/g)) {
-      if (m[0] === 's') continue;
-      parts.push({ key: singular(m[0]), word, start: w.start + m.index, end: w.start + m.index + m[0].length });
-    }
-  });
-  return parts;
-}
-
-/** The key sequence a table phrase is stored under, so table and query are compared alike. */
-function phraseKey(phrase: string): string {
-  return splitParts(splitWords(normalizeQuery(phrase)))
-    .map((p) => p.key)
-    .join(' ');
-}
 
 // ---------------------------------------------------------------------------------------------
 // The vocabulary of one category table
@@ -543,19 +468,6 @@ function taxonomyDef(c: CategoryRef, byId: Map<number, CategoryRef>): L2Def | un
 // ---------------------------------------------------------------------------------------------
 // Reading the words
 
-/** What the query's parts were read as; index-aligned with the parts. */
-interface Reading {
-  parts: Part[];
-  /** Parts taken by the budget, region, budget words or filler phrases: no category or audience may use them. */
-  blocked: boolean[];
-  /** Parts whose key was replaced by a typo correction. */
-  corrected: boolean[];
-}
-
-interface Span {
-  from: number;
-  to: number;
-}
 interface CategoryMention extends Span {
   senses: Sense[];
 }
@@ -565,54 +477,7 @@ interface AudienceMention extends Span {
   statedAge: boolean;
 }
 
-/** Marks the parts inside `phrase`, found where a word starts in `normalized`. */
-function blockPhrase(normalized: string, phrase: string, reading: Reading): void {
-  let at = normalized.indexOf(phrase);
-  while (at > 0 && normalized[at - 1] !== ' ') at = normalized.indexOf(phrase, at + 1);
-  if (at < 0) return;
-  reading.parts.forEach((p, i) => {
-    if (p.start >= at && p.start < at + phrase.length) reading.blocked[i] = true;
-  });
-}
-
-/** Finds the phrases of `table` in the parts not blocked or `taken`, longest first; each part is used once. */
-function findPhrases<T>(reading: Reading, table: Map<string, T>, longest: number, taken: Span[] = []): Array<Span & { value: T }> {
-  const found: Array<Span & { value: T }> = [];
-  for (let n = longest; n >= 1; n--) {
-    for (let from = 0; from + n <= reading.parts.length; from++) {
-      const span = { from, to: from + n - 1 };
-      if (!isFree(reading, span, [...taken, ...found])) continue;
-      const value = table.get(keyOf(reading, span));
-      if (value !== undefined) found.push({ ...span, value });
-    }
-  }
-  return found.sort((a, b) => a.from - b.from);
-}
-
-function isFree(reading: Reading, span: Span, taken: Span[]): boolean {
-  for (let i = span.from; i <= span.to; i++) if (reading.blocked[i]) return false;
-  return !taken.some((t) => t.from <= span.to && span.from <= t.to);
-}
-
-const keyOf = (reading: Reading, span: Span) =>
-  reading.parts
-    .slice(span.from, span.to + 1)
-    .map((p) => p.key)
-    .join(' ');
-
-/** The words of a span as the shopper wrote them (normalized). */
-const spanText = (normalized: string, reading: Reading, span: Span) =>
-  normalized.slice(reading.parts[span.from]!.start, reading.parts[span.to]!.end);
-
-const longestPhrase = (table: Map<string, unknown>) => Math.max(...[...table.keys()].map((k) => k.split(' ').length));
-
-/** A table of phrases keyed as the query will be. */
-function keyed<T>(groups: Array<[T, string[]]>): Map<string, T> {
-  return new Map(groups.flatMap(([value, phrases]) => phrases.map((p) => [phraseKey(p), value] as const)));
-}
 const AUDIENCE_PHRASES = keyed(AUDIENCE_TRIGGERS);
-const BUDGET_WORD_TABLE = keyed(BUDGET_WORDS);
-const FILLER_PHRASE_TABLE = keyed([[true, FILLER_PHRASES]]);
 
 /**
  * Reads an unknown word of 5+ letters as the name or synonym word one edit (Damerau-Levenshtein)
@@ -752,6 +617,8 @@ interface AudienceReading {
   excludedL1: string[];
   hints: string[];
   refine: Record<string, string>;
+  /** The person's gender and life stage as a product attribute (src/recommend/attributes.ts). */
+  person: WantedAttribute | null;
 }
 
 /**
@@ -778,6 +645,14 @@ function readAudience(mentions: AudienceMention[], normalized: string, reading: 
     excludedL1: gender?.excludedL1 ?? [],
     hints: interestMention ? INTERESTS[interestMention.trigger.interest!]! : (stage?.hints ?? []),
     refine: stage?.refine ?? {},
+    person: audienceAttribute(
+      genderMention?.trigger.gender ?? null,
+      stageMention?.trigger.stage ?? null,
+      (() => {
+        const m = genderMention ?? stageMention;
+        return m ? audiencePhrase(m, normalized, reading) : '';
+      })(),
+    ),
   };
 }
 
@@ -877,26 +752,7 @@ function hintCategories(audience: AudienceReading, vocab: Vocabulary): ResolvedC
 // ---------------------------------------------------------------------------------------------
 // Budget and region
 
-type BudgetWord = { kind: 'cheap' | 'premium'; phrase: string };
-
-/**
- * Takes the parts no product or person can be named by: the budget and region phrases, budget words
- * and filler phrases. Returns the first budget word.
- */
-function blockNonProductPhrases(
-  normalized: string,
-  reading: Reading,
-  textBudget: ParsedBudget | null,
-  textRegion: { phrase: string } | null,
-): BudgetWord | undefined {
-  if (textBudget) blockPhrase(normalized, textBudget.phrase, reading);
-  if (textRegion) blockPhrase(normalized, normalizeQuery(textRegion.phrase), reading);
-  const budgetWords = findPhrases(reading, BUDGET_WORD_TABLE, longestPhrase(BUDGET_WORD_TABLE));
-  const filler = findPhrases(reading, FILLER_PHRASE_TABLE, longestPhrase(FILLER_PHRASE_TABLE));
-  for (const span of [...budgetWords, ...filler]) for (let i = span.from; i <= span.to; i++) reading.blocked[i] = true;
-  const first = budgetWords[0];
-  return first && { kind: first.value, phrase: spanText(normalized, reading, first) };
-}
+type BudgetWord = { kind: BudgetWordKind; phrase: string };
 
 function budgetFromText(parsed: ParsedBudget): NonNullable<ShoppingIntent['budget']> {
   const cents = (usd: number | undefined) => (usd === undefined ? null : Math.round(usd * 100));
@@ -930,18 +786,14 @@ function readRegion(param: string | null | undefined, text: { code: string; phra
 // ---------------------------------------------------------------------------------------------
 // Keywords
 
-/** Words not taken by the budget, region, a person or filler; a word goes when all its pieces do. */
-function readKeywords(words: Word[], reading: Reading, audiences: AudienceMention[]): string[] {
-  const removed = reading.blocked.slice();
-  for (const m of audiences) for (let i = m.from; i <= m.to; i++) removed[i] ||= !m.trigger.activity;
-  const partsOf = new Map<number, number[]>();
-  reading.parts.forEach((p, i) => partsOf.set(p.word, [...(partsOf.get(p.word) ?? []), i]));
-  const kept = words.filter((w, i) => {
-    const parts = partsOf.get(i) ?? [];
-    if (parts.length && parts.every((p) => removed[p])) return false;
-    return w.text.length > 1 && !STOP_WORDS.has(w.text) && !FILLER_WORDS.has(w.text) && !/^\d+(?:[.,]\d+)*$/.test(w.text);
-  });
-  return [...new Set(kept.map((w) => w.text))];
+/**
+ * The content words of the shared reading (src/text/words.ts) that no person took: a word goes when
+ * all its pieces were taken by the budget, region, filler, a measure or a person.
+ */
+function readKeywords(sentence: SentenceReading, audiences: AudienceMention[]): string[] {
+  const byPerson = sentence.reading.parts.map(() => false);
+  for (const m of audiences) for (let i = m.from; i <= m.to; i++) byPerson[i] = !m.trigger.activity;
+  return contentWords(sentence, byPerson);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -953,14 +805,12 @@ export function understandShoppingIntent(
   const trimmed = query.trim();
   const normalized = normalizeQuery(trimmed);
   const vocab = vocabularyFor(opts.categories);
-  const words = splitWords(normalized);
-  const parts = splitParts(words);
-  const reading: Reading = { parts, blocked: parts.map(() => false), corrected: parts.map(() => false) };
 
   const textBudget = parseBudget(normalized);
   // The text is read for a region even when the parameter wins, so "in Canada" is not a keyword.
   const textRegion = parseRegion(trimmed);
-  const budgetWord = blockNonProductPhrases(normalized, reading, textBudget, textRegion);
+  const sentence = readSentence(normalized, { budgetPhrase: textBudget?.phrase, regionPhrase: textRegion?.phrase });
+  const { reading, budgetWord } = sentence;
   correctTypos(reading, normalized, vocab);
 
   const mentions = findMentions(reading, vocab);
@@ -969,7 +819,7 @@ export function understandShoppingIntent(
   const categories = named.length ? named : hintCategories(audience, vocab);
   // What the text names outright is never ruled out: the filter would hide exactly what was asked for.
   const namedL1 = new Set(named.map((c) => l1Name(c, vocab)));
-  const keywords = readKeywords(words, reading, mentions.audiences);
+  const keywords = readKeywords(sentence, mentions.audiences);
   return {
     query: trimmed,
     normalized,
@@ -980,5 +830,14 @@ export function understandShoppingIntent(
     budget: textBudget ? budgetFromText(textBudget) : budgetWord ? budgetFromWord(budgetWord, categories, opts.priceQuartiles) : null,
     audience: audience.audience,
     region: readRegion(opts.region, textRegion),
+    attributes: withPerson(readSentenceAttributes(trimmed), audience.person),
   };
+}
+
+/** The person read above is the audience attribute; a "unisex" the text names only fills in a gender it did not say. */
+function withPerson(read: WantedAttribute[], person: WantedAttribute | null): WantedAttribute[] {
+  if (!person || person.kind !== 'audience') return read;
+  const unisex = read.some((a) => a.kind === 'audience' && a.gender === 'unisex');
+  const others = read.filter((a) => a.kind !== 'audience');
+  return [...others, person.gender === null && unisex ? { ...person, gender: 'unisex' } : person];
 }

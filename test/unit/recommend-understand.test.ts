@@ -52,6 +52,7 @@ describe('understandShoppingIntent: whole readings', () => {
       budget: { minCents: null, maxCents: 8000, phrase: 'under $80', source: 'text' },
       audience: { label: 'men', phrase: 'for my dad', age: null },
       region: { code: 'CA', source: 'text', phrase: 'in Canada' },
+      attributes: [{ kind: 'audience', gender: 'male', stage: 'adult', phrase: 'for my dad', negated: false }],
     });
   });
 
@@ -66,6 +67,7 @@ describe('understandShoppingIntent: whole readings', () => {
       budget: null,
       audience: { label: 'women', phrase: 'for my mom', age: null },
       region: null,
+      attributes: [{ kind: 'audience', gender: 'female', stage: 'adult', phrase: 'for my mom', negated: false }],
     });
   });
 
@@ -80,6 +82,7 @@ describe('understandShoppingIntent: whole readings', () => {
       budget: null,
       audience: { label: 'kids', phrase: 'for a 10 year old boy', age: '3-12' },
       region: null,
+      attributes: [{ kind: 'audience', gender: 'male', stage: 'kids', phrase: 'for a 10 year old boy', negated: false }],
     });
   });
 
@@ -110,6 +113,7 @@ describe('understandShoppingIntent: whole readings', () => {
         budget: null,
         audience: null,
         region: null,
+        attributes: [],
       });
     }
   });
