@@ -95,7 +95,7 @@ export const envSchema = z.object({
   /** The semantic tier of recommendations (docs/RECOMMEND.md): `off` ranks by the catalog's words alone. */
   SEMANTIC_SEARCH: z.enum(['on', 'off']).default('on'),
   /** Threads of the worker's encoder while it embeds the catalog (the API's query encoder uses one). */
-  EMBEDDING_THREADS: positiveInt.max(64).default(2),
+  EMBEDDING_THREADS: positiveInt.max(64).default(1),
   CHECKOUT_PLAN_TTL_S: positiveInt.default(900),
   DEVELOPER_SESSION_TTL_S: positiveInt.default(7 * 24 * 3600),
   RATE_LIMIT_PER_KEY: positiveInt.default(6000),

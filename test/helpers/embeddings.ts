@@ -52,7 +52,7 @@ function alive(pid: number): boolean {
 }
 
 async function embedWithCache(db: Db): Promise<{ scanned: number; embedded: number; fromCache: number }> {
-  const encoder = await SentenceEncoder.load(await findEmbeddingModel({ install: true }), { threads: 2 });
+  const encoder = await SentenceEncoder.load(await findEmbeddingModel({ install: true }), { threads: 1 });
   const file = path.join(PROJECT_ROOT, '.tools', 'cache', `embeddings-${encoder.modelId}.bin`);
   const record = 16 + encoder.dims * 4;
   const known = new Map<string, Float32Array>();
