@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/connect';
 import type { ProductRow, VideosTable } from '../db/schema-catalog';
-import type { ProductCardDocumentT, VideoT } from '../schemas/catalog';
+import type { ProductCardDocumentT, ProductOfferT, VideoT } from '../schemas/catalog';
 import { CDN } from './generator';
-import { formatMajorUnits, fromMinorUnits } from '../money';
+import { formatMajorUnits, fromMinorUnits, toMinorUnits } from '../money';
 import { centsToNumber, productView } from './products';
 import { TAXONOMY } from './taxonomy';
 import { freshness } from '../refresh-ahead';
@@ -207,8 +207,68 @@ function buildCard(p: RankedProduct, videos: VideoWithCreator[], opts: CardOptio
         : { label: 'View product card', url: `${base}/v1/products/${p.product_id}/card` },
     },
     compliance: { region_allow: p.region_allow, risk_level: p.risk_level },
+    offers: [productOffer(p, recId, base)],
     generated_at: generatedAt,
     channel: opts.channel ?? null,
+  };
+}
+
+/** The card's product as an offer of its seller, bought through the card's own attributed link. */
+function productOffer(p: ProductRow, recId: string, base: string): ProductOfferT {
+  const view = productView(p);
+  return {
+    product_id: view.id,
+    external_id: view.external_id,
+    merchant_id: view.seller.merchant_id,
+    seller: view.seller.name,
+    title: view.title,
+    price_usd: view.price_usd,
+    price: view.price,
+    availability: view.availability,
+    inventory_qty: p.inventory_qty,
+    rec_id: recId,
+    url: `${base}/r/${encodeURIComponent(recId)}`,
+    link: p.link,
+    proposal_id: null,
+  };
+}
+
+const PURCHASABLE = new Set(['in_stock', 'backorder', 'preorder']);
+
+/**
+ * Offers in the order a card lists them (docs/RECOMMEND.md#one-product-many-sellers): the ones that
+ * can be bought first, those in `currency` (the card's) before others, then cheapest first; ties keep
+ * the order given (the recommendation's rank).
+ */
+export function orderOffers(offers: ProductOfferT[], currency: string): ProductOfferT[] {
+  return offers
+    .map((o, i) => ({ o, i }))
+    .sort(
+      (a, b) =>
+        Number(!PURCHASABLE.has(a.o.availability)) - Number(!PURCHASABLE.has(b.o.availability)) ||
+        Number(a.o.price.currency !== currency) - Number(b.o.price.currency !== currency) ||
+        a.o.price.currency.localeCompare(b.o.price.currency) ||
+        a.o.price.amount - b.o.price.amount ||
+        a.i - b.i,
+    )
+    .map(({ o }) => o);
+}
+
+/**
+ * A card listing several sellers' offers of its product (ordered by orderOffers), its selection story
+ * saying so. The card's product, copy and CTA stay its own.
+ */
+export function withOffers(card: ProductCardDocumentT, offers: ProductOfferT[]): ProductCardDocumentT {
+  const ordered = orderOffers(offers, card.product.price?.currency ?? 'USD');
+  if (ordered.length < 2) return { ...card, offers: ordered };
+  const best = ordered[0]!;
+  const from = PURCHASABLE.has(best.availability)
+    ? `, from ${formatPrice(toMinorUnits(best.price.amount, best.price.currency), best.price.currency)} (${best.seller ?? best.merchant_id})`
+    : '';
+  return {
+    ...card,
+    offers: ordered,
+    selection_story: { ...card.selection_story, bullets: [...card.selection_story.bullets, `Sold by ${ordered.length} sellers${from}`] },
   };
 }
 

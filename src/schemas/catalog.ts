@@ -102,6 +102,36 @@ export const Compliance = z
   })
   .meta({ id: 'Compliance' });
 
+const AVAILABILITY = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'discontinued'] as const;
+
+export const ProductOffer = z
+  .object({
+    product_id: z.string().meta({ description: "Catalog id of this seller's listing (integer as a string)." }),
+    external_id: z.string().nullable().meta({ description: "The seller's own id of the listing; null when it did not come from a feed." }),
+    merchant_id: z.string().meta({ description: 'The merchant selling it (whose catalog the listing is in).' }),
+    seller: z.string().nullable().meta({ description: 'The seller name its feed states (`seller_name`); null when the feed names none.' }),
+    title: z.string().meta({ description: "The listing's title as this seller words it." }),
+    price_usd: z.number().nullable().meta({ description: 'Price in USD; null when this seller prices it in another currency.' }),
+    price: z.object({ amount: z.number(), currency: z.string(), compare_at: z.number().nullable() }).meta({
+      description: "The price in the listing's own currency (major units), compare_at when discounted.",
+    }),
+    availability: z.enum(AVAILABILITY),
+    inventory_qty: z.number().int(),
+    rec_id: z.string().meta({
+      description:
+        "This offer's own rec_id: the card's rec_id for the card's product, another issued card (GET /v1/cards/{recId}) for each other seller's listing.",
+    }),
+    url: z.string().meta({
+      description: 'The attributed link to buy from this seller, `${PUBLIC_BASE_URL}/r/<rec_id>`: pass it to the shopper verbatim.',
+    }),
+    link: z.string().nullable().meta({ description: "The seller's product page as its feed gives it (not attributed); null when none." }),
+    proposal_id: z.string().nullable().meta({
+      description:
+        "GET /v1/recommend: this offer's catalog proposal in the recommendation's match session (accept it with POST /v1/match/{id}/accept and this proposal_id). null on cards issued elsewhere.",
+    }),
+  })
+  .meta({ id: 'ProductOffer' });
+
 export const ProductCardDocument = z
   .object({
     rec_id: z.string().meta({ description: 'Globally unique recommendation id.' }),
@@ -111,6 +141,10 @@ export const ProductCardDocument = z
     videos: z.array(Video).meta({ description: 'Up to three top videos by GMV.' }),
     cta: Cta,
     compliance: Compliance.optional(),
+    offers: z.array(ProductOffer).min(1).optional().meta({
+      description:
+        "Who sells this product: one offer per seller, the card's own product among them. A recommendation finds the same product from several merchants (same GTIN, or brand and MPN, or the same title and variant) and shows it as one card listing every seller found; other cards list their own product alone. Ordered: available offers before unavailable ones, the card's currency before others, then price ascending, then the recommendation's rank. Absent from cards issued before it was added.",
+    }),
     generated_at: isoDateTime,
     channel: z.string().nullable().optional(),
   })
@@ -118,3 +152,4 @@ export const ProductCardDocument = z
 
 export type ProductCardDocumentT = z.infer<typeof ProductCardDocument>;
 export type VideoT = z.infer<typeof Video>;
+export type ProductOfferT = z.infer<typeof ProductOffer>;
