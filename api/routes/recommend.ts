@@ -14,7 +14,7 @@ export function recommendRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Recommend products for a natural-language shopping intent',
     description:
-      'Reads keywords, categories, budget, audience and region from the intent, retrieves products tier by tier (raw_substring, strict, narrow, fuzzy, broadened) and tops up with trending products when the tiers cannot fill `limit`. Each call creates the intent, one catalog proposal per item and a match session ranking them. The `cta.primary.url` of every item MUST be passed to the end user verbatim: it is a redirect that records the click under the rec_id and attributes the order. `channel=portal_demo` works without an API key, rate-limited per IP.',
+      'Reads keywords, categories, budget, audience and region from the intent, retrieves products tier by tier (raw_substring, strict, narrow, fuzzy, broadened) and tops up with trending products when the tiers cannot fill `limit`. The same product from several merchants (same GTIN, or brand and MPN, or the same title and variant) is one item listing each seller in `offers`. Each call creates the intent, one catalog proposal per offer and a match session ranking them. The `cta.primary.url` of every item MUST be passed to the end user verbatim: it is a redirect that records the click under the rec_id and attributes the order. `channel=portal_demo` works without an API key, rate-limited per IP.',
     auth: auth.apiKeyOrPortalDemo('recommend'),
     query: R.RecommendQuery,
     invalidCode: 'invalid_query',

@@ -41,6 +41,25 @@ export const Pick = z.object({
 });
 type PickT = z.infer<typeof Pick>;
 
+const OfferBrief = z.object({
+  proposal_id: orNull(z.string()),
+  product_id: z.number().int(),
+  merchant_id: z.string(),
+  seller: orNull(z.string()).meta({ description: 'The seller name its feed states.' }),
+  ...money,
+  availability: z.string(),
+  buy_url: z.string().meta({ description: "This seller's attributed link: pass it to the user verbatim." }),
+});
+
+/** A recommended product with every seller's offer (one product from several merchants is one pick). */
+const RecommendPick = Pick.extend({
+  offers: z.array(OfferBrief).meta({
+    description:
+      'When several merchants sell this product: each seller, cheapest available first; to buy from one, call accept_match with its proposal_id (the pick itself is the first-ranked seller). Empty when the pick is the only seller.',
+  }),
+});
+type RecommendPickT = z.infer<typeof RecommendPick>;
+
 const TokenBrief = z.object({
   match_token_id: z.string(),
   proposal_id: z.string(),
@@ -55,7 +74,7 @@ export const RecommendOut = z.object({
   best_proposal_id: orNull(z.string()),
   shopper_guide: z.string(),
   note: orNull(z.string()),
-  items: z.array(Pick),
+  items: z.array(RecommendPick),
   next_step: nextStep,
   full,
 });
@@ -160,9 +179,15 @@ function rankingWhy(r: RankedProposal): string {
   return `score ${r.score}; ${strongest.join('; ')}`;
 }
 
-const cardByProduct = (cards: ProductCardDocumentT[]) => new Map(cards.map((c) => [Number(c.product.id), c]));
+/** The attributed link of each product the cards show: a card's own, and each other seller's offer on it. */
+function buyUrls(cards: ProductCardDocumentT[]): Map<number, string> {
+  const urls = new Map<number, string>();
+  for (const c of cards) urls.set(Number(c.product.id), c.cta.primary.url);
+  for (const c of cards) for (const o of c.offers ?? []) if (!urls.has(Number(o.product_id))) urls.set(Number(o.product_id), o.url);
+  return urls;
+}
 
-function pickOf(r: RankedProposal, card: ProductCardDocumentT | undefined, why?: string): PickT {
+function pickOf(r: RankedProposal, buyUrl: string | undefined, why?: string): PickT {
   return {
     rank: r.rank,
     proposal_id: r.proposal_id,
@@ -172,7 +197,7 @@ function pickOf(r: RankedProposal, card: ProductCardDocumentT | undefined, why?:
     price: r.price,
     currency: r.currency,
     why: why ?? rankingWhy(r),
-    buy_url: card?.cta.primary.url ?? null,
+    buy_url: buyUrl ?? null,
   };
 }
 
@@ -183,7 +208,7 @@ export type Detail = 'summary' | 'full';
 
 export function recommendSummary(r: RecommendResult, detail: Detail) {
   const byProduct = new Map(r.proposals.map((p) => [p.product_id, p]));
-  const items: PickT[] = r.items.flatMap((card, i) => {
+  const items: RecommendPickT[] = r.items.flatMap((card, i) => {
     const p = byProduct.get(Number(card.product.id));
     if (!p) return [];
     return {
@@ -196,6 +221,16 @@ export function recommendSummary(r: RecommendResult, detail: Detail) {
       currency: p.currency,
       why: card.selection_story.headline,
       buy_url: card.cta.primary.url,
+      offers: (card.offers && card.offers.length > 1 ? card.offers : []).map((o) => ({
+        proposal_id: o.proposal_id,
+        product_id: Number(o.product_id),
+        merchant_id: o.merchant_id,
+        seller: o.seller,
+        price: o.price.amount,
+        currency: o.price.currency,
+        availability: o.availability,
+        buy_url: o.url,
+      })),
     };
   });
   const best = items[0];
@@ -273,7 +308,7 @@ export function sessionSummary(
   detail: Detail,
   body: unknown,
 ) {
-  const byProduct = cardByProduct(cards);
+  const urls = buyUrls(cards);
   const best = ranked[0];
   return withFull(
     {
@@ -282,7 +317,7 @@ export function sessionSummary(
       status: s.status,
       best_proposal_id: s.best_proposal_id,
       ordered_by: typeof s.summary.ordered_by === 'string' ? s.summary.ordered_by : 'score',
-      ranked: ranked.map((r) => pickOf(r, byProduct.get(r.product_id))),
+      ranked: ranked.map((r) => pickOf(r, urls.get(r.product_id))),
       match_tokens: tokens.map((t) => ({
         match_token_id: t.match_token_id,
         proposal_id: t.proposal_id,

@@ -49,14 +49,26 @@ export function issuedCardRows(cards: ProductCardDocumentT[], opts: { source: Ca
   }));
 }
 
-/** The cards issued with a session for these products, in the order given (a product without one is skipped). */
+/**
+ * The cards issued with a session for these products, in the order given (a product without one is
+ * skipped). A product listed as another seller's offer on a card already taken is that card's, not a
+ * card of its own: a recommendation's session shows one card per product, as its items do.
+ */
 export async function getSessionCards(db: Db, sessionId: string, productIds: number[]): Promise<ProductCardDocumentT[]> {
   const recIdOf = matchRecId(sessionId);
   const ids = [...new Set(productIds)];
   if (!ids.length) return [];
   const rows = await db.selectFrom('rec_cards').select(['rec_id', 'document']).where('rec_id', 'in', ids.map(recIdOf)).execute();
   const byRecId = new Map(rows.map((r) => [r.rec_id, r.document]));
-  return ids.flatMap((id) => byRecId.get(recIdOf(id)) ?? []);
+  const offered = new Set<string>();
+  const cards: ProductCardDocumentT[] = [];
+  for (const id of ids) {
+    const card = byRecId.get(recIdOf(id));
+    if (!card || offered.has(card.product.id)) continue;
+    cards.push(card);
+    for (const o of card.offers ?? []) offered.add(o.product_id);
+  }
+  return cards;
 }
 
 export async function getIssuedCard(db: Db, recId: string): Promise<ProductCardDocumentT> {

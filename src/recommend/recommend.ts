@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
-import { buildProductCards, type CardFactsCache } from '../catalog/cards';
+import { buildProductCards, withOffers, type CardFactsCache } from '../catalog/cards';
+import { groupSameProducts, productIdentity } from '../catalog/same-product';
 import { CATALOG_MERCHANT_ID } from '../db/migrations/0008_recommend';
 import { newId } from '../ids';
 import { newIntentRow } from '../matching/intents';
@@ -7,10 +8,10 @@ import { newMatchSessionRow, rankSession } from '../matching/match-sessions';
 import { inventoryFromStock, productSnapshot, proposalView, type ProposalRow, type ProposalView } from '../matching/proposals';
 import { computeTrustScore } from '../matching/trust-score';
 import type { ProductCardDocumentT } from '../schemas/catalog';
-import type { CatalogSnapshotCache } from './catalog-snapshot';
+import type { CatalogSnapshot, CatalogSnapshotCache } from './catalog-snapshot';
 import { matchRecId } from './issued-cards';
 import type { RecommendationRecorder } from './record';
-import { retrieve, type Hit, type MatchTier, type Ranker, type Retrieval } from './retrieval';
+import { MATCH_TIERS, retrieve, type Hit, type MatchTier, type Ranker, type Retrieval } from './retrieval';
 import { shopperGuide } from './shopper-guide';
 import { understandShoppingIntent, type ShoppingIntent } from './understand';
 import { fromMinorUnits } from '../money';
@@ -75,10 +76,11 @@ export interface RecommendResult {
 const intentSource = (si: ShoppingIntent) => (si.region?.source === 'param' ? 'natural_language+region_param' : 'natural_language');
 
 /**
- * Intent → ranked Product Card Documents. Besides the cards, every call leaves a real trail the
- * matching endpoints can continue from: the intent, one catalog proposal per card (filed under the
- * reserved catalog merchant at catalog price) and a match session ranking them, whose top cards are
- * the very documents returned here (same rec ids).
+ * Intent → ranked Product Card Documents, one per product: the same product from several sellers is
+ * one card listing each seller's offer (src/catalog/same-product.ts). Besides the cards, every call
+ * leaves a real trail the matching endpoints can continue from: the intent, one catalog proposal per
+ * offer (filed under its seller at catalog price) and a match session ranking them, whose top cards
+ * are the very documents returned here (same rec ids).
  */
 export async function recommend(deps: RecommendDeps, input: RecommendInput, caller: { developerId?: string }): Promise<RecommendResult> {
   const snapshot = await deps.snapshots.get(deps.db);
@@ -87,14 +89,18 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     categories: snapshot.categories,
     priceQuartiles: snapshot.priceQuartiles,
   });
-  const found = await retrieve(deps.db, si, input.limit, snapshot, { ranker: input.ranker });
+  const { found, groups } = await retrieveGrouped(deps, si, input, snapshot);
   const sessionId = newId('ms');
-  const cards = await buildProductCards(
+  // Every seller's listing gets its card (and rec_id): the item shows the best-ranked one, the others
+  // are issued beside it so each offer's link is attributed and checks out as that seller's.
+  const built = await buildProductCards(
     deps.db,
-    found.hits.map((h) => h.product.product_id),
+    groups.flat().map((h) => h.product.product_id),
     { publicBaseUrl: deps.publicBaseUrl, channel: input.channel ?? null, recIdFor: matchRecId(sessionId), cache: deps.cardFacts },
   );
-  const cardByProduct = new Map(cards.map((c) => [Number(c.product.id), c]));
+  const cardByProduct = new Map(built.map((c) => [Number(c.product.id), c]));
+  // A listing whose product is gone since retrieval has no card, and is no offer.
+  const offered = groups.map((g) => g.filter((h) => cardByProduct.has(h.product.product_id))).filter((g) => g.length);
   const now = new Date();
   const resolvedCategories = si.categories.map((c) => c.path);
   const intent = newIntentRow(
@@ -121,16 +127,35 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     { resolution: { source: 'recommend_parser', summary: resolutionSummary(si, found) }, answeredBy: 'recommend' },
   );
   const validUntil = new Date(now.getTime() + deps.matchSessionTtlS * 1000);
-  const proposals = found.hits.map((h, i) =>
-    catalogProposal(intent.intent_id, h, i, cardByProduct.get(h.product.product_id), snapshot.catalogMerchantReadiness, now, validUntil),
-  );
+  const proposalOf = new Map<number, ProposalRow>();
+  for (const h of offered.flat()) {
+    const card = cardByProduct.get(h.product.product_id)!;
+    proposalOf.set(
+      h.product.product_id,
+      catalogProposal(intent.intent_id, h, h.position, card, snapshot.catalogMerchantReadiness, now, validUntil),
+    );
+  }
+  // One card per product, listing each seller's offer with its proposal; every seller's card lists the same offers.
+  const groupCards = offered.map((g) => {
+    const offers = g.map((h) => ({
+      ...cardByProduct.get(h.product.product_id)!.offers![0]!,
+      proposal_id: proposalOf.get(h.product.product_id)!.proposal_id,
+    }));
+    return g.map((h) => withOffers(cardByProduct.get(h.product.product_id)!, offers));
+  });
+  const cards = groupCards.map((g) => g[0]!);
+  // Proposals in item order; within an item its own product's first (accept's default is items[0]), then its other offers as listed.
+  const proposals = groupCards.flatMap((g) => {
+    const own = Number(g[0]!.product.id);
+    return [own, ...g[0]!.offers!.map((o) => Number(o.product_id)).filter((id) => id !== own)].map((id) => proposalOf.get(id)!);
+  });
   // The items' order is the session's ranking (rankSession explains why), so accept's default is items[0].
   const ranking = rankSession(intent, proposals, now, { by: 'recommendation', proposalIds: proposals.map((p) => p.proposal_id) });
   await deps.recorder.record({
     intent,
     proposals,
     transitionReason: 'catalog offer for GET /v1/recommend',
-    cards,
+    cards: [...cards, ...groupCards.flatMap((g) => g.slice(1))],
     cardSource: 'recommend',
     session: newMatchSessionRow({
       sessionId,
@@ -166,6 +191,53 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     resolved_categories: resolvedCategories,
     retrieval: { intent_hits: found.intentHits, trending_fill: found.trendingFill },
     generated_at: now.toISOString(),
+  };
+}
+
+/**
+ * Retrieval is asked for this many candidates per item (at most MAX_CANDIDATES), so that an item can
+ * list the other sellers of its product and grouping still leaves `limit` items.
+ */
+const CANDIDATES_PER_ITEM = 3;
+const MAX_CANDIDATES = 30;
+
+type RankedHit = Hit & { position: number };
+
+/**
+ * The retrieval with the same product from several sellers grouped (src/catalog/same-product.ts),
+ * cut to `limit` groups, and its counts (tier, intent hits, trending fill) as the items shown have
+ * them. Retrieval cannot be told to skip a product's other sellers, so it is asked for 3 × `limit`
+ * candidates: its answers are prefixes of longer ones, so without two sellers of one product the
+ * items are the ones `limit` alone would give, and with them the items are filled from further down.
+ */
+async function retrieveGrouped(
+  deps: RecommendDeps,
+  si: ShoppingIntent,
+  input: RecommendInput,
+  snapshot: CatalogSnapshot,
+): Promise<{ found: Retrieval; groups: RankedHit[][] }> {
+  const candidates = Math.min(input.limit * CANDIDATES_PER_ITEM, Math.max(MAX_CANDIDATES, input.limit));
+  const raw = await retrieve(deps.db, si, candidates, snapshot, { ranker: input.ranker });
+  const groups = groupSameProducts(
+    raw.hits.map((h, position) => ({ ...h, position })),
+    (h) => ({ merchantId: h.product.merchant_id ?? CATALOG_MERCHANT_ID, identity: productIdentity(h.product) }),
+  ).slice(0, input.limit);
+  const shown = groups.map((g) => g[0]!);
+  const matched = shown.filter((h) => h.source !== 'trending');
+  // Retrieval's own definition, over the items shown: the weakest tier among the intent hits, a hit
+  // that no full-text tier found (found by meaning alone) counting as broadened.
+  const weakest = Math.max(
+    -1,
+    ...matched.map((h) => MATCH_TIERS.findIndex((t) => t === h.source)).map((i) => (i < 0 ? MATCH_TIERS.length - 1 : i)),
+  );
+  return {
+    found: {
+      hits: groups.flat(),
+      tier: weakest < 0 ? 'none' : MATCH_TIERS[weakest]!,
+      intentHits: matched.length,
+      trendingFill: shown.length - matched.length,
+    },
+    groups,
   };
 }
 

@@ -35,9 +35,12 @@ export const RecommendResponse = z
     count: z.number().int(),
     items: z.array(ProductCardDocument).meta({
       description:
-        'Ranked Product Card Documents. Pass each `cta.primary.url` to the shopper verbatim: it carries the rec_id that attributes the order.',
+        "Ranked Product Card Documents, one per product: the same product from several merchants is one item whose `offers` list each seller. Pass each `cta.primary.url` (and an offer's `url`) to the shopper verbatim: it carries the rec_id that attributes the order.",
     }),
-    proposals: z.array(Proposal).meta({ description: 'One catalog proposal (provenance `catalog`) per item, in item order.' }),
+    proposals: z.array(Proposal).meta({
+      description:
+        "One catalog proposal (provenance `catalog`) per offer, in item order: each item's own product first, then its other sellers' offers in `offers` order (each offer's `proposal_id` names its proposal).",
+    }),
     proposal_count: z.number().int(),
     match_session_id: z
       .string()
