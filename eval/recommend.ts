@@ -7,6 +7,7 @@
  *   npm run eval:recommend [-- --ranker hybrid] [--json out.json] [--check eval/recommend/figures.json] [--quiet]
  *
  * --json FILE   write the figures (what --check reads; eval/recommend/figures.json is the recorded set)
+ * --results FILE  write every sentence's result (its measure, score, nDCG, first cards) per ranker, to compare runs
  * --check FILE  exit 1 when a figure of the shipped ranker is below the one recorded in FILE
  * --ranker R    run only ranker R (repeatable; default all of fulltext, semantic, hybrid)
  * --quiet       no list of misses
@@ -25,7 +26,8 @@ import {
 } from './recommend/figures';
 import { runRecommendEvaluation } from './recommend/harness';
 
-const USAGE = 'usage: npm run eval:recommend -- [--ranker fulltext|semantic|hybrid]... [--json FILE] [--check FILE] [--quiet]';
+const USAGE =
+  'usage: npm run eval:recommend -- [--ranker fulltext|semantic|hybrid]... [--json FILE] [--results FILE] [--check FILE] [--quiet]';
 
 async function main(): Promise<number> {
   let args;
@@ -34,6 +36,7 @@ async function main(): Promise<number> {
       options: {
         ranker: { type: 'string', multiple: true },
         json: { type: 'string' },
+        results: { type: 'string' },
         check: { type: 'string' },
         quiet: { type: 'boolean' },
       },
@@ -66,6 +69,10 @@ async function main(): Promise<number> {
   if (args.values.json) {
     await writeFile(args.values.json, `${JSON.stringify(recordedFrom(report), null, 2)}\n`);
     console.log(`figures written to ${args.values.json}`);
+  }
+  if (args.values.results) {
+    await writeFile(args.values.results, `${JSON.stringify(report.results, null, 1)}\n`);
+    console.log(`results written to ${args.values.results}`);
   }
   if (args.values.check) {
     const recorded = JSON.parse(await readFile(args.values.check, 'utf8')) as RecordedFigures;

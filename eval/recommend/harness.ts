@@ -176,16 +176,21 @@ async function runCase(
     const g = rc.grades ?? {};
     // Only intent hits can be right: a trending suggestion is labelled as one, not offered as a match.
     // A card may list several sellers' listings of one product (its offers): it is worth its best
-    // graded listing not already credited to an earlier card, so no listing counts twice.
+    // graded listing not already credited to an earlier card, so no listing counts twice, and the
+    // other graded listings it shows are the same product, so the ideal answer has them once too.
     const credited = new Set<string>();
+    const merged: string[] = [];
     grades = res.items.map((card, i) => {
       if (i >= intentCards.length) return 0;
       const keys = [keyOf(card), ...offersOf(card).map((o) => `${o.merchant_id}/${o.external_id ?? o.product_id}`)];
-      const grade = Math.max(0, ...keys.filter((k) => !credited.has(k)).map((k) => g[k] ?? 0)) as Grade;
+      const graded = [...new Set(keys)].filter((k) => !credited.has(k) && g[k]).sort((a, b) => g[b]! - g[a]!);
       for (const k of keys) credited.add(k);
-      return grade;
+      merged.push(...graded.slice(1));
+      return (graded.length ? g[graded[0]!]! : 0) as Grade;
     });
-    available = Object.values(g);
+    available = Object.entries(g)
+      .filter(([k]) => !merged.includes(k))
+      .map(([, v]) => v);
     const exact = Object.entries(g).filter(([, v]) => v === 2);
     wanted = (exact.length ? exact : Object.entries(g)).map(([k]) => k);
   } else {
