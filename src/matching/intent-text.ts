@@ -1,14 +1,13 @@
 /**
  * What the gateway reads out of a shopper's words when the caller did not say it explicitly:
  * a normalized query, keyword tags, a budget ("under $50", "$20-40", "between 20 and 40 dollars")
- * and a ship-to region ("in Canada", "to the UK"). Deterministic and dependency-free.
+ * and a ship-to region ("in Canada", "to the UK"). Deterministic and dependency-free; the words
+ * themselves are read by src/text/words.ts, the same reading GET /v1/recommend takes its keywords from.
  */
+import { findAges } from '../text/measures';
+import { contentWords, normalizeQuery, readSentence } from '../text/words';
 
-const STOPWORDS = new Set(
-  'a an and are as at be best buy for from good great i in is it me my need of on or please some something that the this to under over below above less more than with want looking find get new between around about dollars dollar usd bucks ship shipped shipping deliver delivered delivery'.split(
-    ' ',
-  ),
-);
+export { normalizeQuery };
 
 const REGION_NAMES: Record<string, string> = {
   us: 'US',
@@ -35,15 +34,6 @@ const REGION_NAMES: Record<string, string> = {
   singapore: 'SG',
   korea: 'KR',
 };
-
-export function normalizeQuery(raw: string): string {
-  return raw
-    .toLowerCase()
-    .normalize('NFKC')
-    .replace(/[^\p{L}\p{N}$.\-\s]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
 
 export interface ParsedBudget {
   min?: number;
@@ -112,9 +102,24 @@ export function parseRegion(text: string): { code: string; phrase: string } | nu
   return null;
 }
 
-export function keywordTags(normalized: string, budgetPhrase?: string): string[] {
-  const withoutBudget = budgetPhrase ? normalized.replace(normalizeQuery(budgetPhrase), ' ') : normalized;
-  const words = withoutBudget.split(/\s+/).map((w) => w.replace(/^[-.$]+|[.-]+$/g, ''));
-  const tags = words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && !/^\$?\d/.test(w) && !REGION_NAMES[w]);
-  return [...new Set(tags)].slice(0, 20);
+/** At most this many tags are read from one text. */
+const MAX_TAGS = 20;
+
+/**
+ * An intent's tags when the caller gives none: the content words of the text, read the way GET
+ * /v1/recommend reads its keywords (src/text/words.ts): no stop words ("who", "my", "for"), no filler
+ * ("gift", "likes", "something"), no budget or region phrase, no budget words, no numbers with their
+ * measure words ("4 person", "12 oz"). Unlike the recommend keywords, the words naming a person
+ * ("dad", "men") stay: an intent carries no audience read from text, and merchants subscribe to them.
+ * `budgetPhrase` is the budget already read from the text, when the caller has it.
+ */
+export function keywordTags(text: string, budgetPhrase?: string): string[] {
+  const normalized = normalizeQuery(text);
+  const budget = budgetPhrase === undefined ? parseBudget(normalized)?.phrase : normalizeQuery(budgetPhrase);
+  const sentence = readSentence(normalized, { budgetPhrase: budget, regionPhrase: parseRegion(text)?.phrase });
+  // A stated age ("a 7 year old") says who, like "dad", but its words ("year", "old") name nothing a merchant sells.
+  const { reading } = sentence;
+  const ages = findAges(normalized);
+  const age = reading.parts.map((p) => ages.some((r) => p.start >= r.start && p.start < r.end));
+  return contentWords(sentence, age).slice(0, MAX_TAGS);
 }

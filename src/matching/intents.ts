@@ -70,7 +70,7 @@ export function resolveIntent(input: IntentCreateInput) {
   }
   let tags = input.intent_tags?.map((t) => t.toLowerCase());
   if (!tags?.length) {
-    tags = keywordTags(normalized, parsedBudget?.phrase);
+    tags = keywordTags(input.raw_query, parsedBudget?.phrase);
     derived.push(`${tags.length} tag(s) from the query`);
   }
   return {
