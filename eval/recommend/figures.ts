@@ -46,6 +46,8 @@ export interface EvalReport {
   results: CaseResult[];
   /** Seconds per phase, for the report (never asserted). */
   seconds: Record<string, number>;
+  /** With EvalOptions.fusions: the hybrid ranker's figures per setting tried. */
+  tuning?: Array<{ fusion: unknown; seeded: SetFigures; real: SetFigures }>;
 }
 
 export function figuresOf(results: readonly CaseResult[]): SetFigures {

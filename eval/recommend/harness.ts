@@ -1,3 +1,7 @@
+import { SemanticTier } from '../../src/recommend/semantic';
+import { SentenceEncoder } from '../../src/embedding/encoder';
+import { EMBEDDING_MODEL, findEmbeddingModel } from '../../src/embedding/model';
+import { embedTestCatalog } from '../../test/helpers/embeddings';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,13 +15,13 @@ import { createScratchDatabase, type ScratchDatabase } from '../../src/dev/scrat
 import { CatalogSnapshotCache } from '../../src/recommend/catalog-snapshot';
 import { recommend, type RecommendDeps } from '../../src/recommend/recommend';
 import { RecommendationRecorder } from '../../src/recommend/record';
-import { RANKERS, type Ranker } from '../../src/recommend/retrieval';
+import { RANKERS, type FusionSettings, type Ranker } from '../../src/recommend/retrieval';
 import { registerMerchant } from '../../src/registry/merchants';
 import { MerchantRegisterBody } from '../../src/schemas/merchants';
 import type { ProductCardDocumentT } from '../../src/schemas/catalog';
 import { STORES, storeFile } from '../catalogs/stores';
 import { REAL_CASES, SEEDED_CASES, acceptableCount, type RealCase, type SeededCase } from './cases';
-import { SETS, figuresOf, type CaseResult, type EvalReport, type Figures, type SetName } from './figures';
+import { SETS, figuresOf, type CaseResult, type EvalReport, type Figures, type SetFigures, type SetName } from './figures';
 import { hitAt, ndcgAt, precisionAt, type Grade } from './metrics';
 
 /**
@@ -39,9 +43,19 @@ const K = 3;
 
 export interface EvalOptions {
   rankers?: readonly Ranker[];
+  /** Fusion settings to try with the hybrid ranker instead (eval/tune-fusion.ts), on the same databases. */
+  fusions?: readonly FusionSettings[];
   /** Postgres to make the scratch databases on (default 127.0.0.1:5432, else an embedded server). */
   adminUrl?: string;
   log?: (line: string) => void;
+  onTried?: (tried: Tried) => void;
+}
+
+/** The hybrid ranker's figures with one fusion setting. */
+export interface Tried {
+  fusion: FusionSettings;
+  seeded: SetFigures;
+  real: SetFigures;
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -57,6 +71,8 @@ export async function buildRecommendDeps(db: Db): Promise<RecommendDeps> {
     cardFacts: new CardFactsCache(db, 24 * 3600),
     recorder: new RecommendationRecorder(db),
     matchSessionTtlS: 900,
+    // The semantic tier as an API process has it (src/recommend/semantic.ts), over this database's vectors.
+    semantic: new SemanticTier(async () => SentenceEncoder.load(await findEmbeddingModel(), { threads: 1 }), EMBEDDING_MODEL),
   };
 }
 
@@ -99,6 +115,9 @@ async function prepare(set: SetName, tmp: string, opts: EvalOptions, log: (l: st
     await migrateToLatest(db);
     if (set === 'seeded') await seedCatalog(db);
     else await importRealStores(db, log);
+    // The embedding flow's work, done here in process (vectors of texts embedded before come from the cache).
+    const embedded = await embedTestCatalog(db);
+    log(`  ${set}: ${embedded.scanned} products embedded (${embedded.fromCache} from the cache)`);
     return { db, scratch, deps: await buildRecommendDeps(db) };
   } catch (err) {
     await db.destroy();
@@ -165,8 +184,9 @@ async function runCase(
   ranker: Ranker,
   c: RealCase | SeededCase,
   seededIdeal: Map<string, number>,
+  fusion?: FusionSettings,
 ): Promise<CaseResult> {
-  const res = await recommend(deps, { intent: c.query, limit: LIMIT, region: 'region' in c ? c.region : undefined, ranker }, {});
+  const res = await recommend(deps, { intent: c.query, limit: LIMIT, region: 'region' in c ? c.region : undefined, ranker, fusion }, {});
   const intentCards = res.items.slice(0, res.retrieval.intent_hits);
   let grades: Grade[];
   let available: Grade[];
@@ -226,6 +246,7 @@ export async function runRecommendEvaluation(opts: EvalOptions = {}): Promise<Ev
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'cig-eval-'));
   const prepared: Partial<Record<SetName, Prepared>> = {};
   const results: CaseResult[] = [];
+  const tuning: Tried[] = [];
   try {
     for (const set of SETS) {
       const t = Date.now();
@@ -236,7 +257,21 @@ export async function runRecommendEvaluation(opts: EvalOptions = {}): Promise<Ev
     const seededIdeal = new Map<string, number>();
     for (const c of SEEDED_CASES) if (c.accept) seededIdeal.set(c.query, await seededAcceptable(prepared.seeded!.db, c.accept));
     await checkGrades(prepared.real!.db, seededIdeal);
-    for (const ranker of rankers) {
+    for (const fusion of opts.fusions ?? []) {
+      const rows: CaseResult[] = [];
+      for (const set of SETS) {
+        const cases: Array<RealCase | SeededCase> = set === 'real' ? REAL_CASES : SEEDED_CASES;
+        for (const c of cases) rows.push(await runCase(prepared[set]!.deps, set, 'hybrid', c, seededIdeal, fusion));
+      }
+      const tried = {
+        fusion,
+        seeded: figuresOf(rows.filter((r) => r.set === 'seeded')),
+        real: figuresOf(rows.filter((r) => r.set === 'real')),
+      };
+      tuning.push(tried);
+      opts.onTried?.(tried);
+    }
+    for (const ranker of opts.fusions ? [] : rankers) {
       for (const set of SETS) {
         const t = Date.now();
         const cases: Array<RealCase | SeededCase> = set === 'real' ? REAL_CASES : SEEDED_CASES;
@@ -259,5 +294,5 @@ export async function runRecommendEvaluation(opts: EvalOptions = {}): Promise<Ev
       real: figuresOf(results.filter((r) => r.ranker === ranker && r.set === 'real')),
     };
   }
-  return { rankers, figures, results, seconds };
+  return { rankers, figures, results, seconds, tuning };
 }

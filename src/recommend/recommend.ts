@@ -11,7 +11,8 @@ import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { CatalogSnapshot, CatalogSnapshotCache } from './catalog-snapshot';
 import { matchRecId } from './issued-cards';
 import type { RecommendationRecorder } from './record';
-import { MATCH_TIERS, retrieve, type Hit, type MatchTier, type Ranker, type Retrieval } from './retrieval';
+import type { SemanticTier } from './semantic';
+import { MATCH_TIERS, retrieve, type FusionSettings, type Hit, type MatchTier, type Ranker, type Retrieval } from './retrieval';
 import { shopperGuide } from './shopper-guide';
 import { understandShoppingIntent, type ShoppingIntent } from './understand';
 import { fromMinorUnits } from '../money';
@@ -22,6 +23,8 @@ export interface RecommendDeps {
   snapshots: CatalogSnapshotCache;
   cardFacts?: CardFactsCache;
   recorder: RecommendationRecorder;
+  /** The semantic tier; without it recommendations rank by the catalog's words alone. */
+  semantic?: SemanticTier;
   matchSessionTtlS: number;
 }
 
@@ -32,6 +35,7 @@ export interface RecommendProcessDeps {
   catalogSnapshots: CatalogSnapshotCache;
   cardFacts?: CardFactsCache;
   recommendations: RecommendationRecorder;
+  semantic?: SemanticTier;
 }
 
 export const recommendDeps = (deps: RecommendProcessDeps): RecommendDeps => ({
@@ -40,6 +44,7 @@ export const recommendDeps = (deps: RecommendProcessDeps): RecommendDeps => ({
   snapshots: deps.catalogSnapshots,
   cardFacts: deps.cardFacts,
   recorder: deps.recommendations,
+  semantic: deps.semantic,
   matchSessionTtlS: deps.config.MATCH_SESSION_TTL_S,
 });
 
@@ -50,6 +55,8 @@ export interface RecommendInput {
   channel?: string;
   /** The shipped ranker unless the caller (the evaluation) names another. */
   ranker?: Ranker;
+  /** The shipped fusion settings unless the evaluation's tuner tries others. */
+  fusion?: FusionSettings;
 }
 
 export type RecommendNote = 'intent_plus_trending' | 'trending_suggested' | 'no_results' | null;
@@ -183,7 +190,7 @@ export async function recommend(deps: RecommendDeps, input: RecommendInput, call
     proposals: proposals.map(proposalView),
     proposal_count: proposals.length,
     match_session_id: sessionId,
-    shopper_guide: shopperGuide(si, found, cards),
+    shopper_guide: shopperGuide(si, found, cards, input.limit),
     note,
     match_tier: found.tier,
     intent_source: intentSource(si),
@@ -217,7 +224,7 @@ async function retrieveGrouped(
   snapshot: CatalogSnapshot,
 ): Promise<{ found: Retrieval; groups: RankedHit[][] }> {
   const candidates = Math.min(input.limit * CANDIDATES_PER_ITEM, Math.max(MAX_CANDIDATES, input.limit));
-  const raw = await retrieve(deps.db, si, candidates, snapshot, { ranker: input.ranker });
+  const raw = await retrieve(deps.db, si, candidates, snapshot, { ranker: input.ranker, semantic: deps.semantic, fusion: input.fusion });
   const groups = groupSameProducts(
     raw.hits.map((h, position) => ({ ...h, position })),
     (h) => ({ merchantId: h.product.merchant_id ?? CATALOG_MERCHANT_ID, identity: productIdentity(h.product) }),
@@ -236,6 +243,7 @@ async function retrieveGrouped(
       tier: weakest < 0 ? 'none' : MATCH_TIERS[weakest]!,
       intentHits: matched.length,
       trendingFill: shown.length - matched.length,
+      semanticHits: matched.filter((h) => h.source === 'semantic').length,
     },
     groups,
   };

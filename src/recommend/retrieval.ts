@@ -4,6 +4,7 @@ import type { ProductRow } from '../db/schema-catalog';
 import type { CatalogSnapshot, TrendingProduct } from './catalog-snapshot';
 import type { ShoppingIntent } from './understand';
 import type { SemanticTier } from './semantic';
+import { attributeFit } from './attributes';
 
 /**
  * Retrieval tiers (docs/CONTRACT.md#recommendation), tried in order until `limit` products are found; each tier adds
@@ -27,6 +28,8 @@ export interface Retrieval {
   tier: MatchTier;
   intentHits: number;
   trendingFill: number;
+  /** Intent hits no full-text tier found: the semantic tier's, by meaning alone. */
+  semanticHits: number;
 }
 
 /** Product columns a hit carries (everything but the search document). */
@@ -76,6 +79,8 @@ export interface RetrieveOptions {
   /** The shipped ranker (hybrid) when the process has a semantic tier; full text without one. */
   ranker?: Ranker;
   semantic?: SemanticTier;
+  /** The shipped settings unless the evaluation's tuner (eval/tune-fusion.ts) tries others. */
+  fusion?: FusionSettings;
 }
 
 export async function retrieve(
@@ -86,7 +91,7 @@ export async function retrieve(
   options: RetrieveOptions = {},
 ): Promise<Retrieval> {
   const ranker = options.semantic ? (options.ranker ?? 'hybrid') : 'fulltext';
-  if (ranker !== 'fulltext') return byMeaning(db, si, limit, snapshot, options.semantic!, ranker);
+  if (ranker !== 'fulltext') return byMeaning(db, si, limit, snapshot, options.semantic!, ranker, options.fusion ?? FUSION);
   const found = await textHits(db, si, limit, snapshot);
   return withTrendingFill(db, si, limit, snapshot, found, found.at(-1)?.source ?? 'none');
 }
@@ -118,7 +123,7 @@ async function withTrendingFill(
     const fill = trendingFill(snapshot.trending, si, new Set(hits.map((h) => h.product.product_id)), limit - hits.length);
     for (const product of await loadProducts(db, fill)) hits.push({ product, source: 'trending' });
   }
-  return { hits, tier, intentHits, trendingFill: hits.length - intentHits };
+  return { hits, tier, intentHits, trendingFill: hits.length - intentHits, semanticHits: 0 };
 }
 
 /**
@@ -126,7 +131,18 @@ async function withTrendingFill(
  * candidates each side brings, the reciprocal-rank constant, each side's weight, and the similarity
  * a product needs to count as a match of the sentence's meaning.
  */
-export const FUSION = {
+export interface FusionSettings {
+  candidates: number;
+  rrfK: number;
+  semanticWeight: number;
+  textWeight: number;
+  semanticMatch: number;
+  semanticSupport: number;
+  /** How much the attributes asked for (attributeFit, in [-1, 1]) move a product. */
+  attributeWeight: number;
+}
+
+export const FUSION: FusionSettings = {
   candidates: 60,
   rrfK: 20,
   semanticWeight: 1,
@@ -135,9 +151,10 @@ export const FUSION = {
   semanticMatch: 0.42,
   /** With the catalog's words behind it, a product needs less of the meaning. */
   semanticSupport: 0.25,
-} as const;
+  attributeWeight: 0.03,
+};
 
-/** Full-text tiers whose hits contain all the sentence's words (or its phrase): matches in their own right. */
+/** Full-text tiers whose hits contain all the sentence's words (or its phrase, or close to it): matches in their own right. */
 const WORD_MATCH_TIERS = new Set<MatchTier>(['raw_substring', 'strict', 'narrow', 'fuzzy']);
 
 /**
@@ -154,11 +171,12 @@ async function byMeaning(
   snapshot: CatalogSnapshot,
   semantic: SemanticTier,
   ranker: Exclude<Ranker, 'fulltext'>,
+  fusion: FusionSettings,
 ): Promise<Retrieval> {
-  const pool = Math.max(limit, FUSION.candidates);
+  const pool = Math.max(limit, fusion.candidates);
   const [text, near] = await Promise.all([
     ranker === 'hybrid' ? textHits(db, si, pool, snapshot) : Promise.resolve([]),
-    semantic.search(db, si.query, pool * 3, FUSION.semanticSupport),
+    semantic.search(db, si.query, pool * 3, fusion.semanticSupport),
   ]);
   const similarity = new Map(near.map((n) => [n.productId, n.score]));
   // The filters (region, budget, audience) apply to the meaning's candidates as to the words'.
@@ -173,16 +191,23 @@ async function byMeaning(
   const rowById = new Map(nearRows.map((r) => [r.product_id, r]));
   for (const n of near) if (textIds.has(n.productId) || rowById.has(n.productId)) semanticRank.set(n.productId, ++rank);
 
+  // A category the words named (by the taxonomy's names and the shopper words for them) is a match
+  // in its own right: "pram" names Strollers, whose products need not say "pram".
+  const named = new Set(categoryGroups(si, snapshot).flat());
   const candidates: Array<Hit & { score: number }> = [];
   const consider = (product: ProductRow, source: Hit['source'], textRank: number | null) => {
     const sim = similarity.get(product.product_id) ?? null;
-    const matches =
-      (sim !== null && sim >= FUSION.semanticMatch) ||
-      (textRank !== null && WORD_MATCH_TIERS.has(source as MatchTier) && (ranker === 'hybrid' ? sim !== null : true));
+    const byWords =
+      textRank !== null && (WORD_MATCH_TIERS.has(source as MatchTier) || (product.category_id !== null && named.has(product.category_id)));
+    const matches = (sim !== null && sim >= fusion.semanticMatch) || (byWords && sim !== null);
     if (!matches) return;
     const semRank = semanticRank.get(product.product_id);
+    // "4 person tent": a 4-person tent before a 2-person one; a product that states nothing comparable is left where it is.
+    const fit = si.attributes.length ? attributeFit(si.attributes, product).score : 0;
     const score =
-      (semRank ? FUSION.semanticWeight / (FUSION.rrfK + semRank) : 0) + (textRank ? FUSION.textWeight / (FUSION.rrfK + textRank) : 0);
+      (semRank ? fusion.semanticWeight / (fusion.rrfK + semRank) : 0) +
+      (textRank ? fusion.textWeight / (fusion.rrfK + textRank) : 0) +
+      fusion.attributeWeight * fit;
     candidates.push({ product, source, score });
   };
   text.forEach((h, i) => consider(h.product, h.source, i + 1));
@@ -190,7 +215,13 @@ async function byMeaning(
   candidates.sort((a, b) => b.score - a.score || a.product.product_id - b.product.product_id);
   const hits: Hit[] = candidates.slice(0, limit).map(({ product, source }) => ({ product, source }));
   if (!hits.length) return withTrendingFill(db, si, limit, snapshot, [], 'none');
-  return { hits, tier: tierOf(hits), intentHits: hits.length, trendingFill: 0 };
+  return {
+    hits,
+    tier: tierOf(hits),
+    intentHits: hits.length,
+    trendingFill: 0,
+    semanticHits: hits.filter((h) => h.source === 'semantic').length,
+  };
 }
 
 /** The answer's tier: the weakest full-text tier among its hits; a hit found by meaning alone counts as broadened. */

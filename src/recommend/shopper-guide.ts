@@ -13,11 +13,14 @@ const TIER_MEANING: Record<Exclude<MatchTier, 'none'>, string> = {
   broadened: 'they match some of your words or the category you asked for',
 };
 
+/** How the semantic tier's picks relate to the shopper's words. */
+const BY_MEANING = "they are what you described, by meaning as well as by the catalog's words";
+
 /**
  * Human-facing copy that says how the picks relate to the intent, built only from what was resolved
  * and retrieved, so it never claims a match that did not happen.
  */
-export function shopperGuide(si: ShoppingIntent, found: Retrieval, cards: ProductCardDocumentT[]): string {
+export function shopperGuide(si: ShoppingIntent, found: Retrieval, cards: ProductCardDocumentT[], requested?: number): string {
   const lines = [`You asked for ${describeAsk(si)}.`];
   const filters = describeFilters(si);
   if (found.intentHits === 0) {
@@ -27,12 +30,15 @@ export function shopperGuide(si: ShoppingIntent, found: Retrieval, cards: Produc
         : `Nothing in the catalog matches that${filters ? ` ${filters}` : ''}, and no trending product passes ${filters ? 'those filters' : 'the filters'} either.`,
     );
   } else {
-    const meaning = TIER_MEANING[found.tier as Exclude<MatchTier, 'none'>];
+    const meaning = found.semanticHits > 0 ? BY_MEANING : TIER_MEANING[found.tier as Exclude<MatchTier, 'none'>];
     lines.push(
       found.trendingFill === 0
         ? `${found.intentHits === 1 ? 'The pick matches' : `All ${found.intentHits} picks match`}${filters ? ` ${filters}` : ''}: ${meaning}.`
         : `The first ${found.intentHits} match${filters ? ` ${filters}` : ''} (${meaning}); the other ${found.trendingFill} ${found.trendingFill === 1 ? 'is a trending product' : 'are trending products'}, shown because too few products matched.`,
     );
+    // Fewer picks than asked for: said plainly, rather than filled with products that do not fit.
+    if (requested !== undefined && found.trendingFill === 0 && cards.length < requested)
+      lines.push(`Only ${cards.length} of the ${requested} asked for fit; nothing else is shown as a match.`);
     const top = cards[0];
     if (top) {
       const price = top.product.price_usd != null ? ` at ${formatPrice(Math.round(top.product.price_usd * 100), 'USD')}` : '';
