@@ -353,52 +353,41 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
     },
   ];
   try {
-    const row = await db.transaction().execute(async (trx) => {
-      // Serialised with abandonCheckout on the same id: either the plan sees the abandonment, or the
-      // abandonment sees (and ends) the plan.
-      await lockCheckoutId(trx, req.checkoutId);
-      const abandoned = await trx
-        .selectFrom('checkout_abandonments')
-        .select('reason')
-        .where('checkout_id', '=', req.checkoutId)
-        .executeTakeFirst();
-      if (abandoned) return null;
-      return trx
-        .insertInto('agentic_checkouts')
-        .values({
-          checkout_id: req.checkoutId,
-          status: 'awaiting_confirmation',
-          buyer_agent_id: req.buyer_agent_id,
-          intent_id: req.intent_id,
-          proposal_id: proposal.proposal_id,
-          match_token_id: token.match_token_id,
-          merchant_id: seller.merchant_id,
-          checkout_mode: mode,
-          amount_cents: total,
-          currency: proposal.currency,
-          plan: JSON.stringify(plan),
-          shipping_address: req.shipping_address ? JSON.stringify(req.shipping_address) : null,
-          buyer: req.buyer ? JSON.stringify(req.buyer) : null,
-          metadata: JSON.stringify(req.metadata ?? {}),
-          audit_trail: JSON.stringify(audit),
-          workflow_id: req.workflowId,
-          // The checkout belongs to its intent's developer (the API checked the caller is that developer).
-          developer_id: intent.developer_id,
-          expires_at: expiresAt,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    });
-    if (!row)
+    const row = await db
+      .insertInto('agentic_checkouts')
+      .values({
+        checkout_id: req.checkoutId,
+        status: 'awaiting_confirmation',
+        buyer_agent_id: req.buyer_agent_id,
+        intent_id: req.intent_id,
+        proposal_id: proposal.proposal_id,
+        match_token_id: token.match_token_id,
+        merchant_id: seller.merchant_id,
+        checkout_mode: mode,
+        amount_cents: total,
+        currency: proposal.currency,
+        plan: JSON.stringify(plan),
+        shipping_address: req.shipping_address ? JSON.stringify(req.shipping_address) : null,
+        buyer: req.buyer ? JSON.stringify(req.buyer) : null,
+        metadata: JSON.stringify(req.metadata ?? {}),
+        audit_trail: JSON.stringify(audit),
+        workflow_id: req.workflowId,
+        // The checkout belongs to its intent's developer (the API checked the caller is that developer).
+        developer_id: intent.developer_id,
+        expires_at: expiresAt,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ok: true, checkout: checkoutView(row) };
+  } catch (err) {
+    if ((err as { code?: string }).code === ABANDONED)
       return reject(
         409,
         'checkout_abandoned',
         `Checkout ${req.checkoutId} was given up before it was planned (its caller was answered 503 no_worker); plan again.`,
       );
-    return { ok: true, checkout: checkoutView(row) };
-  } catch (err) {
     if ((err as { constraint?: string }).constraint === 'agentic_checkouts_live_token_key') {
       const live = await db
         .selectFrom('agentic_checkouts')
@@ -417,6 +406,10 @@ export async function planCheckout(db: Db, req: CheckoutRequest, ttlSeconds: num
   }
 }
 
+/** The error the insert of an abandoned checkout raises (migration 0033's trigger). */
+const ABANDONED = 'P0A01';
+
+/** The lock migration 0033's trigger takes on a checkout id. */
 const lockCheckoutId = (db: Db, checkoutId: string) =>
   sql`select pg_advisory_xact_lock(hashtextextended(${`checkout:${checkoutId}`}, 0))`.execute(db);
 

@@ -144,11 +144,11 @@ export interface FusionSettings {
 
 export const FUSION: FusionSettings = {
   candidates: 60,
-  rrfK: 20,
+  rrfK: 40,
   semanticWeight: 1,
-  textWeight: 0.6,
+  textWeight: 0.5,
   /** Below this a product is nearer the sentence than most, but not what it asks for. */
-  semanticMatch: 0.42,
+  semanticMatch: 0.4,
   /** With the catalog's words behind it, a product needs less of the meaning. */
   semanticSupport: 0.25,
   attributeWeight: 0.03,
@@ -199,9 +199,13 @@ async function byMeaning(
     const sim = similarity.get(product.product_id) ?? null;
     const byWords =
       textRank !== null && (WORD_MATCH_TIERS.has(source as MatchTier) || (product.category_id !== null && named.has(product.category_id)));
-    const matches = (sim !== null && sim >= fusion.semanticMatch) || (byWords && sim !== null);
+    // A product the embedding walk has not reached yet is judged by its words alone: it is
+    // searchable by full text from its import on.
+    const unembedded = !semantic.index.has(product.product_id);
+    const matches = (sim !== null && sim >= fusion.semanticMatch) || (byWords && (sim !== null || unembedded));
     if (!matches) return;
-    const semRank = semanticRank.get(product.product_id);
+    // Without a vector, its place among the words' candidates stands in for its place by meaning.
+    const semRank = semanticRank.get(product.product_id) ?? (unembedded && textRank !== null ? textRank : undefined);
     // "4 person tent": a 4-person tent before a 2-person one; a product that states nothing comparable is left where it is.
     const fit = si.attributes.length ? attributeFit(si.attributes, product).score : 0;
     const score =

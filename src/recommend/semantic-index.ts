@@ -39,6 +39,11 @@ export class SemanticIndex {
     return this.lastSeq;
   }
 
+  /** Whether the product's vector is held (a product imported since the last walk has none yet). */
+  has(productId: number): boolean {
+    return this.slotOf.has(productId);
+  }
+
   get size(): number {
     return this.ids.length;
   }
