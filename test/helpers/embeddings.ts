@@ -36,7 +36,7 @@ async function cacheLock(file: string): Promise<() => Promise<void>> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(await readFile(file, 'utf8').catch(() => ''));
       if (owner && !alive(owner)) await rm(file, { force: true });
-      if (Date.now() > until) throw new Error(`${file} held by process ${owner} for 30 minutes`);
+      if (Date.now() > until) throw new Error(`${file} held by process ${owner} for 30 minutes`, { cause: err });
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
