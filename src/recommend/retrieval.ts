@@ -197,12 +197,14 @@ async function byMeaning(
   const candidates: Array<Hit & { score: number }> = [];
   const consider = (product: ProductRow, source: Hit['source'], textRank: number | null) => {
     const sim = similarity.get(product.product_id) ?? null;
-    const byWords =
-      textRank !== null && (WORD_MATCH_TIERS.has(source as MatchTier) || (product.category_id !== null && named.has(product.category_id)));
+    const byAllWords = textRank !== null && WORD_MATCH_TIERS.has(source as MatchTier);
+    const inNamedCategory = textRank !== null && product.category_id !== null && named.has(product.category_id);
     // A product the embedding walk has not reached yet is judged by its words alone: it is
     // searchable by full text from its import on.
     const unembedded = !semantic.index.has(product.product_id);
-    const matches = (sim !== null && sim >= fusion.semanticMatch) || (byWords && (sim !== null || unembedded));
+    // All the words, and not far in meaning; or a category the words named, which the encoder may
+    // not know the word for ("pram", "sunnies").
+    const matches = (sim !== null && sim >= fusion.semanticMatch) || (byAllWords && (sim !== null || unembedded)) || inNamedCategory;
     if (!matches) return;
     // Without a vector, its place among the words' candidates stands in for its place by meaning.
     const semRank = semanticRank.get(product.product_id) ?? (unembedded && textRank !== null ? textRank : undefined);
