@@ -1,3 +1,4 @@
+import type { SemanticTier } from '../recommend/semantic';
 import { z } from 'zod';
 import type { Config } from '../config';
 import type { Db } from '../db/connect';
@@ -55,6 +56,8 @@ export interface A2aDeps {
   frozenTops: FrozenTopCache;
   catalogSnapshots: CatalogSnapshotCache;
   recommendations: RecommendationRecorder;
+  /** The semantic tier of recommendations (SEMANTIC_SEARCH); absent: full text alone. */
+  semantic?: SemanticTier;
   logger: Logger;
 }
 

@@ -1,3 +1,4 @@
+import type { SemanticTier } from '../recommend/semantic';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -68,6 +69,8 @@ export interface McpDeps {
   frozenTops: FrozenTopCache;
   catalogSnapshots: CatalogSnapshotCache;
   recommendations: RecommendationRecorder;
+  /** The semantic tier of recommendations (SEMANTIC_SEARCH); absent: full text alone. */
+  semantic?: SemanticTier;
   logger: Logger;
 }
 
