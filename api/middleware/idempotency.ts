@@ -32,6 +32,12 @@ export function requestResourceId(ctx: { state: AppState }, prefix: string): str
   return seed ? seededId(seed, prefix) : newId(prefix);
 }
 
+/** A resource id fixed by the request's Idempotency-Key claim; undefined without a key (the callee makes one). */
+export function keyedResourceId(ctx: { state: AppState }, prefix: string): string | undefined {
+  const seed = ctx.state.idempotency?.seed;
+  return seed ? seededId(seed, prefix) : undefined;
+}
+
 /** The keyed request itself, named from its claim (the same in a retry after a crash); undefined without a key. */
 export function keyedRequestId(ctx: { state: AppState }): string | undefined {
   const seed = ctx.state.idempotency?.seed;

@@ -3,7 +3,7 @@ import { checkoutView, getCheckoutAs } from '../../src/checkout/checkouts';
 import { callerOf } from '../caller';
 import { CHECKOUT_WAIT, checkoutStatusUrl, confirmCheckout, createCheckout, type CheckoutWait } from '../../src/checkout/client';
 import { preferredWaitMs } from '../prefer-wait';
-import { requestResourceId } from '../middleware/idempotency';
+import { keyedResourceId } from '../middleware/idempotency';
 import { auth, linkTo, type ErrorRow, type ResponseLink, type RouteRegistry } from './registry';
 
 const TAG = 'Agentic checkout';
@@ -78,7 +78,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
     ],
     handler: async (ctx, { body }) => {
       const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
-      return answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), waitMs, requestResourceId(ctx, 'chk')), 201);
+      return answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), waitMs, keyedResourceId(ctx, 'chk')), 201);
     },
   });
 

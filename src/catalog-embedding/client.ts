@@ -6,8 +6,8 @@ import { CATALOG_EMBEDDING_WORKFLOW } from '../../workflows/catalog-embedding.sh
 
 /**
  * The catalog-embedding flow's Schedule (docs/RECOMMEND.md, "The semantic tier"): every minute, one
- * run at a time, each run finding nothing due unless the catalog changed. A seed or an import
- * triggers it at once, so new products become searchable by meaning as soon as the walk reaches them
+ * run at a time, each run finding nothing due unless the catalog changed. An import through the
+ * API triggers it at once, so new products become searchable by meaning as soon as the walk reaches them
  * (by full text they are at once). Operators see each walk's progress in the UI, and can pause it.
  */
 export function catalogEmbeddingScheduleId(taskQueue: string): string {
@@ -33,11 +33,9 @@ function scheduleOptions(taskQueue: string): ScheduleOptions {
   };
 }
 
-/** Ensures the Schedule (every worker start), and starts a walk now: the catalog may have changed while no worker ran. */
+/** Ensures the Schedule (every worker start); its next tick, within a minute, catches up with what changed while no worker ran. */
 export async function ensureCatalogEmbeddingSchedule(client: Client, taskQueue: string): Promise<{ scheduleId: string; created: boolean }> {
-  const ensured = await ensureSchedule(client, scheduleOptions(taskQueue));
-  await client.schedule.getHandle(ensured.scheduleId).trigger('SKIP');
-  return ensured;
+  return ensureSchedule(client, scheduleOptions(taskQueue));
 }
 
 /**

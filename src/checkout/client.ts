@@ -146,8 +146,8 @@ async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller)
 
 /**
  * POST /v1/agentic-checkout: the plan (201), or the failed check's code; past `waitMs` the checkout id
- * (202). With no worker polling: 503 no_worker at once. `checkoutId` is fixed by the request's
- * Idempotency-Key claim when it has one: a retry after the API died joins the same workflow
+ * (202). With no worker polling: 503 no_worker at once. `keyedCheckoutId` is fixed by the request's
+ * Idempotency-Key claim when it has one (a new id otherwise): a retry after the API died joins the same workflow
  * (USE_EXISTING) and the same plan Update (its id), so one checkout exists, planned once.
  */
 export async function createCheckout(
@@ -156,12 +156,14 @@ export async function createCheckout(
   body: CheckoutCreateBody,
   caller: Caller,
   waitMs = CHECKOUT_WAIT.defaultS * 1000,
-  checkoutId: string = newId('chk'),
+  keyedCheckoutId?: string,
 ): Promise<CheckoutWait> {
+  const checkoutId = keyedCheckoutId ?? newId('chk');
   const t = requireTemporal(temporal);
   await assertPlannable(db, body, caller);
   const workflowId = workflowIds.checkout(checkoutId);
-  await reclaimCheckout(db, checkoutId);
+  // Only an id fixed by an Idempotency-Key can have been abandoned by an earlier try of this request.
+  if (keyedCheckoutId) await reclaimCheckout(db, checkoutId);
   const start = new WithStartWorkflowOperation<AgenticCheckoutWorkflow>('agenticCheckout', {
     workflowId,
     taskQueue: t.taskQueue,
