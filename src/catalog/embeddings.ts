@@ -79,15 +79,17 @@ export async function embedCatalogPage(
     .execute();
   if (!rows.length) return { cursor: null, scanned: 0, embedded: 0 };
   const stale = rows
-    .map((r) => ({ r, text: embeddingText(r), hash: null as Buffer | null }))
-    .map((x) => ({ ...x, hash: textHash(x.text) }))
-    .filter((x) => x.r.model_id !== embedder.modelId || !x.r.text_hash || !x.hash!.equals(x.r.text_hash));
+    .map((r) => {
+      const text = embeddingText(r);
+      return { r, text, hash: textHash(text) };
+    })
+    .filter((x) => x.r.model_id !== embedder.modelId || !x.r.text_hash || !x.hash.equals(x.r.text_hash));
   if (stale.length) {
     const vectors = await embedder.embed(stale.map((x) => x.text));
     await storeEmbeddings(
       db,
       embedder.modelId,
-      stale.map((x, i) => ({ productId: x.r.product_id, hash: x.hash!, vec: vectors[i]! })),
+      stale.map((x, i) => ({ productId: x.r.product_id, hash: x.hash, vec: vectors[i]! })),
     );
   }
   return { cursor: rows.at(-1)!.product_id, scanned: rows.length, embedded: stale.length };

@@ -12,7 +12,7 @@ import type { CatalogSnapshot, CatalogSnapshotCache } from './catalog-snapshot';
 import { matchRecId } from './issued-cards';
 import type { RecommendationRecorder } from './record';
 import type { SemanticTier } from './semantic';
-import { MATCH_TIERS, retrieve, type FusionSettings, type Hit, type MatchTier, type Ranker, type Retrieval } from './retrieval';
+import { retrieve, tierOf, type FusionSettings, type Hit, type MatchTier, type Ranker, type Retrieval } from './retrieval';
 import { shopperGuide } from './shopper-guide';
 import { understandShoppingIntent, type ShoppingIntent } from './understand';
 import { fromMinorUnits } from '../money';
@@ -231,16 +231,11 @@ async function retrieveGrouped(
   ).slice(0, input.limit);
   const shown = groups.map((g) => g[0]!);
   const matched = shown.filter((h) => h.source !== 'trending');
-  // Retrieval's own definition, over the items shown: the weakest tier among the intent hits, a hit
-  // that no full-text tier found (found by meaning alone) counting as broadened.
-  const weakest = Math.max(
-    -1,
-    ...matched.map((h) => MATCH_TIERS.findIndex((t) => t === h.source)).map((i) => (i < 0 ? MATCH_TIERS.length - 1 : i)),
-  );
   return {
     found: {
       hits: groups.flat(),
-      tier: weakest < 0 ? 'none' : MATCH_TIERS[weakest]!,
+      // Retrieval's own definition, over the items shown.
+      tier: tierOf(matched),
       intentHits: matched.length,
       trendingFill: shown.length - matched.length,
       semanticHits: matched.filter((h) => h.source === 'semantic').length,

@@ -231,7 +231,7 @@ async function byMeaning(
 }
 
 /** The answer's tier: the weakest full-text tier among its hits; a hit found by meaning alone counts as broadened. */
-function tierOf(hits: Hit[]): MatchTier {
+export function tierOf(hits: readonly Hit[]): MatchTier {
   let weakest = -1;
   for (const h of hits) {
     const i = h.source === 'semantic' ? MATCH_TIERS.indexOf('broadened') : MATCH_TIERS.indexOf(h.source as (typeof MATCH_TIERS)[number]);
