@@ -1,20 +1,22 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import { catalogEmbeddingDue, embedCatalogPage, recordCatalogEmbedded, type EmbedPageResult } from '../src/catalog/embeddings';
-import { SentenceEncoder } from '../src/embedding/encoder';
+import { EncoderThread } from '../src/embedding/encoder-thread';
 import { EMBEDDING_MODEL, findEmbeddingModel } from '../src/embedding/model';
 
 const HEARTBEAT_EVERY_MS = 5000;
 
 /**
  * Activities of the catalog-embedding flow: thin wrappers over src/catalog/embeddings.ts. The worker
- * loads the encoder on the first page it embeds (EMBEDDING_THREADS threads) and keeps it.
+ * loads the encoder on the first page it embeds (EMBEDDING_THREADS threads) and keeps it, on a thread
+ * of its own, so a page's seconds of inference never hold up the worker's other activities and
+ * workflow tasks (src/embedding/encoder-thread.ts).
  */
 export function createCatalogEmbeddingActivities({ db, config }: ActivityDeps) {
-  let encoder: Promise<SentenceEncoder> | null = null;
+  let encoder: Promise<EncoderThread> | null = null;
   const loaded = () =>
     (encoder ??= findEmbeddingModel()
-      .then((files) => SentenceEncoder.load(files, { threads: config.EMBEDDING_THREADS }))
+      .then((files) => EncoderThread.start(files, { threads: config.EMBEDDING_THREADS }))
       .catch((err) => {
         encoder = null;
         throw err;

@@ -257,7 +257,12 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
       .executeTakeFirstOrThrow();
 
     const booted = await bootWorker({ deps: { db, config: api.config }, temporal: api.temporal! });
-    const others = [booted.schedules.reconciliation, booted.schedules.runtimeReconcile, ...booted.schedules.housekeeping];
+    const others = [
+      booted.schedules.reconciliation,
+      booted.schedules.runtimeReconcile,
+      booted.schedules.catalogEmbedding,
+      ...booted.schedules.housekeeping,
+    ];
     try {
       await booted.worker.runUntil(Promise.resolve());
     } finally {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect';
 import type { TextEmbedder } from '../catalog/embeddings';
-import { SentenceEncoder } from '../embedding/encoder';
+import { EncoderThread } from '../embedding/encoder-thread';
 import { EMBEDDING_MODEL, findEmbeddingModel } from '../embedding/model';
 import { SemanticIndex, type SemanticHit } from './semantic-index';
 
@@ -66,10 +66,11 @@ export class SemanticTier {
 }
 
 /**
- * The API process's semantic tier (SEMANTIC_SEARCH=on, the default), or none. Its encoder runs on one
- * thread: a query is a few milliseconds of it, and the other core serves the other requests.
+ * The API process's semantic tier (SEMANTIC_SEARCH=on, the default), or none. Its encoder runs on a
+ * thread of its own with one ONNX Runtime thread: a query is a few milliseconds of it, during which
+ * the API's own thread serves the other requests.
  */
 export function createSemanticTier(config: { SEMANTIC_SEARCH: 'on' | 'off' }): SemanticTier | undefined {
   if (config.SEMANTIC_SEARCH === 'off') return undefined;
-  return new SemanticTier(async () => SentenceEncoder.load(await findEmbeddingModel(), { threads: 1 }), EMBEDDING_MODEL);
+  return new SemanticTier(async () => EncoderThread.start(await findEmbeddingModel(), { threads: 1 }), EMBEDDING_MODEL);
 }

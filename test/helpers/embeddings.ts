@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { appendFile, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../../src/db/connect';
@@ -52,7 +53,8 @@ function alive(pid: number): boolean {
 }
 
 async function embedWithCache(db: Db): Promise<{ scanned: number; embedded: number; fromCache: number }> {
-  const encoder = await SentenceEncoder.load(await findEmbeddingModel({ install: true }), { threads: 1 });
+  // Nothing else runs during the global setup: the encoder may have every core.
+  const encoder = await SentenceEncoder.load(await findEmbeddingModel({ install: true }), { threads: os.availableParallelism() });
   const file = path.join(PROJECT_ROOT, '.tools', 'cache', `embeddings-${encoder.modelId}.bin`);
   const record = 16 + encoder.dims * 4;
   const known = new Map<string, Float32Array>();

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SentenceEncoder } from '../../src/embedding/encoder';
+import { EncoderThread } from '../../src/embedding/encoder-thread';
 import {
   EMBEDDING_MODEL,
   EmbeddingModelCorrupt,
@@ -115,6 +116,27 @@ describe('SentenceEncoder (the pinned all-MiniLM-L6-v2 int8)', () => {
     await other.close();
     expect(await pending).toHaveLength(1); // what was queued before close still ran
     await expect(other.embedOne('after')).rejects.toThrow('SentenceEncoder is closed');
+  });
+});
+
+describe('EncoderThread (the same encoder on a worker thread of its own)', () => {
+  it('answers the vectors the encoder gives in process, to concurrent callers in order, and a load failure as an error', async () => {
+    const thread = await EncoderThread.start(files);
+    try {
+      expect([thread.modelId, thread.dims]).toEqual([encoder.modelId, encoder.dims]);
+      const a = ['stainless garden trowel', 'a gift for a gardener under $40', 'yoga mat'];
+      const b = ['noise cancelling headphones', 'cast iron pan'];
+      const [inThread1, inThread2] = await Promise.all([thread.embed(a, { batchSize: 2 }), thread.embed(b)]);
+      const [inProcess1, inProcess2] = [await encoder.embed(a), await encoder.embed(b)];
+      inProcess1.forEach((v, i) => expect(dot(v, inThread1[i]!)).toBeGreaterThan(0.9999));
+      inProcess2.forEach((v, i) => expect(dot(v, inThread2[i]!)).toBeGreaterThan(0.9999));
+      expect(await thread.embed([])).toEqual([]);
+      await expect(thread.embed(['x'], { batchSize: 0 })).rejects.toThrow('batchSize must be a positive integer, got 0');
+    } finally {
+      await thread.close();
+    }
+    await expect(thread.embedOne('after')).rejects.toThrow('the encoder thread is closed');
+    await expect(EncoderThread.start({ ...files, modelPath: path.join(tmpDir(), 'model.onnx') })).rejects.toThrow(/model\.onnx/);
   });
 });
 
