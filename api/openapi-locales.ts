@@ -7,27 +7,27 @@
  * test/openapi-locales.test.ts fails on a translation whose operation or field no longer exists and
  * on an operation without a translated summary.
  */
-import { commonZhCN } from './openapi-common.zh-CN';
+import { commonZhCN } from './locales/zh-CN/common';
 import { mergeTexts, translateDocument, type LocaleTexts } from './openapi-text';
-import { systemZhCN } from './routes/system.zh-CN';
-import { developersZhCN } from './routes/developers.zh-CN';
-import { dispatchZhCN } from './routes/dispatch.zh-CN';
-import { merchantsZhCN } from './routes/merchants.zh-CN';
-import { agentsZhCN } from './routes/agents.zh-CN';
-import { intentsZhCN } from './routes/intents.zh-CN';
-import { matchZhCN } from './routes/match.zh-CN';
-import { recommendZhCN } from './routes/recommend.zh-CN';
-import { cardsZhCN } from './routes/cards.zh-CN';
-import { proofZhCN } from './routes/proof.zh-CN';
-import { mandatesZhCN } from './routes/mandates.zh-CN';
-import { checkoutZhCN } from './routes/checkout.zh-CN';
-import { runtimeZhCN } from './routes/runtime.zh-CN';
-import { experienceZhCN } from './routes/experience.zh-CN';
-import { merchantOpsZhCN } from './routes/merchant-ops.zh-CN';
-import { feedsZhCN } from './routes/feeds.zh-CN';
-import { reportsZhCN } from './routes/reports.zh-CN';
-import { reconciliationZhCN } from './routes/reconciliation.zh-CN';
-import { protocolsZhCN } from './routes/protocols.zh-CN';
+import { systemZhCN } from './locales/zh-CN/system';
+import { developersZhCN } from './locales/zh-CN/developers';
+import { dispatchZhCN } from './locales/zh-CN/dispatch';
+import { merchantsZhCN } from './locales/zh-CN/merchants';
+import { agentsZhCN } from './locales/zh-CN/agents';
+import { intentsZhCN } from './locales/zh-CN/intents';
+import { matchZhCN } from './locales/zh-CN/match';
+import { recommendZhCN } from './locales/zh-CN/recommend';
+import { cardsZhCN } from './locales/zh-CN/cards';
+import { proofZhCN } from './locales/zh-CN/proof';
+import { mandatesZhCN } from './locales/zh-CN/mandates';
+import { checkoutZhCN } from './locales/zh-CN/checkout';
+import { runtimeZhCN } from './locales/zh-CN/runtime';
+import { experienceZhCN } from './locales/zh-CN/experience';
+import { merchantOpsZhCN } from './locales/zh-CN/merchant-ops';
+import { feedsZhCN } from './locales/zh-CN/feeds';
+import { reportsZhCN } from './locales/zh-CN/reports';
+import { reconciliationZhCN } from './locales/zh-CN/reconciliation';
+import { protocolsZhCN } from './locales/zh-CN/protocols';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];

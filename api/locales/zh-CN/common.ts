@@ -1,4 +1,4 @@
-import type { LocaleTexts } from './openapi-text';
+import type { LocaleTexts } from '../../openapi-text';
 
 /** zh-CN texts of the document itself and of schemas several route areas share, by address (api/openapi-text.ts). */
 export const commonZhCN: LocaleTexts = {

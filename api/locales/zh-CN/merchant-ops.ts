@@ -1,4 +1,4 @@
-import type { LocaleTexts } from '../openapi-text';
+import type { LocaleTexts } from '../../openapi-text';
 
 /** zh-CN texts of the merchant-ops routes and the schemas only they use, by operation id and field (api/openapi-text.ts). */
 export const merchantOpsZhCN: LocaleTexts = {
