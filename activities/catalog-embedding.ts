@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { catalogEmbeddingDue, embedCatalogPage, recordCatalogEmbedded, type EmbedPageResult } from '../src/catalog/embeddings';
 import { EncoderThread } from '../src/embedding/encoder-thread';
 import { EMBEDDING_MODEL, findEmbeddingModel } from '../src/embedding/model';

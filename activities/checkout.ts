@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import {
   authorizeCheckout,
   expireCheckout,

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { attemptDelivery, deadLetter, type AttemptInput } from '../src/dispatch/attempt';
 import { claimForReplay, type PlannedDelivery } from '../src/dispatch/deliveries';
 import { startDeliveryRun } from '../src/dispatch/client';

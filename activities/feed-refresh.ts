@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { FeedRefreshError, recordRefreshFailure, refreshFeed, type FeedRefreshResult } from '../src/catalog/feed-refresh';
 
 const HEARTBEAT_EVERY_MS = 5000;

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
 import { expireDueProposals } from '../src/matching/proposals';
 import { startMissedSurges } from '../src/dispatch/client';

@@ -1,5 +1,4 @@
-import type { Db } from '../src/db/connect';
-import type { Config } from '../src/config';
+import type { ActivityDeps } from './deps';
 import { pingActivities } from './ping';
 import { createDispatchActivities } from './dispatch';
 import { createRuntimeActivities } from './runtime';
@@ -9,11 +8,6 @@ import { createReconciliationActivities } from './reconciliation';
 import { createFeedActivities } from './feed-refresh';
 import { createHousekeepingActivities } from './housekeeping';
 import { createCatalogEmbeddingActivities } from './catalog-embedding';
-
-export interface ActivityDeps {
-  db: Db;
-  config: Config;
-}
 
 export { pingActivities };
 

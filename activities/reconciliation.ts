@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { reconcileAffiliateOrders, type ReconciliationSummary } from '../src/reconciliation/matching';
 import { recordRunFinished, recordRunStarted, type RunStart } from '../src/reconciliation/runs';
 import type { ReconciliationWindow } from '../src/supply/window';

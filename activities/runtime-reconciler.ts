@@ -1,4 +1,4 @@
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { reconcileOpenRuntimes } from '../src/runtime/reconcile';
 
 /** The activity of the runtime reconciler (workflows/runtime-reconciler.ts): one pass of src/runtime/reconcile.ts. */

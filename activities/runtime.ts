@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { AppError } from '../src/errors';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import {
   authorizeRuntimePayment,
   createRuntimeDeps,

@@ -6,7 +6,8 @@ import {
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import { tracing } from '../src/tracing';
-import { createActivities, type ActivityDeps } from '../activities/index';
+import { createActivities } from '../activities/index';
+import type { ActivityDeps } from '../activities/deps';
 import { activityMetricsInterceptor } from '../src/metrics/worker';
 import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
 import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
