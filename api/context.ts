@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db/connect';
 import type { Developer, DeveloperSession } from '../src/db/schema';
@@ -8,11 +9,22 @@ import type { SigningKeys } from '../src/crypto/signing-keys';
 import type { TemporalHandle } from '../src/temporal/client';
 import type { RequestLogWriter } from '../src/console/request-logs';
 import type { ApiKeyPrincipal } from '../src/console/api-keys';
-import type { RateLimiters } from './middleware/rate-limit';
 import type { CardFactsCache } from '../src/catalog/cards';
 import type { FrozenTopCache } from '../src/matching/session-render';
 import type { CatalogSnapshotCache } from '../src/recommend/catalog-snapshot';
 import type { RecommendationRecorder } from '../src/recommend/record';
+
+/** The API's rate limiters (built by createRateLimiters, api/middleware/rate-limit.ts). */
+export interface RateLimiters {
+  perKey: RateLimiterAbstract;
+  perIp: RateLimiterAbstract;
+  /** Keyless recommend calls on the portal demo channel: each writes an intent, proposals and a session. */
+  portalDemo: RateLimiterAbstract;
+  /** Console credential endpoints, each with its own per-IP budget (CONSOLE_AUTH_BUDGETS, api/middleware/rate-limit.ts). */
+  register: RateLimiterAbstract;
+  login: RateLimiterAbstract;
+  inviteVerify: RateLimiterAbstract;
+}
 
 /** Everything a request may need, built once per process and hung on the Koa context. */
 export interface AppDeps {

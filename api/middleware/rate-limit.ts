@@ -5,20 +5,9 @@ import { sha256Hex } from '../../src/crypto/tokens';
 import { API_KEY_PREFIX, authenticateApiKey } from '../../src/console/api-keys';
 import { AppError } from '../../src/errors';
 import { DEFAULT_TASK_QUEUE } from '../../src/temporal/names';
-import type { AppContext, AppState } from '../context';
+import type { AppContext, AppState, RateLimiters } from '../context';
 import { bearerToken } from './auth';
 import { countRateLimitRejection } from '../../src/metrics/api';
-
-export interface RateLimiters {
-  perKey: RateLimiterAbstract;
-  perIp: RateLimiterAbstract;
-  /** Keyless recommend calls on the portal demo channel: each writes an intent, proposals and a session. */
-  portalDemo: RateLimiterAbstract;
-  /** Console credential endpoints, each with its own per-IP budget (CONSOLE_AUTH_BUDGETS). */
-  register: RateLimiterAbstract;
-  login: RateLimiterAbstract;
-  inviteVerify: RateLimiterAbstract;
-}
 
 /** The table of migration 0027; buckets of every limiter share it (their keys carry the limiter's prefix). */
 export const RATE_LIMIT_TABLE = 'rate_limits';
