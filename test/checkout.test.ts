@@ -420,7 +420,7 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     const done = ok.body.checkout;
     expect(done).toMatchObject({ checkout_id: id, status: 'confirmed' });
     expect(done.receipt).toMatchObject({
-      status: 'handed_off',
+      status: 'order_placed',
       merchant_id: c.merchantId,
       merchant_response: { status_code: 200, order_id: 'ord-1' },
       amount: (priceCents + 450) / 100,
@@ -458,7 +458,22 @@ describe('agentic checkout: confirm (Update with validator)', () => {
 
     // The run completed; its history replays against the current workflow code.
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(id));
-    expect(await handle.result()).toEqual({ checkoutId: id, status: 'confirmed' });
+    // The result says what was bought, from whom, for how much, and the merchant's order id.
+    expect(await handle.result()).toEqual({
+      checkoutId: id,
+      status: 'confirmed',
+      purchase: {
+        product: done.plan.line_items[0].title,
+        merchant_id: c.merchantId,
+        amount: (priceCents + 450) / 100,
+        currency: 'USD',
+        checkout_mode: 'agent_handoff',
+      },
+      order_id: 'ord-1',
+    });
+    expect(await (await handle.describe()).staticSummary()).toBe(
+      `Checkout of "Trail bottle" from ${c.merchantId} for buyer-agent-1 (${id}, proposal ${c.proposalId})`,
+    );
     await recordHistory(main.api.temporal!.client, workflowIds.checkout(id), 'agentic-checkout.json');
   });
 
@@ -608,7 +623,12 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     // Awaiting the result through the time-skipping client lets the server jump to the timer: the
     // test's own timeout (a minute) fails it if the 15 minutes were waited out instead.
     const handle = timeSkipping!.client.workflow.getHandle(workflowIds.checkout(id));
-    expect(await handle.result()).toEqual({ checkoutId: id, status: 'expired' });
+    expect(await handle.result()).toMatchObject({
+      checkoutId: id,
+      status: 'expired',
+      reason: `not confirmed before ${res.body.checkout.expires_at}`,
+      purchase: { merchant_id: c.merchantId, product: res.body.checkout.plan.line_items[0].title },
+    });
     // The run expired by its timer, which fired when the workflow's clock reached the plan's expiry.
     const events = (await handle.fetchHistory()).events ?? [];
     const fired = events.filter((e) => e.timerFiredEventAttributes);
@@ -729,6 +749,7 @@ describe('agentic checkout: compensation when the handoff fails for good (saga)'
       code: 'merchant_handoff_failed',
       payment_voided: true,
       next_action: { action: 'plan_new_checkout' },
+      purchase: { merchant_id: c.merchantId, amount: (priceCents + 450) / 100, currency: 'USD', checkout_mode: 'agent_handoff' },
     });
     const d = await handle.describe();
     expect(d.status.name).toBe('FAILED');
@@ -858,7 +879,19 @@ describe('agentic checkout: merchant_redirect (the seller has no agent endpoint)
     expect(again.status).toBe(200);
     expect(again.body.checkout.continue_url).toBe(done.continue_url);
     const handle = main.api.temporal!.client.workflow.getHandle(workflowIds.checkout(checkout.checkout_id));
-    expect(await handle.result()).toEqual({ checkoutId: checkout.checkout_id, status: 'handed_off' });
+    expect(await handle.result()).toEqual({
+      checkoutId: checkout.checkout_id,
+      status: 'handed_off',
+      purchase: {
+        product: checkout.plan.line_items[0].title,
+        merchant_id: checkout.merchant_id,
+        amount,
+        currency: 'USD',
+        checkout_mode: 'merchant_redirect',
+      },
+      continue_url: done.continue_url,
+      payment_voided: false,
+    });
     await recordHistory(main.api.temporal!.client, workflowIds.checkout(checkout.checkout_id), 'agentic-checkout-merchant-redirect.json');
 
     // The link is the recorded click redirect to the product page, rec_id attached.

@@ -182,6 +182,13 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     const again = await get(`/v1/commerce-runtime/${rt.runtime_session.runtime_id}`);
     expect(again.status).toBe(200);
     expect(again.body.runtime).toEqual(rt);
+    // The run's result (the UI's Result panel) names what it chose: product, merchant and price.
+    const run = api.temporal!.client.workflow.getHandle(rt.runtime_session.workflow_id);
+    expect(await run.result()).toMatchObject({
+      stage: 'awaiting_user_confirmation',
+      proposalId: rt.proposal.proposal_id,
+      chosen: { product: rt.proposal.offer_title, merchant_id: ids.good, price: catalogPrice(), currency: rt.proposal.currency },
+    });
 
     // The completed run's history replays against the current workflow code; it is kept for the replay test.
     await recordHistory(api.temporal!.client, rt.runtime_session.workflow_id, 'commerce-runtime.json');

@@ -5,6 +5,7 @@ import { searchAttributes as SA } from '../src/temporal/names';
 import {
   confirmUpdate,
   getPlanUpdate,
+  purchaseOf,
   stageQuery,
   type CheckoutFailureDetails,
   type CheckoutOutcome,
@@ -155,15 +156,18 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     stage.set('rejected');
     details(`${planned.rejection.code}: ${planned.rejection.message}`);
     await wf.condition(wf.allHandlersFinished);
-    return { checkoutId: req.checkoutId, status: 'rejected', error: planned.rejection.code };
+    const tried = drafted.ok ? { purchase: purchaseOf(drafted.checkout.plan) } : {};
+    return { checkoutId: req.checkoutId, status: 'rejected', error: planned.rejection.code, reason: planned.rejection.message, ...tried };
   }
   const plan = planned.checkout.plan;
   const mode = plan.checkout_mode;
+  const purchase = purchaseOf(plan);
   // The business keys, on the run itself (the UI's Memo; `temporal workflow describe`).
   wf.upsertMemo({
     checkout_id: req.checkoutId,
     intent_id: plan.intent_id,
     proposal_id: plan.proposal_id,
+    product: purchase.product,
     merchant_id: plan.merchant_id,
     amount: plan.amount,
     currency: plan.currency,
@@ -172,7 +176,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
   });
   // Search attributes are written where the run waits or ends: the merchant with the wait.
   stage.set('awaiting_confirmation', undefined, [{ key: SA.MerchantId, value: plan.merchant_id }]);
-  details(`${mode} plan ${plan.amount} ${plan.currency} from ${plan.merchant_id}, expires ${plan.expires_at}`);
+  details(`${mode} plan: ${purchase.product} from ${plan.merchant_id}, ${plan.amount} ${plan.currency}, expires ${plan.expires_at}`);
 
   const asked = await wf.condition(() => confirmRequest !== undefined, Math.max(1, Date.parse(plan.expires_at) - Date.now()));
   if (!asked) {
@@ -181,7 +185,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     await db.expireCheckout(req.checkoutId);
     if (plan.merchant_session) await cancelSession();
     await wf.condition(wf.allHandlersFinished);
-    return { checkoutId: req.checkoutId, status: 'expired' };
+    return { checkoutId: req.checkoutId, status: 'expired', reason: `not confirmed before ${plan.expires_at}`, purchase };
   }
 
   // `confirming` lasts one workflow task: Current Details only, no search attribute write.
@@ -193,7 +197,13 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     stage.set('handed_off');
     details(`buyer handed to ${confirmed.continue_url}`);
     await wf.condition(wf.allHandlersFinished);
-    return { checkoutId: req.checkoutId, status: 'handed_off' };
+    return {
+      checkoutId: req.checkoutId,
+      status: 'handed_off',
+      purchase,
+      continue_url: confirmed.continue_url ?? null,
+      payment_voided: false,
+    };
   }
 
   let authorized = false;
@@ -215,6 +225,7 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
       reason: stored.message,
       next_action: stored.next_action ?? null,
       payment_voided: authorized,
+      purchase,
     };
     throw wf.ApplicationFailure.create({
       type: stored.code,
@@ -271,12 +282,18 @@ export async function agenticCheckout(req: CheckoutRequest): Promise<CheckoutOut
     stage.set('handed_off');
     details(`${plan.merchant_id} needs the buyer on its page: handed to ${confirmed.continue_url} (payment voided)`);
     await wf.condition(wf.allHandlersFinished);
-    return { checkoutId: req.checkoutId, status: 'handed_off' };
+    return {
+      checkoutId: req.checkoutId,
+      status: 'handed_off',
+      purchase,
+      continue_url: confirmed.continue_url ?? null,
+      payment_voided: true,
+    };
   }
   stage.set('confirmed');
   details(`order handed to ${plan.merchant_id}${handoff.order_id ? ` as ${handoff.order_id}` : ''}`);
   await wf.condition(wf.allHandlersFinished);
-  return { checkoutId: req.checkoutId, status: 'confirmed' };
+  return { checkoutId: req.checkoutId, status: 'confirmed', purchase, order_id: handoff.order_id };
 }
 // Pinned: a checkout finishes on the worker version it started on (it waits at most the plan's 15
 // minutes for consent, then a few steps), so a change to it never needs a patch (docs/OPERATIONS.md).

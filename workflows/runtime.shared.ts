@@ -3,6 +3,7 @@
  * The API (src/runtime/client.ts) imports this, never the workflow.
  */
 import type { CommerceBudget } from '../src/db/schema-runtime';
+import type { ChosenOffer } from '../src/runtime/steps';
 
 export interface RuntimeInput {
   runtimeId: string;
@@ -31,6 +32,8 @@ export interface RuntimeOutcome {
   proposalId: string | null;
   matchSessionId: string | null;
   matchTokenId: string | null;
+  /** The ranked choice's product, merchant and price (operators read it from the UI's Result); null when nothing was ranked. */
+  chosen: ChosenOffer | null;
 }
 
 /** The workflow's signature, for typed starts by name. */

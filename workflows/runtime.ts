@@ -59,6 +59,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     proposalId: null,
     matchSessionId: null,
     matchTokenId: null,
+    chosen: null,
   };
   let exhausted: string | null = null;
   let index = 0;
@@ -69,7 +70,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
    * task, so its stages on the way cost no history event; FlowStage is written once, when it ends.
    */
   const detailsOf = (s: RuntimeStage, note?: string) =>
-    `${s}: ${consumed.iterations}/${budget.max_agent_iterations} iterations, ${consumed.merchant_queries}/${budget.max_merchant_queries} merchant queries, ${consumed.proposal_versions}/${budget.max_proposal_versions} proposal versions${out.intentId ? `; intent ${out.intentId}` : ''}${note ? `; ${note}` : ''}`;
+    `${s}: ${consumed.iterations}/${budget.max_agent_iterations} iterations, ${consumed.merchant_queries}/${budget.max_merchant_queries} merchant queries, ${consumed.proposal_versions}/${budget.max_proposal_versions} proposal versions${out.intentId ? `; intent ${out.intentId}` : ''}${out.chosen ? `; chose "${out.chosen.product}" from ${out.chosen.merchant_id} at ${out.chosen.price} ${out.chosen.currency}` : ''}${note ? `; ${note}` : ''}`;
   const stage = (s: RuntimeStage, note?: string) => current.show(s, detailsOf(s, note));
   /** True when one more AgentStep fits the iteration budget; otherwise the loop stops there. */
   const step = () => {
@@ -179,6 +180,7 @@ export async function commerceRuntime(input: RuntimeInput): Promise<RuntimeOutco
     out.matchSessionId = ranked.matchSessionId;
     if (!ranked.chosenProposalId) return await finish('stopped', 'no_ranked_proposals');
     out.proposalId = ranked.chosenProposalId;
+    out.chosen = ranked.chosen ?? null;
 
     stage('minting_token');
     // (The mint happened with the rank exactly when this step fits.)

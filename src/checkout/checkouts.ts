@@ -663,7 +663,8 @@ export async function settleCheckout(db: Db, checkoutId: string, handoff: Handof
       : sql<AuditEntry[]>`audit_trail`;
     const receipt = {
       receipt_id: `rcpt_${checkoutId.replace(/^chk_/, '')}`,
-      status: 'handed_off',
+      // The merchant took the order (`handed_off` is the redirect's word: the buyer went to the merchant's page).
+      status: 'order_placed',
       merchant_id: c.merchant_id,
       merchant_response: { status_code: handoff.status_code, order_id: handoff.order_id, body: handoff.response },
       payment_authorization_id: c.payment_authorization_id,

@@ -83,7 +83,7 @@ function mapTemporalError(err: unknown): unknown {
  * open it, so a plan request without them is a 400 naming the fields (the plan checks again:
  * src/checkout/checkouts.ts).
  */
-async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller): Promise<void> {
+async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller): Promise<{ offerTitle: string; sellerId: string } | null> {
   // One statement for the three owners and the proposal's seller: a row for each record that exists.
   // The seller's columns, typed as the proposal arm reads them (null in the other arms).
   const noSeller = [
@@ -91,6 +91,8 @@ async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller)
     sql<string | null>`null`.as('agent_endpoint'),
     sql<MerchantRow['protocol_version'] | null>`null`.as('protocol_version'),
     sql<MerchantRow['workflow_context'] | null>`null`.as('workflow_context'),
+    sql<string | null>`null`.as('offer_title'),
+    sql<string | null>`null`.as('seller_id'),
   ] as const;
   const rows = await db
     .selectFrom('intents')
@@ -108,6 +110,8 @@ async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller)
           'm.agent_endpoint',
           'm.protocol_version',
           'm.workflow_context',
+          'p.offer_title',
+          'p.merchant_agent_id as seller_id',
         ])
         .where('p.proposal_id', '=', body.proposal_id),
     )
@@ -132,7 +136,9 @@ async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller)
         workflow_context: proposal.workflow_context!,
       }
     : null;
-  if (!seller || !sellsThroughSessions(seller)) return;
+  // What the run's summary names (the UI's workflow list), known before the plan is.
+  const offer = proposal?.offer_title && proposal.seller_id ? { offerTitle: proposal.offer_title, sellerId: proposal.seller_id } : null;
+  if (!seller || !sellsThroughSessions(seller)) return offer;
   const missing = missingBuyerDetails(body.buyer, body.shipping_address);
   if (missing.length) {
     throw new AppError(
@@ -142,6 +148,7 @@ async function assertPlannable(db: Db, body: CheckoutCreateBody, caller: Caller)
       { fields: missing },
     );
   }
+  return offer;
 }
 
 /**
@@ -160,7 +167,7 @@ export async function createCheckout(
 ): Promise<CheckoutWait> {
   const checkoutId = keyedCheckoutId ?? newId('chk');
   const t = requireTemporal(temporal);
-  await assertPlannable(db, body, caller);
+  const offer = await assertPlannable(db, body, caller);
   const workflowId = workflowIds.checkout(checkoutId);
   // Only an id fixed by an Idempotency-Key can have been abandoned by an earlier try of this request.
   if (keyedCheckoutId) await reclaimCheckout(db, checkoutId);
@@ -174,7 +181,9 @@ export async function createCheckout(
       { key: SA.IntentId, value: body.intent_id },
       { key: SA.FlowStage, value: 'planning' },
     ],
-    staticSummary: `Agentic checkout ${checkoutId}: proposal ${body.proposal_id} for ${body.buyer_agent_id}`,
+    staticSummary: offer
+      ? `Checkout of "${offer.offerTitle.slice(0, 80)}" from ${offer.sellerId} for ${body.buyer_agent_id} (${checkoutId}, proposal ${body.proposal_id})`
+      : `Agentic checkout ${checkoutId}: proposal ${body.proposal_id} for ${body.buyer_agent_id}`,
     // Business keys known at start; the workflow adds merchant, amount, currency and mode with the plan.
     memo: {
       checkout_id: checkoutId,

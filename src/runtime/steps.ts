@@ -64,6 +64,16 @@ export interface QueryResult {
 export interface RankResult {
   matchSessionId: string;
   chosenProposalId: string | null;
+  /** What the chosen proposal sells, shown with the run's result (absent from runs recorded before it was added). */
+  chosen?: ChosenOffer | null;
+}
+
+/** The chosen proposal's offer: what the run found, from whom, for how much. */
+export interface ChosenOffer {
+  product: string;
+  merchant_id: string;
+  price: number;
+  currency: string;
 }
 
 export const trustOf = (p: Pick<ProposalRow, 'trust_score'>) =>
@@ -311,7 +321,13 @@ export async function rankRuntimeProposals(
     },
     { stage: 'ranking', links: { match_session_id: session.match_session_id, ...(chosen ? { proposal_id: chosen.proposal_id } : {}) } },
   );
-  return { matchSessionId: session.match_session_id, chosenProposalId: chosen?.proposal_id ?? null };
+  return {
+    matchSessionId: session.match_session_id,
+    chosenProposalId: chosen?.proposal_id ?? null,
+    chosen: chosen
+      ? { product: chosen.offer_title, merchant_id: chosen.merchant_agent_id, price: chosen.price, currency: chosen.currency }
+      : null,
+  };
 }
 
 /** Step `mint_token`: accept the chosen proposal (a signed match token); the proposal shell's metadata is attached to it. */

@@ -244,7 +244,7 @@ export const CheckoutRecord = z
       .meta({ description: 'ucp/acp merchants: the order the merchant placed, kept current by its order events.' }),
     receipt: freeObject.nullable().meta({
       description:
-        'agent_handoff: status, merchant_response summary, handed_off_at. merchant_redirect: status handed_off, continue_url, rec_id, handed_off_at.',
+        'agent_handoff: status `order_placed` (the merchant took the order), merchant_response summary, handed_off_at. merchant_redirect (or a protocol merchant that needs the buyer on its page): status `handed_off`, continue_url, rec_id, handed_off_at.',
     }),
     audit_trail: z.array(AuditEntry).meta({ description: 'Every step of the checkout, oldest first.' }),
     failure: CheckoutFailure.nullable(),
