@@ -5,7 +5,7 @@ import { endpointPolicy } from '../../registry/endpoint-safety';
 import type { UcpBusinessSummary } from './discovery';
 import { platformProfileUrlFor } from './platform-profile';
 import { contentDigest, signDetachedJws, signHttpMessage, ucpAgentHeader, type UcpSigner } from './signing';
-import { withoutNulls } from './wire';
+import { withoutNulls } from './without-nulls';
 
 /**
  * One HTTP exchange with a UCP business's REST binding (checkout-rest.md, "HTTP Headers"): every call

@@ -2,7 +2,7 @@ import type { JWK } from 'jose';
 import { z } from 'zod';
 import { boundedRequest, OutboundError } from '../../outbound/http';
 import { endpointPolicy, parseEndpointUrl, UnsafeEndpointError } from '../../registry/endpoint-safety';
-import { withoutNulls } from './wire';
+import { withoutNulls } from './without-nulls';
 
 /**
  * UCP discovery (overview.md, "Profile Structure" and "Version Discovery and Negotiation"): the

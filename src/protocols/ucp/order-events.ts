@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JWK } from 'jose';
 import { z } from 'zod';
 import { parseUcpAgent, verifyDetachedJws, verifyHttpMessage, type SignatureFailure } from './signing';
-import { withoutNulls } from './wire';
+import { withoutNulls } from './without-nulls';
 
 /**
  * Order events a UCP business POSTs to the gateway's webhook (order.md, "Order Event Webhook"): the
