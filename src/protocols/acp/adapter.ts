@@ -13,7 +13,7 @@ import type {
   ShippingRule,
 } from '../merchant-session';
 import { AcpRequestError, acpPaths, acpSessionCall, type AcpClientDeps, type AcpSeller, type AcpSessionAnswer } from './client';
-import { AcpDelegationRefused } from './delegate-payment';
+import { AcpDelegationRefused, type AcpDelegatePayment } from './delegate-payment';
 import type { AcpAddress, AcpCheckoutSession, AcpFulfillmentOption, AcpLineItem, AcpMessage, AcpPaymentHandler, AcpTotal } from './wire';
 
 /**
@@ -30,28 +30,6 @@ import type { AcpAddress, AcpCheckoutSession, AcpFulfillmentOption, AcpLineItem,
  * the buyer consented to, obtain a delegated payment token scoped to that total when the handler
  * asks for one, then complete (`<checkout_id>:complete`).
  */
-
-/** What the adapter asks for when a payment handler needs a delegated token (`requires_delegate_payment`). */
-export interface AcpDelegationRequest {
-  checkout_id: string;
-  merchant: SessionMerchant;
-  /** The seller's checkout session the token is for (the allowance's `checkout_session_id`). */
-  session_id: string;
-  handler: { id: string; name: string; psp: string | null; config: Record<string, unknown> };
-  /**
-   * The credential token the checkout was given: a reference to the buyer's payment method that the
-   * delegation resolves (a vaulted card, a PSP payment method id), never a card number.
-   */
-  payment_method_token: string;
-  /** The allowance: at most this much (the total the buyer consented to), in this currency (lowercase ISO 4217). */
-  max_amount_minor: number;
-  currency: string;
-  /** Fixed per checkout so a retried complete sends the same token (see `AcpCompleteSessionInput`). */
-  expires_at: string;
-}
-
-/** Obtains a delegated payment token (src/protocols/acp/delegate-payment.ts `pspDelegator` makes one from a PSP). */
-export type AcpDelegatePayment = (request: AcpDelegationRequest) => Promise<{ token: string }>;
 
 export interface AcpAdapterDeps extends AcpClientDeps {
   /** Absent: the credential token is sent to the seller as given (already a delegated token). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AcpDelegatePayment } from './adapter';
+import type { SessionMerchant } from '../merchant-session';
 import { acpHttp, AcpRequestError, type AcpClientDeps } from './client';
 import { acpError, type AcpAddress } from './wire';
 
@@ -28,6 +28,28 @@ import { acpError, type AcpAddress } from './wire';
  * webhook secret. A PSP that implements this endpoint as specified needs only its base URL and the
  * bearer key it issued to the agent (`delegatePayment` below).
  */
+
+/** What the adapter asks for when a payment handler needs a delegated token (`requires_delegate_payment`). */
+export interface AcpDelegationRequest {
+  checkout_id: string;
+  merchant: SessionMerchant;
+  /** The seller's checkout session the token is for (the allowance's `checkout_session_id`). */
+  session_id: string;
+  handler: { id: string; name: string; psp: string | null; config: Record<string, unknown> };
+  /**
+   * The credential token the checkout was given: a reference to the buyer's payment method that the
+   * delegation resolves (a vaulted card, a PSP payment method id), never a card number.
+   */
+  payment_method_token: string;
+  /** The allowance: at most this much (the total the buyer consented to), in this currency (lowercase ISO 4217). */
+  max_amount_minor: number;
+  currency: string;
+  /** Fixed per checkout so a retried complete sends the same token (see `AcpCompleteSessionInput`). */
+  expires_at: string;
+}
+
+/** Obtains a delegated payment token (`pspDelegator` below makes one from a PSP). */
+export type AcpDelegatePayment = (request: AcpDelegationRequest) => Promise<{ token: string }>;
 
 /** The card as ACP's PaymentMethodCard carries it (type `card`; only cards are delegated today). */
 export interface AcpCardPaymentMethod {
