@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { DECISION_EVENT_TYPES } from '../db/schema-supply';
-import { REPUTATION_WEIGHTS } from '../supply/reputation';
 import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from '../supply/window';
 import { isoDateTime, pathId } from './common';
 
@@ -91,9 +90,20 @@ export const MerchantSla = z
   })
   .meta({ id: 'MerchantSla' });
 
+/** The reputation's components, in the order its basis lists them; their weights: src/supply/reputation.ts. */
+export const REPUTATION_COMPONENTS = [
+  'responsiveness',
+  'delivery_success',
+  'proposal_acceptance',
+  'on_time_fulfillment',
+  'customer_feedback',
+  'trust_evidence',
+] as const;
+export type ReputationComponentName = (typeof REPUTATION_COMPONENTS)[number];
+
 export const ReputationComponent = z
   .object({
-    name: z.enum(Object.keys(REPUTATION_WEIGHTS) as [keyof typeof REPUTATION_WEIGHTS, ...Array<keyof typeof REPUTATION_WEIGHTS>]),
+    name: z.enum(REPUTATION_COMPONENTS),
     value: z.number().meta({ description: '0..1: the observed value, or the neutral prior when n = 0.' }),
     n,
     weight: int,

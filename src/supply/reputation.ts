@@ -7,7 +7,7 @@ import { iso } from '../time';
 import { computeMerchantSla, type MerchantSla } from './sla';
 import { round3, share, type MetricWindow } from './window';
 import type { z } from 'zod';
-import type { ReputationComponent as ReputationComponentSchema } from '../schemas/merchant-ops';
+import type { ReputationComponent as ReputationComponentSchema, ReputationComponentName } from '../schemas/merchant-ops';
 
 /**
  * Reputation: score = round(Σ weight × value) over six components whose values are 0..1 and whose
@@ -23,8 +23,7 @@ export const REPUTATION_WEIGHTS = {
   on_time_fulfillment: 20,
   customer_feedback: 10,
   trust_evidence: 15,
-} as const;
-export type ReputationComponentName = keyof typeof REPUTATION_WEIGHTS;
+} as const satisfies Record<ReputationComponentName, number>;
 
 /** Decision events read as the shopper's verdict; view, click and remix say nothing about the merchant. */
 export const POSITIVE_FEEDBACK = ['pick', 'confirm', 'purchase'] as const;
