@@ -1,17 +1,6 @@
-import type { SemanticTier } from '../recommend/semantic';
 import { z } from 'zod';
-import type { Config } from '../config';
-import type { Db } from '../db/connect';
-import type { SigningKeys } from '../crypto/signing-keys';
-import type { CardFactsCache } from '../catalog/cards';
-import type { FrozenTopCache } from '../matching/session-render';
-import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
-import type { RecommendationRecorder } from '../recommend/record';
-import type { ApiKeyPrincipal } from '../console/api-keys';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import type { Logger } from '../logger';
-import type { TemporalHandle } from '../temporal/client';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { startRuntime } from '../runtime/client';
 import { getRuntimeRow, loadRuntime } from '../runtime/store';
@@ -19,6 +8,7 @@ import { RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
 import { Buyer, ShippingAddress } from '../schemas/checkout';
 import { checkoutForToken, confirmBuy, journeyTask, readConsent, runtimeFromText, asksToBuy, type JourneyDeps } from './journey';
 import { SKILL_OPERATIONS, SkillInputError } from './skills';
+import type { A2aCaller, A2aDeps } from './deps';
 import { errorOut, isV1Method, sendResultOut, taskOut, V1_METHODS, sendParamsIn } from './v1';
 import { apiCaller } from '../tenancy';
 import {
@@ -45,29 +35,6 @@ import {
  * or, with `taskId`, the buyer's reply to a task waiting for consent. Transport concerns (HTTP, auth,
  * body parsing) live in api/a2a.ts.
  */
-
-/** What the endpoint needs from the API process (AppDeps satisfies it). */
-export interface A2aDeps {
-  config: Config;
-  db: Db;
-  temporal: TemporalHandle | null;
-  signingKeys: SigningKeys;
-  cardFacts?: CardFactsCache;
-  frozenTops: FrozenTopCache;
-  catalogSnapshots: CatalogSnapshotCache;
-  recommendations: RecommendationRecorder;
-  /** The semantic tier of recommendations (SEMANTIC_SEARCH); absent: full text alone. */
-  semantic?: SemanticTier;
-  logger: Logger;
-}
-
-export interface A2aCaller {
-  developerId?: string;
-  keyId?: string;
-  /** The API key (its scopes gate the skills as they gate the REST routes). */
-  principal?: ApiKeyPrincipal;
-  requestId?: string;
-}
 
 export interface DispatchOptions {
   /** How long message/send waits for the run before answering a `working` task (configuration.blocking=false → 0). */
