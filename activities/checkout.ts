@@ -12,8 +12,8 @@ import {
   type CheckoutRequest,
   type Consent,
   type HandoffResult,
-  type Rejection,
 } from '../src/checkout/checkouts';
+import type { Rejection } from '../src/schemas/checkout';
 import { authorizeAndHandOff, handOffAndSettle } from '../src/checkout/confirm';
 import {
   cancelMerchantSession,

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
-import { reconcileAffiliateOrders, type ReconciliationSummary } from '../src/reconciliation/matching';
+import { reconcileAffiliateOrders } from '../src/reconciliation/matching';
+import type { ReconciliationSummary } from '../src/schemas/reconciliation';
 import { recordRunFinished, recordRunStarted, type RunStart } from '../src/reconciliation/runs';
 import type { ReconciliationWindow } from '../src/supply/window';
 

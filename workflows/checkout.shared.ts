@@ -3,7 +3,8 @@
  * its inputs and outputs. The API (src/checkout/client.ts) imports this, never the workflow.
  */
 import * as wf from '@temporalio/workflow';
-import type { CheckoutPlan, CheckoutRequest, CheckoutView, Consent, NextAction } from '../src/checkout/checkouts';
+import type { CheckoutRequest, CheckoutView, Consent, NextAction } from '../src/checkout/checkouts';
+import type { CheckoutPlan } from '../src/schemas/checkout';
 
 /** What the API sends with the confirm Update (after it verified the match-token JWS). */
 export interface ConfirmInput {

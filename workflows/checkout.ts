@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout';
-import type { CheckoutRequest, CheckoutView, HandoffResult, PlanResult, Rejection } from '../src/checkout/checkouts';
+import type { CheckoutRequest, CheckoutView, HandoffResult, PlanResult } from '../src/checkout/checkouts';
+import type { Rejection } from '../src/schemas/checkout';
 import { searchAttributes as SA } from '../src/temporal/names';
 import {
   confirmUpdate,

@@ -4,7 +4,7 @@
  * (src/reconciliation/schedule.ts) import this, never the workflow.
  */
 import type { ReconciliationTrigger } from '../src/db/schema-supply';
-import type { ReconciliationSummary } from '../src/reconciliation/matching';
+import type { ReconciliationSummary } from '../src/schemas/reconciliation';
 import type { ReconciliationWindow } from '../src/supply/window';
 
 export interface ReconciliationInput {

@@ -13,7 +13,7 @@ import { checkoutFailureStatus } from './failures';
 import { missingBuyerDetails, type SessionAddress, type SessionBuyer } from '../protocols/merchant-session';
 import { checkoutModeOf, checkoutSellerFrom, continueUrl, redirectRecId } from './seller';
 import type { z } from 'zod';
-import type { CheckoutFailure, CheckoutPlan as CheckoutPlanSchema, NextAction as NextActionSchema } from '../schemas/checkout';
+import type { CheckoutPlan, NextAction as NextActionSchema, Rejection } from '../schemas/checkout';
 
 /**
  * Agentic checkout (docs/CHECKOUT.md). Every function here is called by one
@@ -26,13 +26,6 @@ export type CheckoutRow = Selectable<AgenticCheckoutsTable>;
 
 /** What the buyer's agent can do after a failed checkout (in the failure record and the error body). */
 export type NextAction = z.infer<typeof NextActionSchema>;
-
-/**
- * A business check that failed: the API answers `{error: code, message}` (plus `next_action` when
- * known) with the status of checkoutFailureStatus(code) (src/checkout/failures.ts). `status` is that
- * status as stored with a failed checkout; the workflow's own rejections carry none.
- */
-export type Rejection = Omit<z.infer<typeof CheckoutFailure>, 'status'> & { status?: number };
 
 export const checkoutNotFound = (id: string) => new AppError(404, 'checkout_not_found', `No agentic checkout '${id}'.`);
 
@@ -50,12 +43,6 @@ export interface CheckoutRequest {
   buyer?: SessionBuyer | null;
   metadata?: Record<string, unknown>;
 }
-
-/**
- * The plan a checkout is confirmed against. `checkout_mode` is chosen from the seller (src/checkout/seller.ts) and never
- * changes; `amount` is the total in major units, what the confirm body's `amount` must equal.
- */
-export type CheckoutPlan = z.infer<typeof CheckoutPlanSchema>;
 
 export function checkoutView(c: CheckoutRow) {
   return {

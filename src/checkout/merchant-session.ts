@@ -22,8 +22,8 @@ import {
   settleAudit,
   type HandoffResult,
   type PlanResult,
-  type Rejection,
 } from './checkouts';
+import type { Rejection } from '../schemas/checkout';
 
 /**
  * A checkout with a merchant that sells through a commerce protocol (UCP business, ACP seller;

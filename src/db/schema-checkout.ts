@@ -1,7 +1,6 @@
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
 import type { z } from 'zod';
-import type { AuditEntry as AuditEntrySchema, CheckoutMode as CheckoutModeSchema } from '../schemas/checkout';
-import type { CheckoutPlan, Rejection } from '../checkout/checkouts';
+import type { AuditEntry as AuditEntrySchema, CheckoutMode as CheckoutModeSchema, CheckoutPlan, Rejection } from '../schemas/checkout';
 import type { MerchantSession } from '../protocols/merchant-session';
 
 /** Agentic checkout (docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */

@@ -1,5 +1,5 @@
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
-import type { RankedProposal } from '../matching/ranking';
+import type { RankedProposal } from '../schemas/match';
 import type { z } from 'zod';
 import type { CommissionPlan, ShippingCommitment } from '../schemas/proposals';
 

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
-import type { ReconciliationSummary } from '../reconciliation/matching';
+import type { DiscrepancyKind, ReconciliationSummary } from '../schemas/reconciliation';
 
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */
 
@@ -82,8 +82,6 @@ export interface ReconciliationRunsTable {
   started_at: Timestamp;
   finished_at: NullableTimestamp;
 }
-
-export type DiscrepancyKind = 'unmatched_platform_order' | 'unmatched_gateway_record' | 'amount_mismatch' | 'duplicate_order';
 
 export interface ReconciliationDiscrepanciesTable {
   id: Generated<string>;

@@ -11,7 +11,8 @@ import { RENDER_LIMIT_MAX } from '../schemas/match';
 import { getOwnIntent, type IntentRow } from './intents';
 import type { Caller } from '../tenancy';
 import { expireDueProposals } from './proposals';
-import { rankProposals, RANKING_COLUMNS, RANKING_WEIGHTS, type RankableProposal, type RankedProposal } from './ranking';
+import { rankProposals, RANKING_COLUMNS, RANKING_WEIGHTS, type RankableProposal } from './ranking';
+import type { RankedProposal } from '../schemas/match';
 import { iso } from '../time';
 
 export type MatchSessionRow = Selectable<MatchSessionsTable>;

@@ -1,7 +1,6 @@
 import { fromMinorUnits } from '../money';
 import type { ProposalRow } from './proposals';
-import type { z } from 'zod';
-import type { RankedProposal as RankedProposalSchema } from '../schemas/match';
+import type { RankedProposal } from '../schemas/match';
 
 /**
  * Match ranking (docs/MATCHING.md). Each proposal gets six component values in 0..1; the score is
@@ -96,9 +95,6 @@ function commission(p: RankableProposal): Part {
     };
   return { value: 0, reason: 'no commission plan' };
 }
-
-/** One ranked proposal as the API shows it: its shape is the `RankedProposal` schema. */
-export type RankedProposal = z.infer<typeof RankedProposalSchema>;
 
 export function rankProposals(proposals: RankableProposal[], ctx: RankingContext): RankedProposal[] {
   if (proposals.length === 0) return [];

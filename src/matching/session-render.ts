@@ -4,7 +4,7 @@ import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { queryPrepared, type Db } from '../db/connect';
 import { matchNotFound, matchSessionView, type MatchSessionRow } from './match-sessions';
 import { matchTokenView, selectTokens, type MatchTokenRow } from './match-tokens';
-import type { RankedProposal } from './ranking';
+import type { RankedProposal } from '../schemas/match';
 import type { ProductCardDocumentT } from '../schemas/catalog';
 import { getSessionCards } from '../recommend/issued-cards';
 import { mayRead, type Caller } from '../tenancy';

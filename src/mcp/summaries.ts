@@ -4,7 +4,7 @@ import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { CheckoutView } from '../checkout/checkouts';
 import type { IntentView } from '../matching/intents';
 import type { ProposalView } from '../matching/proposals';
-import type { RankedProposal } from '../matching/ranking';
+import type { RankedProposal } from '../schemas/match';
 import type { loadRuntime } from '../runtime/store';
 import type { RecommendResult } from '../recommend/recommend';
 

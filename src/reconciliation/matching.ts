@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/connect';
-import type { DiscrepancyKind } from '../db/schema-supply';
+import type { DiscrepancyKind, ReconciliationSummary } from '../schemas/reconciliation';
 import { STAGING_TABLE_DDL, orderSourceByName } from '../supply/affiliate-orders-source';
 import type { ReconciliationWindow } from '../supply/window';
 
@@ -26,32 +26,6 @@ export const DISCREPANCY_KINDS = [
 ] as const satisfies readonly DiscrepancyKind[];
 /** Discrepancy rows stored per kind and run; the counts in the summary are always exact. */
 export const STORED_DISCREPANCIES_PER_KIND = 5000;
-
-export interface CurrencyAmounts {
-  currency: string;
-  /** Completed orders as the platform reports them. */
-  platform_order_cents: number;
-  matched_cents: number;
-  commission_cents: number;
-  refunded_or_cancelled_cents: number;
-  mismatch_expected_cents: number;
-  mismatch_actual_cents: number;
-  unmatched_platform_cents: number;
-  unmatched_gateway_cents: number;
-}
-
-export interface ReconciliationSummary {
-  orders: { rows: number; distinct: number; completed: number; refunded: number; cancelled: number };
-  /** Each distinct order lands in exactly one outcome. */
-  outcomes: { matched: number; amount_mismatch: number; unmatched_platform_order: number; duplicate_claim: number };
-  matched_by: { checkout: number; match_token: number; rec_card: number };
-  gateway_records: { expected: number; claimed: number; unclaimed: number };
-  discrepancies: Record<DiscrepancyKind, number>;
-  /** How many discrepancy rows of each kind were stored (at most stored_limit_per_kind). */
-  stored: Record<DiscrepancyKind, number>;
-  stored_limit_per_kind: number;
-  amounts: CurrencyAmounts[];
-}
 
 const num = (v: unknown) => Number(v ?? 0);
 

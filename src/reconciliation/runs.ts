@@ -1,10 +1,11 @@
 import type { Db } from '../db/connect';
-import type { DiscrepancyKind, ReconciliationTrigger } from '../db/schema-supply';
+import type { ReconciliationTrigger } from '../db/schema-supply';
 import { AppError } from '../errors';
 import { fromMinorUnits } from '../money';
 import { newId } from '../ids';
 import { iso } from '../time';
-import { DISCREPANCY_KINDS, type ReconciliationSummary } from './matching';
+import { DISCREPANCY_KINDS } from './matching';
+import type { DiscrepancyKind, ReconciliationSummary } from '../schemas/reconciliation';
 import type { ReconciliationWindow } from '../supply/window';
 
 /** The stored record of each reconciliation run (`reconciliation_runs` + its discrepancy rows). */

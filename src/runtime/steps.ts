@@ -13,7 +13,7 @@ import { createMatchSession, type MatchSessionRow } from '../matching/match-sess
 import { acceptMatch } from '../matching/match-tokens';
 import { SYSTEM } from '../tenancy';
 import { authorizePayment } from '../matching/payments';
-import type { RankedProposal } from '../matching/ranking';
+import type { RankedProposal } from '../schemas/match';
 import { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
 import { CardFactsCache } from '../catalog/cards';
 import { retrieve } from '../recommend/retrieval';

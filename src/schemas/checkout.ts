@@ -131,6 +131,14 @@ export const CheckoutFailure = z
     description: 'Why a checkout failed (after any payment authorization was voided) and what the agent can do next.',
   });
 
+/**
+ * A business check that failed: the API answers `{error: code, message}` (plus `next_action` when
+ * known) with the status of checkoutFailureStatus(code) (src/checkout/failures.ts). `status` is that
+ * status as stored with a failed checkout (`agentic_checkouts.failure`); the workflow's own rejections
+ * carry none.
+ */
+export type Rejection = Omit<z.infer<typeof CheckoutFailure>, 'status'> & { status?: number };
+
 export const CheckoutPlan = z
   .object({
     checkout_id: z.string(),
@@ -184,6 +192,13 @@ export const CheckoutPlan = z
     expires_at: isoDateTime,
   })
   .meta({ id: 'AgenticCheckoutPlan' });
+
+/**
+ * The plan a checkout is confirmed against (`agentic_checkouts.plan`). `checkout_mode` is chosen from the
+ * seller (src/checkout/seller.ts) and never changes; `amount` is the total in major units, what the
+ * confirm body's `amount` must equal.
+ */
+export type CheckoutPlan = z.infer<typeof CheckoutPlan>;
 
 export const AuditEntry = z
   .object({ step: z.string(), at: isoDateTime, outcome: z.string(), detail: freeObject.optional() })

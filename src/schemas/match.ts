@@ -33,6 +33,8 @@ export const RankedProposal = z
     }),
   })
   .meta({ id: 'RankedProposal' });
+/** One ranked proposal as the API shows it and a match session stores it (`match_sessions.ranked_proposals`). */
+export type RankedProposal = z.infer<typeof RankedProposal>;
 
 export const MatchSession = z
   .object({

@@ -4,6 +4,40 @@ import { RECONCILIATION_DAYS } from '../supply/window';
 
 /** POST /v1/reconciliation/platform-affiliate/run and GET /v1/reconciliation/runs/{runId} (docs/RECONCILIATION.md). */
 
+/** What a discrepancy row says went wrong (`reconciliation_discrepancies.kind`). */
+export type DiscrepancyKind = 'unmatched_platform_order' | 'unmatched_gateway_record' | 'amount_mismatch' | 'duplicate_order';
+
+/** A run's amounts in one currency, in minor units, as its stored summary keeps them. */
+export interface CurrencyAmounts {
+  currency: string;
+  /** Completed orders as the platform reports them. */
+  platform_order_cents: number;
+  matched_cents: number;
+  commission_cents: number;
+  refunded_or_cancelled_cents: number;
+  mismatch_expected_cents: number;
+  mismatch_actual_cents: number;
+  unmatched_platform_cents: number;
+  unmatched_gateway_cents: number;
+}
+
+/**
+ * What a run found (`reconciliation_runs.summary`, and the workflow's result). The API shows it in its own
+ * shape, amounts in major units (`Summary` below, src/reconciliation/runs.ts).
+ */
+export interface ReconciliationSummary {
+  orders: { rows: number; distinct: number; completed: number; refunded: number; cancelled: number };
+  /** Each distinct order lands in exactly one outcome. */
+  outcomes: { matched: number; amount_mismatch: number; unmatched_platform_order: number; duplicate_claim: number };
+  matched_by: { checkout: number; match_token: number; rec_card: number };
+  gateway_records: { expected: number; claimed: number; unclaimed: number };
+  discrepancies: Record<DiscrepancyKind, number>;
+  /** How many discrepancy rows of each kind were stored (at most stored_limit_per_kind). */
+  stored: Record<DiscrepancyKind, number>;
+  stored_limit_per_kind: number;
+  amounts: CurrencyAmounts[];
+}
+
 /** What an order source may be called (an import's `source`, a registered source's name). */
 export const ORDER_SOURCE_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
