@@ -1,6 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { Selectable } from 'kysely';
-import type { Defaulted, Json, Timestamp } from './schema';
+import type { Defaulted, Json, Timestamp } from './columns';
 
 /** Catalog tables (issue part 1). Money is integer minor units + currency; bigint columns read back as strings. */
 

@@ -1,4 +1,4 @@
-import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { Defaulted, Json, NullableTimestamp, Timestamp } from './columns';
 import type { z } from 'zod';
 import type { AuditEntry as AuditEntrySchema, CheckoutMode as CheckoutModeSchema, CheckoutPlan, Rejection } from '../schemas/checkout';
 import type { MerchantSession } from '../protocols/merchant-session';

@@ -1,4 +1,4 @@
-import type { Defaulted, NullableTimestamp, Timestamp } from './schema';
+import type { Defaulted, NullableTimestamp, Timestamp } from './columns';
 
 export type DeliveryState = 'pending' | 'inflight' | 'delivered' | 'dlq';
 

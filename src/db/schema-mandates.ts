@@ -1,4 +1,4 @@
-import type { Json, Timestamp } from './schema';
+import type { Json, Timestamp } from './columns';
 
 /** One signed intent mandate, kept for audit (append-only: a trigger refuses UPDATE and DELETE). */
 export interface IntentMandatesTable {

@@ -1,4 +1,4 @@
-import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { Defaulted, Json, NullableTimestamp, Timestamp } from './columns';
 import type { RankedProposal } from '../schemas/match';
 import type { z } from 'zod';
 import type { CommissionPlan, ShippingCommitment } from '../schemas/proposals';

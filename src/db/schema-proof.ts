@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Json, Timestamp } from './schema';
+import type { Json, Timestamp } from './columns';
 import type { z } from 'zod';
 import type { EvidenceClaim as EvidenceClaimSchema, STANCES } from '../schemas/proof';
 

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Json, Timestamp } from './schema';
+import type { Json, Timestamp } from './columns';
 import type { ProductCardDocumentT } from '../schemas/catalog';
 
 export type CardSource = 'match' | 'product_card' | 'showcase' | 'recommend' | 'checkout';

@@ -1,4 +1,4 @@
-import type { Json, NullableTimestamp, Timestamp } from './schema';
+import type { Json, NullableTimestamp, Timestamp } from './columns';
 import type { z } from 'zod';
 import type { BudgetConsumed as BudgetConsumedSchema, CommerceBudget as CommerceBudgetSchema } from '../schemas/runtime';
 

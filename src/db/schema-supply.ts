@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Defaulted, Json, NullableTimestamp, Timestamp } from './schema';
+import type { Defaulted, Json, NullableTimestamp, Timestamp } from './columns';
 import type { DiscrepancyKind, ReconciliationSummary } from '../schemas/reconciliation';
 
 /** Experience commerce and supply operations (issue 8; migration 0012_experience_supply). */

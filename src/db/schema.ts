@@ -1,4 +1,5 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Defaulted, Json, NullableTimestamp, Timestamp } from './columns';
 import type { CatalogTables } from './schema-catalog';
 import type { MatchingTables } from './schema-matching';
 import type { MandatesTables } from './schema-mandates';
@@ -12,12 +13,7 @@ import type { MerchantProtocol } from '../protocols/merchant-session';
 import type { z } from 'zod';
 import type { AgentReadyProfile, TrustEvidencePolicy, WorkflowContext } from '../schemas/merchants';
 
-/** Table types, one place (Kysely style). Timestamps are timestamptz, read back as Date. */
-export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-export type Json<T = Record<string, unknown>> = ColumnType<T, string | T | undefined, string | T>;
-/** A column with a database default: optional on insert. */
-export type Defaulted<T> = ColumnType<T, T | undefined, T>;
+/** Table types, one place (Kysely style); the column types are in columns.ts. */
 
 export interface DevelopersTable {
   developer_id: string;
