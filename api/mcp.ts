@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { authenticateApiKey } from '../src/console/api-keys';
 import { createMcpServer } from '../src/mcp/server';
 import type { AppContext, AppState } from './context';
-import { bearerToken } from './middleware/auth';
+import { bearerToken } from './middleware/bearer';
 import { CONTRACT_VERSION } from './openapi';
 
 /**

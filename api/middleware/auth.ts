@@ -7,18 +7,13 @@ import type { ApiKeyScope } from '../../src/schemas/console';
 import { invalidRegistrationToken, missingRegistrationToken, type RegistrationTokenHeader } from '../../src/registry/secrets';
 import type { AppContext, AppState } from '../context';
 import { take } from './rate-limit';
+import { bearerToken } from './bearer';
 
 /**
  * One middleware per credential (docs/CONTRACT.md#credentials), composed per route. Each sets what it
  * proved on `ctx.state`; a route lists the ones it needs (API key, developer session token, supply key,
  * merchant or agent registration token) and the OpenAPI security that matches.
  */
-
-export function bearerToken(ctx: AppContext): string | null {
-  const header = ctx.get('authorization');
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return m?.[1] ?? null;
-}
 
 const invalidApiKey = () => new AppError(401, 'invalid_api_key', 'A valid API key is required: Authorization: Bearer <API_KEY>.');
 

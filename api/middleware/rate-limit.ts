@@ -6,7 +6,7 @@ import { API_KEY_PREFIX, authenticateApiKey } from '../../src/console/api-keys';
 import { AppError } from '../../src/errors';
 import { DEFAULT_TASK_QUEUE } from '../../src/temporal/names';
 import type { AppContext, AppState, RateLimiters } from '../context';
-import { bearerToken } from './auth';
+import { bearerToken } from './bearer';
 import { countRateLimitRejection } from '../../src/metrics/api';
 
 /** The table of migration 0027; buckets of every limiter share it (their keys carry the limiter's prefix). */
