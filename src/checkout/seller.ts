@@ -4,7 +4,7 @@ import type { CheckoutMode } from '../db/schema-checkout';
 import type { ProposalRow } from '../matching/proposals';
 import { isAgentEndpoint } from '../catalog/products';
 import type { MerchantRow } from '../db/schema';
-import type { MerchantProtocol } from '../protocols/merchant-session';
+import type { MerchantProtocol } from '../schemas/merchants';
 import { merchantProtocolOf, sellsThroughSessions, takesGatewayWebhooks } from '../registry/merchant-protocol';
 import { issueCards, matchRecId } from '../recommend/issued-cards';
 

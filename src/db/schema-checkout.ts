@@ -1,7 +1,7 @@
 import type { Defaulted, Json, NullableTimestamp, Timestamp } from './columns';
 import type { z } from 'zod';
 import type { AuditEntry as AuditEntrySchema, CheckoutMode as CheckoutModeSchema, CheckoutPlan, Rejection } from '../schemas/checkout';
-import type { MerchantSession } from '../protocols/merchant-session';
+import type { MerchantSession } from '../schemas/merchant-session';
 
 /** Agentic checkout (docs/CHECKOUT.md): written by the agenticCheckout workflow's activities. */
 

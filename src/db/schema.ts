@@ -9,9 +9,8 @@ import type { ProofTables } from './schema-proof';
 import type { RuntimeTables } from './schema-runtime';
 import type { CheckoutTables } from './schema-checkout';
 import type { SupplyTables } from './schema-supply';
-import type { MerchantProtocol } from '../protocols/merchant-session';
 import type { z } from 'zod';
-import type { AgentReadyProfile, TrustEvidencePolicy, WorkflowContext } from '../schemas/merchants';
+import type { AgentReadyProfile, MerchantProtocol, TrustEvidencePolicy, WorkflowContext } from '../schemas/merchants';
 
 /** Table types, one place (Kysely style); the column types are in columns.ts. */
 

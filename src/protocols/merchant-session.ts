@@ -1,3 +1,6 @@
+import type { MerchantProtocol } from '../schemas/merchants';
+import type { MerchantSession } from '../schemas/merchant-session';
+
 /**
  * What the checkout needs from a merchant that sells through a commerce protocol (UCP business, ACP
  * seller): a session opened with the merchant's own item ids that answers the merchant's authoritative
@@ -9,10 +12,10 @@
  * (a 4xx with the merchant's messages, a declined payment, out of stock); it THROWS for anything that
  * may pass on a retry (5xx, 408/429, timeout, unreachable), so the activity's retry sends the same
  * request again under the same Idempotency-Key.
+ *
+ * The session an adapter answers is stored with the checkout, so its shape is with the other stored
+ * shapes: src/schemas/merchant-session.ts.
  */
-
-/** The merchant's protocol, as registered (`protocol_version` of the merchant record). */
-export type MerchantProtocol = 'gateway' | 'ucp' | 'acp';
 
 export interface SessionBuyer {
   full_name: string;
@@ -62,37 +65,6 @@ export interface OpenSessionInput {
   buyer: SessionBuyer | null;
   shipping_address: SessionAddress | null;
   shipping_rule: ShippingRule;
-}
-
-export interface SessionTotals {
-  subtotal_minor: number;
-  shipping_minor: number;
-  tax_minor: number;
-  discount_minor: number;
-  total_minor: number;
-}
-
-export interface SessionMessage {
-  type: string;
-  code: string | null;
-  content: string;
-}
-
-export interface MerchantSession {
-  protocol: Exclude<MerchantProtocol, 'gateway'>;
-  session_id: string;
-  /** The protocol's own status word (UCP `ready_for_complete`, ACP `ready_for_payment`, …). */
-  status: string;
-  currency: string;
-  totals: SessionTotals;
-  line_items: Array<{ item_id: string; title: string; quantity: number; unit_amount_minor: number; amount_minor: number }>;
-  /** The fulfillment option chosen by the rule, when the merchant offered any. */
-  fulfillment: { option_id: string; title: string; amount_minor: number } | null;
-  /** Payment handlers the session accepts (`id` and `name`). */
-  payment_handlers: Array<{ id: string; name: string }>;
-  /** The merchant's page to finish on, when it gave one. */
-  continue_url: string | null;
-  messages: SessionMessage[];
 }
 
 export interface SessionRefusal {

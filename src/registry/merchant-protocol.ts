@@ -1,7 +1,7 @@
 import { sql, type SqlBool, type Expression } from 'kysely';
 import type { MerchantRow } from '../db/schema';
 import { isAgentEndpoint } from '../catalog/products';
-import type { MerchantProtocol } from '../protocols/merchant-session';
+import type { MerchantProtocol } from '../schemas/merchants';
 import { MERCHANT_PROTOCOLS } from '../schemas/merchants';
 
 /**

@@ -15,6 +15,7 @@ const freeObject = z.record(z.string(), z.unknown());
 
 /** The merchant's protocol (docs/MERCHANTS.md): the gateway's own webhooks, a UCP business, an ACP seller. */
 export const MERCHANT_PROTOCOLS = ['gateway', 'ucp', 'acp'] as const;
+export type MerchantProtocol = (typeof MERCHANT_PROTOCOLS)[number];
 export const CHECKOUT_MODES = ['match_token_checkout', 'agentic_checkout', 'payment_authorization', 'merchant_redirect'] as const;
 export const PROPOSAL_CONTRACTS = ['committed', 'indicative', 'none'] as const;
 export const ATTRIBUTION_MODES = ['match_token', 'rec_id', 'utm', 'none'] as const;

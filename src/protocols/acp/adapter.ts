@@ -1,7 +1,6 @@
 import type {
   CompleteSessionInput,
   CompleteSessionResult,
-  MerchantSession,
   MerchantSessionAdapter,
   OpenSessionInput,
   OpenSessionResult,
@@ -9,9 +8,9 @@ import type {
   SessionBuyer,
   SessionMerchant,
   SessionRefusal,
-  SessionTotals,
   ShippingRule,
 } from '../merchant-session';
+import type { MerchantSession, SessionTotals } from '../../schemas/merchant-session';
 import { AcpRequestError, acpPaths, acpSessionCall, type AcpClientDeps, type AcpSeller, type AcpSessionAnswer } from './client';
 import { AcpDelegationRefused, type AcpDelegatePayment } from './delegate-payment';
 import type { AcpAddress, AcpCheckoutSession, AcpFulfillmentOption, AcpLineItem, AcpMessage, AcpPaymentHandler, AcpTotal } from './wire';

@@ -1,13 +1,13 @@
 import type {
   CompleteSessionInput,
   CompleteSessionResult,
-  MerchantSession,
   MerchantSessionAdapter,
   OpenSessionInput,
   OpenSessionResult,
   SessionMerchant,
   SessionRefusal,
 } from '../merchant-session';
+import type { MerchantSession } from '../../schemas/merchant-session';
 import { ucpCall, UcpCallError, ucpIdempotencyKey, type UcpAnswer, type UcpClientDeps } from './client';
 import { readBusinessSummary, type UcpBusinessSummary, type UcpVersion } from './discovery';
 import {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { MerchantSession, SessionAddress, SessionBuyer, SessionMessage, SessionRefusal, SessionTotals } from '../merchant-session';
+import type { SessionAddress, SessionBuyer, SessionRefusal } from '../merchant-session';
+import type { MerchantSession, SessionMessage, SessionTotals } from '../../schemas/merchant-session';
 import type { UcpBusinessSummary, UcpVersion } from './discovery';
 
 /**
