@@ -160,6 +160,14 @@ describe('production build', () => {
         expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
         expect(rt.match_token.proposal_id).toBe(rt.proposal.proposal_id);
 
+        // A recommendation ranks by meaning too: the API's sentence encoder runs on its own thread,
+        // loaded from the compiled module beside it (no tsx in a production install).
+        const rec = await call(base, 'GET', `/v1/recommend?${new URLSearchParams({ intent: 'a gift for a gardener under $40' })}`, {
+          token: dev.apiKey,
+        });
+        expect(rec.status, `${rec.text}\napi:\n${api.output()}`).toBe(200);
+        expect(rec.body.items.length).toBeGreaterThan(0);
+
         // The run was made and finished by the production worker's version: the build's, named in the
         // copy (no .git there), the deployment's current one.
         const connection = await Connection.connect({ address: inject('temporalAddress') });
