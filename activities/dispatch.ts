@@ -5,7 +5,7 @@ import { claimForReplay, type PlannedDelivery } from '../src/dispatch/deliveries
 import { startDeliveryRun } from '../src/dispatch/client';
 import { sendReplays } from '../src/dispatch/replay';
 import { deliverSurgePage, type BatchDeps } from '../src/dispatch/surge-page';
-import type { DeliveryPolicy, StartedRun, SurgePageResult } from '../workflows/dispatch.shared';
+import type { DeliveryPolicy, ReplayedDelivery, StartedRun, SurgePageResult } from '../workflows/dispatch.shared';
 
 /** Activities of the dispatch flow (workflows/dispatch.ts): thin wrappers over src/dispatch. */
 export function createDispatchActivities({ db, config }: ActivityDeps) {
@@ -39,12 +39,23 @@ export function createDispatchActivities({ db, config }: ActivityDeps) {
     async deliverSurgePage(intentId: string, after: string | null, limit: number): Promise<SurgePageResult> {
       return sending((deps) => deliverSurgePage({ ...deps, publicBaseUrl: config.publicBaseUrl }, { intentId, after, limit }));
     },
-    /** Sends a claimed replay batch's attempts (the replay's answer lists the dlqReplay run for those delivered). */
-    async sendReplayBatch(claimed: PlannedDelivery[], replayRun: Omit<StartedRun, 'delivery_id'>): Promise<StartedRun[]> {
+    /** Sends a claimed replay batch's attempts; each replay told with the workflow that has it now and its state. */
+    async sendReplayBatch(claimed: PlannedDelivery[], replayRun: Omit<StartedRun, 'delivery_id'>): Promise<ReplayedDelivery[]> {
       return sending((deps) => sendReplays(deps, claimed, replayRun));
     },
-    async claimDeadLetters(deliveryId: string | null, limit: number) {
-      return { deliveries: await claimForReplay(db, { deliveryId: deliveryId ?? undefined, limit }) };
+    /** Claims a batch of dead letters (the one named, or the merchant's, or any) for the calling dlqReplay run. */
+    async claimDeadLetters(deliveryId: string | null, limit: number, merchantId?: string | null) {
+      // (Only dlqReplay runs this activity: the claimed deliveries are that run's.)
+      const replayWorkflowId = Context.current().info.workflowExecution?.workflowId;
+      if (!replayWorkflowId) throw new Error('claimDeadLetters runs only in a dlqReplay workflow');
+      return {
+        deliveries: await claimForReplay(db, {
+          deliveryId: deliveryId ?? undefined,
+          merchantId: merchantId ?? undefined,
+          limit,
+          replayWorkflowId,
+        }),
+      };
     },
     async deadLetterDelivery(deliveryId: string, reason: string): Promise<void> {
       await deadLetter(db, deliveryId, reason);

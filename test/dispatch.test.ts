@@ -408,18 +408,34 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     down = false;
     const retry = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', {});
     expect(retry.status, retry.text).toBe(200);
-    expect(retry.body).toMatchObject({ state: 'dlq', status: 'scheduled' });
+    expect(retry.body).toMatchObject({ state: 'dlq', status: 'scheduled', merchant_id: null });
     expect(retry.body.scheduled).toBe(retry.body.replays.length);
-    // Delivered by the replay's own attempt: the answer names the replay workflow, and no run was started.
+    // Delivered by the replay's own attempt: the answer says so and names the replay workflow, which
+    // exists; no run was started for it.
     const replayRun = await api.temporal!.client.workflow.getHandle(retry.body.replay_workflow_id).describe();
     const mine = retry.body.replays.find((r: any) => r.delivery_id === dead.delivery_id);
-    expect(mine).toEqual({ delivery_id: dead.delivery_id, workflow_id: retry.body.replay_workflow_id, run_id: replayRun.runId });
+    expect(mine).toEqual({
+      delivery_id: dead.delivery_id,
+      merchant_id: m.id,
+      outcome: 'delivered',
+      state: 'delivered',
+      attempts: 4,
+      reason: null,
+      status_code: 200,
+      next_attempt_at: null,
+      workflow_id: retry.body.replay_workflow_id,
+      run_id: replayRun.runId,
+    });
     await expect(api.temporal!.client.workflow.getHandle(workflowIds.delivery(dead.delivery_id, 1)).describe()).rejects.toBeInstanceOf(
       WorkflowNotFoundError,
     );
-    // Failed again: its run takes over from the next attempt on the schedule.
+    // Failed again: its run takes over from the next attempt on the schedule (by the time the call
+    // answers, the run may be retrying, sending or have dead-lettered it again), and the answer says why.
     const theirs = retry.body.replays.find((r: any) => r.delivery_id === dead2.delivery_id);
-    expect(theirs).toMatchObject({ workflow_id: `delivery-${dead2.delivery_id}-replay-1`, run_id: expect.any(String) });
+    expect(theirs).toMatchObject({ merchant_id: m2.id, workflow_id: `delivery-${dead2.delivery_id}-replay-1`, run_id: expect.any(String) });
+    expect(['retrying', 'sending', 'dead_lettered']).toContain(theirs.outcome);
+    if (theirs.outcome !== 'sending') expect(theirs.reason).toMatch(/500/);
+    expect(retry.body.summary).toMatch(/^Replayed \d+ deliveries from the dead-letter queue: \d+ delivered/);
 
     const after = await settledQueue(api.url, intent.intent_id, 3);
     const replayed = after.deliveries.find((d: any) => d.delivery_id === dead.delivery_id);
@@ -427,8 +443,8 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
       state: 'delivered',
       replays: 1,
       attempts: 4,
-      // The queue names the replay's run, which exists only when the replay's own attempt did not deliver.
-      workflow_id: `delivery-${dead.delivery_id}-replay-1`,
+      // The queue names the workflow that delivered it: the replay workflow (no replay run exists).
+      workflow_id: retry.body.replay_workflow_id,
       last_attempt: { attempt: 4, replay: 1, outcome: 'delivered' },
     });
     expect(oks).toEqual([dead.delivery_id]);
@@ -466,6 +482,99 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     await replayAndRecord(retry.body.replay_workflow_id, 'dlq-replay.json');
   });
 
+  it("replays one merchant's dead letters only (merchant_id): delivered in the queue, the delivery and the search attribute of the workflow that delivered it; a filter that matches nothing starts nothing", async () => {
+    const tag = letters();
+    let down = true;
+    const recovering = await scriptedMerchant(() => ({ status: down ? 500 : 200 }));
+    const stillDown = await scriptedMerchant(() => ({ status: 500 }));
+    const healthy = await scriptedMerchant(() => ({ status: 200 }));
+    const a = await registerMerchant(api.url, recovering.url, { subscription_tags: [tag] });
+    const b = await registerMerchant(api.url, stillDown.url, { subscription_tags: [tag] });
+    const c = await registerMerchant(api.url, healthy.url, { subscription_tags: [tag] });
+    const intent = await createIntent(api.url, `${tag} rain jacket`);
+    const before = await settledQueue(api.url, intent.intent_id, 3);
+    const of = (id: string) => before.deliveries.find((d: any) => d.merchant_id === id);
+    expect([of(a.id).state, of(b.id).state, of(c.id).state]).toEqual(['dlq', 'dlq', 'delivered']);
+    expect(stillDown.bodies).toHaveLength(3);
+
+    // Another merchant's delivery is not among this merchant's dead letters.
+    const mismatched = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', {
+      delivery_id: of(b.id).delivery_id,
+      merchant_id: a.id,
+    });
+    expect(mismatched.status).toBe(404);
+    expect(mismatched.body).toMatchObject({ error: 'delivery_not_found' });
+
+    // Merchant a has recovered: its dead letters are replayed, b's are not touched.
+    down = false;
+    const retry = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { merchant_id: a.id });
+    expect(retry.status, retry.text).toBe(200);
+    const replayWorkflowId = retry.body.replay_workflow_id as string;
+    expect(retry.body).toMatchObject({ state: 'dlq', status: 'scheduled', merchant_id: a.id, scheduled: 1, remaining: 0 });
+    expect(retry.body.replays).toEqual([
+      expect.objectContaining({
+        delivery_id: of(a.id).delivery_id,
+        merchant_id: a.id,
+        outcome: 'delivered',
+        state: 'delivered',
+        status_code: 200,
+        workflow_id: replayWorkflowId,
+      }),
+    ]);
+    expect(retry.body.summary).toBe(
+      `Replayed 1 delivery of merchant ${a.id} from the dead-letter queue: 1 delivered (see replays for each one's outcome and workflow). No delivery of merchant ${a.id} is dead-lettered now.`,
+    );
+    expect(stillDown.bodies).toHaveLength(3);
+    expect((await attemptsOf(api.url, of(b.id).delivery_id)).delivery).toMatchObject({ state: 'dlq', replays: 0 });
+
+    // Delivered everywhere: the queue, the delivery, and the workflow the queue names, which exists.
+    const listed = await supply(api.url, 'GET', `/v1/merchant/dispatch-queue?merchant_id=${a.id}`);
+    expect(listed.body.deliveries).toEqual([expect.objectContaining({ state: 'delivered', workflow_id: replayWorkflowId })]);
+    expect(listed.body.summary).toEqual({ pending: 0, inflight: 0, delivered: 1, dlq: 0 });
+    const one = await attemptsOf(api.url, of(a.id).delivery_id);
+    expect(one.delivery).toMatchObject({ state: 'delivered', replays: 1, workflow_id: replayWorkflowId });
+    const run = await api.temporal!.client.workflow.getHandle(replayWorkflowId).describe();
+    expect(run.status.name).toBe('COMPLETED');
+    // Its search attributes say so (visibility is eventually consistent: polled, bounded).
+    const listWorkflows = async (query: string) => {
+      const ids: string[] = [];
+      for await (const w of api.temporal!.client.workflow.list({ query })) ids.push(w.workflowId);
+      return ids;
+    };
+    const deliveredQuery = `WorkflowId = "${replayWorkflowId}" AND DeliveryState = "delivered" AND MerchantId = "${a.id}"`;
+    for (let i = 0; i < 60 && (await listWorkflows(deliveredQuery)).length === 0; i++) await sleep(250);
+    expect(await listWorkflows(deliveredQuery)).toEqual([replayWorkflowId]);
+
+    // Nothing of a's is dead-lettered now: the same call starts nothing and says so.
+    const again = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { merchant_id: a.id });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toEqual({
+      state: 'dlq',
+      status: 'nothing_to_replay',
+      scheduled: 0,
+      replay_workflow_id: null,
+      merchant_id: a.id,
+      remaining: 0,
+      summary: `No delivery of merchant ${a.id} is dead-lettered: nothing was replayed and no workflow was started.`,
+      replays: [],
+    });
+    // A merchant with no dead letter, and one that is not registered, match nothing either.
+    expect((await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { merchant_id: c.id })).body).toMatchObject({
+      status: 'nothing_to_replay',
+      replay_workflow_id: null,
+    });
+    const unknown = await supply(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { merchant_id: `m-${letters()}` });
+    expect(unknown.body).toMatchObject({ status: 'nothing_to_replay', replay_workflow_id: null, scheduled: 0 });
+    expect(unknown.body.summary).toMatch(/^No merchant m-\w+ is registered: nothing was replayed and no workflow was started\.$/);
+    // No replay workflow was started by those calls: merchant a's only one is the one listed above, c has none.
+    expect(await listWorkflows(`WorkflowType = "dlqReplay" AND MerchantId = "${a.id}"`)).toEqual([replayWorkflowId]);
+    expect(await listWorkflows(`WorkflowType = "dlqReplay" AND MerchantId = "${c.id}"`)).toEqual([]);
+    expect(recovering.bodies.map((r) => r.status)).toEqual([500, 500, 500, 200]);
+    expect(healthy.bodies).toHaveLength(1);
+    // A replay that delivered writes DeliveryState: this shape is kept for the replay test too.
+    await replayAndRecord(replayWorkflowId, 'dlq-replay-merchant-delivered.json');
+  });
+
   it('a replay batch re-run after a worker crash sends again what was cut off mid-send, under the same webhook-id, and nothing twice', async () => {
     const tag = letters();
     let down = true;
@@ -476,7 +585,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     expect(dead).toMatchObject({ merchant_id: m.id, state: 'dlq', attempts: 3 });
     const { claimForReplay } = await import('../src/dispatch/deliveries');
     const { sendReplays } = await import('../src/dispatch/replay');
-    const claimed = await claimForReplay(api.db, { deliveryId: dead.delivery_id, limit: 1 });
+    const claimed = await claimForReplay(api.db, { deliveryId: dead.delivery_id, limit: 1, replayWorkflowId: 'dlq-replay-test' });
     expect(claimed).toMatchObject([{ delivery_id: dead.delivery_id, first_attempt: 4, replay: 1 }]);
     // The crashed batch had marked the replay attempt in flight (as attemptDelivery does) and died mid-send.
     await api.db.updateTable('deliveries').set({ state: 'inflight', attempts: 4 }).where('delivery_id', '=', dead.delivery_id).execute();
@@ -493,7 +602,7 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
       signal: new AbortController().signal,
     };
     const replayRun = { workflow_id: 'dlq-replay-test', run_id: 'run-1' };
-    const told = { delivery_id: dead.delivery_id, ...replayRun };
+    const told = { delivery_id: dead.delivery_id, ...replayRun, state: 'delivered', by_replay_workflow: true };
     expect(await sendReplays(deps, claimed, replayRun)).toEqual([told]);
     // Run again (the activity retried once more): delivered stays delivered, not sent again, told the same.
     expect(await sendReplays(deps, claimed, replayRun)).toEqual([told]);

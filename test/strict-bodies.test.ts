@@ -139,11 +139,11 @@ describe('unknown body members', () => {
     }
   });
 
-  it('POST /v1/merchant/dispatch-queue/retry with a member it does not know is a 400 naming it, not a replay of every merchant', async () => {
-    const res = await call(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { headers: supply, body: { merchant_id: 'nobody' } });
+  it('POST /v1/merchant/dispatch-queue/retry with a member it does not know (merchantId for merchant_id) is a 400 naming it, not a replay of every merchant', async () => {
+    const res = await call(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { headers: supply, body: { merchantId: 'nobody' } });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'invalid_payload', fields: ['merchant_id'] });
-    expect(res.body.message).toMatch(/Unknown field\(s\): merchant_id/);
+    expect(res.body).toMatchObject({ error: 'invalid_payload', fields: ['merchantId'] });
+    expect(res.body.message).toMatch(/Unknown field\(s\): merchantId/);
     // The same call without it gets past validation (here to the 503 of a gateway without Temporal).
     const all = await call(api.url, 'POST', '/v1/merchant/dispatch-queue/retry', { headers: supply, body: {} });
     expect(all.status).toBe(503);

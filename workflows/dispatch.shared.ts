@@ -104,11 +104,29 @@ export const REPLAY_MAX = 2000;
 export interface ReplayInput {
   /** One delivery, or every dead-lettered one (up to REPLAY_MAX) when absent. */
   deliveryId: string | null;
+  /** Only this merchant's dead letters (absent: every merchant's). */
+  merchantId?: string | null;
+}
+
+/**
+ * One replayed delivery as its batch left it: the workflow that has it now (the dlqReplay run for a
+ * replay its own attempt delivered or is still sending, otherwise the replay's run) and its state then.
+ */
+export interface ReplayedDelivery extends StartedRun {
+  state: DeliveryState;
+  /**
+   * The workflow is the dlqReplay run itself (its own attempt delivered the replay, or is still
+   * sending it). Said here rather than compared with the run's own id, which a history replayed under
+   * another id (the replay test) would not match.
+   */
+  by_replay_workflow: boolean;
 }
 
 export interface ReplayResult {
   scheduled: number;
-  replays: StartedRun[];
+  /** Of `scheduled`, those delivered when their batch ended. */
+  delivered?: number;
+  replays: ReplayedDelivery[];
 }
 
 /** The workflows' signatures, for typed starts by name (`client.workflow.start<IntentSurgeWorkflow>('intentSurge', …)`). */

@@ -193,24 +193,38 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
 statesVersioning('AUTO_UPGRADE', delivery);
 
 /**
- * Dead-letter replay: claim dead-lettered deliveries in batches (claiming moves them back to pending
- * in the same statement, so nothing is claimed twice), then send each its replay attempt (one
- * activity per batch, which starts the runs of those that need one). The claim is its own activity,
- * so the claimed batch is in the history: a send cut off by a worker crash is re-run on that batch.
+ * Dead-letter replay: claim dead-lettered deliveries in batches (the one named, or one merchant's, or
+ * any; claiming moves them back to pending in the same statement, so nothing is claimed twice), then
+ * send each its replay attempt (one activity per batch, which starts the runs of those that need one).
+ * The claim is its own activity, so the claimed batch is in the history: a send cut off by a worker
+ * crash is re-run on that batch. The queue names this run for the replays its own attempts delivered,
+ * so once there is one its DeliveryState says `delivered` (the others are named by their own runs,
+ * which carry theirs).
  */
 export async function dlqReplay(input: ReplayInput): Promise<ReplayResult> {
   flowStage<ReplayStage>('dlq-replay').set('dlq-replay');
   const { workflowId, runId } = wf.workflowInfo();
   const replays: ReplayResult['replays'] = [];
   let claimed = 0;
+  /** Whether this run's own attempts delivered a replay yet (its DeliveryState is written once). */
+  let deliveredHere = false;
   while (claimed < REPLAY_MAX) {
-    const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - claimed));
+    const batch = await claimDeadLetters(input.deliveryId, Math.min(REPLAY_BATCH, REPLAY_MAX - claimed), input.merchantId ?? null);
+    if (!batch.deliveries.length) break;
     claimed += batch.deliveries.length;
-    replays.push(...(await sendReplayBatch(batch.deliveries, { workflow_id: workflowId, run_id: runId })));
-    wf.setCurrentDetails(`${replays.length} deliveries replayed`);
+    const sent = await sendReplayBatch(batch.deliveries, { workflow_id: workflowId, run_id: runId });
+    replays.push(...sent);
+    if (!deliveredHere && sent.some((r) => r.by_replay_workflow && r.state === 'delivered')) {
+      deliveredHere = true;
+      wf.upsertSearchAttributes([{ key: SA.DeliveryState, value: 'delivered' }]);
+    }
+    const inState = (s: string) => replays.filter((r) => r.state === s).length;
+    wf.setCurrentDetails(
+      `${replays.length} deliveries replayed: ${inState('delivered')} delivered, ${inState('pending')} retrying in their runs, ${inState('dlq')} dead-lettered again`,
+    );
     if (input.deliveryId || batch.deliveries.length < REPLAY_BATCH) break;
   }
-  return { scheduled: replays.length, replays };
+  return { scheduled: replays.length, delivered: replays.filter((r) => r.state === 'delivered').length, replays };
 }
 // Pinned: a replay claims and sends its batches in seconds.
 statesVersioning('PINNED', dlqReplay);

@@ -11,7 +11,7 @@ const readers = auth.supplyOrApiKeyAnd('proposals', 'MerchantToken', callerMerch
 const callerOf = (ctx: AppContext): Caller => (ctx.state.supply ? SYSTEM : apiCaller(ctx.state.apiKey?.developerId, ctx.state.merchantId));
 
 const TAG = 'Dispatch queue';
-/** How long a retry call waits for the replay workflow to report the runs it started. */
+/** How long a retry call waits for the replay workflow to send its replays (their outcomes are in the answer). */
 const REPLAY_WAIT_MS = 25_000;
 
 /** Registered before the merchant routes: /v1/merchant/dispatch-queue is not a merchant id. */
@@ -64,21 +64,28 @@ export function dispatchRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Replay dead-lettered deliveries',
     description:
-      'Replays the named delivery, or every dead-lettered one (up to 2000 per call): the replay workflow sends each one attempt with the same webhook-id, and one that does not deliver continues in a run of its own (delivery-<id>-replay-<n>) on the retry schedule. A delivery that was delivered is never sent again.',
+      'Replays the named delivery, or every dead-lettered one (of merchant_id, when given; up to 2000 per call): the replay workflow sends each one attempt with the same webhook-id, and one that does not deliver continues in a run of its own (delivery-<id>-replay-<n>) on the retry schedule. The answer lists each replay with its outcome (delivered, retrying, dead_lettered, or sending when it is not known yet) and the workflow that has it now. A filter that matches no dead letter starts nothing (status nothing_to_replay). A delivery that was delivered is never sent again.',
     auth: auth.supply,
     body: D.RetryBody,
     responses: {
-      200: { description: 'The replays sent (and the runs of those that did not deliver).', schema: D.RetryResult },
+      200: {
+        description: 'The replays sent, each with its outcome; or nothing to replay (no workflow started).',
+        schema: D.RetryResult,
+      },
       202: { description: 'Still sending replays; the workflow id tells where.', schema: D.RetryResult },
     },
     errors: [
-      [404, 'delivery_not_found', 'No delivery with this id.'],
+      [404, 'delivery_not_found', 'No delivery with this id (of merchant_id, when given).'],
       [409, 'delivery_not_in_dlq', 'The delivery is not dead-lettered.'],
       [503, 'temporal_unavailable', 'Temporal is not reachable.'],
     ],
     handler: async (ctx, { body }) => {
-      const out = await replayDeadLetters(ctx.deps.temporal, ctx.deps.db, { deliveryId: body.delivery_id, waitMs: REPLAY_WAIT_MS });
-      return { status: out.status === 'scheduled' ? 200 : 202, body: { state: body.state, ...out } };
+      const out = await replayDeadLetters(ctx.deps.temporal, ctx.deps.db, {
+        deliveryId: body.delivery_id,
+        merchantId: body.merchant_id,
+        waitMs: REPLAY_WAIT_MS,
+      });
+      return { status: out.status === 'scheduling' ? 202 : 200, body: { state: body.state, ...out } };
     },
   });
 }

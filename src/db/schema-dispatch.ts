@@ -17,6 +17,8 @@ export interface DeliveriesTable {
   delivered_at: NullableTimestamp;
   dlq_at: NullableTimestamp;
   dlq_reason: string | null;
+  /** The dlqReplay workflow that owns the latest replay (sending its attempt, or it delivered); null otherwise. */
+  replay_workflow_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

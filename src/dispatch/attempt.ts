@@ -165,6 +165,8 @@ export async function recordAttempts(db: Db, settled: SettledAttempt[]): Promise
       dlq_at = case when v.state = 'dlq' then now() else d.dlq_at end,
       dlq_reason = case when v.state = 'dlq' then v.dlq_reason else d.dlq_reason end,
       next_attempt_at = v.next_attempt_at,
+      -- a replay's attempt that did not deliver hands the delivery to the replay's run, which the queue names from now on
+      replay_workflow_id = case when v.state = 'delivered' then d.replay_workflow_id else null end,
       updated_at = now()
     from v
     where d.delivery_id = v.delivery_id
@@ -260,6 +262,8 @@ export async function deadLetter(db: Db, deliveryId: string, reason: string, uns
       dlq_at: sql`now()`,
       dlq_reason: reason,
       next_attempt_at: null,
+      // (A run ends it Failed: the queue names that run, not a replay workflow.)
+      replay_workflow_id: null,
       updated_at: sql`now()`,
       ...(unsentAttempt !== undefined && { attempts: sql`least(attempts, ${unsentAttempt - 1})` }),
     })

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Db } from '../db/connect';
 import { AppError, temporalUnavailable } from '../errors';
 import { newId } from '../ids';
@@ -17,8 +18,9 @@ import type {
 import { createIntent, type IntentRow } from '../matching/intents';
 import { within } from '../time';
 import { waitOnWorkflow } from '../temporal/wait';
-import { countDeadLetters, getDelivery, type PlannedDelivery } from './deliveries';
-import { replaySummary } from './replay';
+import { countDeadLetters, deliveriesWithLastAttempt, getDelivery, type PlannedDelivery } from './deliveries';
+import { findMerchant } from '../registry/merchants';
+import { nothingToReplaySummary, replaySummary, replayView, type ReplayView } from './replay';
 
 /**
  * The dispatch flow's client (docs/ARCHITECTURE.md): starts the fan-out of an intent (`intentSurge`),
@@ -175,28 +177,55 @@ export async function startDeliveryRun(client: Client, taskQueue: string, d: Pla
   }
 }
 
-export interface ReplayOutcome extends ReplayResult {
-  status: 'scheduled' | 'scheduling';
-  replay_workflow_id: string;
+export interface ReplayOutcome {
+  /** scheduled: the replay workflow is done sending; scheduling: still sending; nothing_to_replay: no workflow was started. */
+  status: 'scheduled' | 'scheduling' | 'nothing_to_replay';
+  scheduled: number;
+  /** The dlqReplay workflow started (or joined) by this call; null when the filter matched no dead letter. */
+  replay_workflow_id: string | null;
+  merchant_id: string | null;
   remaining: number;
-  /** The answer in words: what was replayed, what is still dead-lettered, what to do next. */
+  /** The answer in words: what was replayed and how each went, what is still dead-lettered, what to do next. */
   summary: string;
+  replays: ReplayView[];
 }
 
 /**
- * Replays one dead-lettered delivery or all of them through the dlqReplay workflow and waits (bounded)
- * for it to report the runs it started. Replaying one delivery twice at once is one replay: its
- * workflow id names the delivery and its next replay number.
+ * Replays one dead-lettered delivery, one merchant's or all of them through the dlqReplay workflow and
+ * waits (bounded) for it to send them, then tells each replay as its delivery row says (replayView).
+ * A filter that matches no dead letter starts nothing. Replaying one delivery twice at once is one
+ * replay: its workflow id names the delivery and its next replay number.
  */
 export async function replayDeadLetters(
   temporal: TemporalHandle | null,
   db: Db,
-  opts: { deliveryId?: string; waitMs: number },
+  opts: { deliveryId?: string; merchantId?: string; waitMs: number },
 ): Promise<ReplayOutcome> {
   if (!temporal) throw temporalUnavailable('Dead-letter replay');
-  let workflowId = workflowIds.dlqReplay(newId('all'));
-  if (opts.deliveryId) {
-    const d = await getDelivery(db, opts.deliveryId);
+  const { deliveryId, merchantId } = opts;
+  const answer = (
+    status: ReplayOutcome['status'],
+    workflowId: string | null,
+    replays: ReplayView[],
+    remaining: number,
+    summary: string,
+  ) => ({
+    status,
+    scheduled: replays.length,
+    replay_workflow_id: workflowId,
+    merchant_id: merchantId ?? null,
+    remaining,
+    summary,
+    replays,
+  });
+  let workflowId: string;
+  // The business keys known at the start, for operators' filters (MerchantId = "…").
+  const known: SearchAttributePair[] = [];
+  if (deliveryId) {
+    const d = await getDelivery(db, deliveryId);
+    // Another merchant's delivery is not among this merchant's: as an unknown id.
+    if (merchantId !== undefined && d.merchant_id !== merchantId)
+      throw new AppError(404, 'delivery_not_found', `No delivery '${deliveryId}' of merchant ${merchantId}.`);
     if (d.state !== 'dlq') {
       throw new AppError(
         409,
@@ -206,39 +235,45 @@ export async function replayDeadLetters(
       );
     }
     workflowId = workflowIds.dlqReplay(`${d.delivery_id}-${d.replays + 1}`);
+    known.push({ key: SA.MerchantId, value: d.merchant_id }, { key: SA.IntentId, value: d.intent_id });
+  } else {
+    if (!(await countDeadLetters(db, { merchantId }))) {
+      const merchantKnown = merchantId === undefined || (await findMerchant(db, merchantId)) !== undefined;
+      return answer('nothing_to_replay', null, [], 0, nothingToReplaySummary(merchantId, merchantKnown));
+    }
+    workflowId = workflowIds.dlqReplay(newId(merchantId === undefined ? 'all' : 'merchant'));
+    if (merchantId !== undefined) known.push({ key: SA.MerchantId, value: merchantId });
   }
   let handle;
   try {
     handle = await temporal.client.workflow.start<DlqReplayWorkflow>('dlqReplay', {
       workflowId,
       taskQueue: temporal.taskQueue,
-      args: [{ deliveryId: opts.deliveryId ?? null }],
+      args: [{ deliveryId: deliveryId ?? null, merchantId: merchantId ?? null }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [{ key: SA.FlowStage, value: 'dlq-replay' }],
-      staticSummary: opts.deliveryId ? `Replay ${opts.deliveryId} from the dead-letter queue` : 'Replay the dead-letter queue',
+      typedSearchAttributes: [{ key: SA.FlowStage, value: 'dlq-replay' }, ...known],
+      staticSummary: deliveryId
+        ? `Replay ${deliveryId} from the dead-letter queue`
+        : `Replay the dead-letter queue${merchantId === undefined ? '' : ` of merchant ${merchantId}`}`,
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) handle = temporal.client.workflow.getHandle(workflowId);
     else throw err;
   }
   const waited = await waitOnWorkflow(temporal, handle.result() as Promise<ReplayResult>, opts.waitMs);
-  const result = waited.done ? waited.value : undefined;
-  const remaining = await countDeadLetters(db);
-  return result
-    ? {
-        ...result,
-        status: 'scheduled',
-        replay_workflow_id: workflowId,
-        remaining,
-        summary: replaySummary(result.scheduled, remaining, opts.deliveryId),
-      }
-    : {
-        scheduled: 0,
-        replays: [],
-        status: 'scheduling',
-        replay_workflow_id: workflowId,
-        remaining,
-        summary: replaySummary(null, remaining, opts.deliveryId),
-      };
+  const scope = { deliveryId, merchantId, workflowId };
+  if (!waited.done) {
+    const remaining = await countDeadLetters(db, { merchantId });
+    return answer('scheduling', workflowId, [], remaining, replaySummary(null, remaining, scope));
+  }
+  const told = new Map(waited.value.replays.map((r) => [r.delivery_id, r]));
+  const [rows, remaining] = await Promise.all([deliveriesWithLastAttempt(db, [...told.keys()]), countDeadLetters(db, { merchantId })]);
+  const byId = new Map(rows.map((r) => [r.delivery.delivery_id, r]));
+  // In the workflow's order (the order of the claims).
+  const replays = [...told.values()].flatMap((t) => {
+    const row = byId.get(t.delivery_id);
+    return row ? [replayView(t, row.delivery, row.last)] : [];
+  });
+  return answer('scheduled', workflowId, replays, remaining, replaySummary(replays, remaining, scope));
 }

@@ -171,11 +171,16 @@ export async function openSurgePage(
 }
 
 /**
- * Moves up to `limit` dead-lettered deliveries (or the one named) back to pending for a new run
- * `delivery-<id>-replay-<n>`. The state check and the move are one statement, so two concurrent
- * replays never claim the same delivery, and a delivered one is never claimed at all.
+ * Moves up to `limit` dead-lettered deliveries (the one named, or the merchant's, or any) back to
+ * pending for their replay, owned by the dlqReplay workflow `replayWorkflowId` (the queue names it
+ * until a run of the replay's own takes the delivery over). The state check and the move are one
+ * statement, so two concurrent replays never claim the same delivery, and a delivered one is never
+ * claimed at all.
  */
-export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit: number }): Promise<PlannedDelivery[]> {
+export async function claimForReplay(
+  db: Db,
+  opts: { deliveryId?: string; merchantId?: string; limit: number; replayWorkflowId: string },
+): Promise<PlannedDelivery[]> {
   const claimed = await db
     .updateTable('deliveries')
     .set({
@@ -184,13 +189,21 @@ export async function claimForReplay(db: Db, opts: { deliveryId?: string; limit:
       dlq_at: null,
       dlq_reason: null,
       next_attempt_at: null,
+      replay_workflow_id: opts.replayWorkflowId,
       updated_at: sql`now()`,
     })
-    .where('delivery_id', 'in', (qb) => {
-      let q = qb.selectFrom('deliveries').select('delivery_id').where('state', '=', 'dlq');
-      if (opts.deliveryId) q = q.where('delivery_id', '=', opts.deliveryId);
-      return q.orderBy('dlq_at').limit(opts.limit).forUpdate().skipLocked();
-    })
+    .where('delivery_id', 'in', (qb) =>
+      qb
+        .selectFrom('deliveries')
+        .select('delivery_id')
+        .where('state', '=', 'dlq')
+        .$if(opts.deliveryId !== undefined, (q) => q.where('delivery_id', '=', opts.deliveryId!))
+        .$if(opts.merchantId !== undefined, (q) => q.where('merchant_id', '=', opts.merchantId!))
+        .orderBy('dlq_at')
+        .limit(opts.limit)
+        .forUpdate()
+        .skipLocked(),
+    )
     .where('state', '=', 'dlq')
     .returning(['delivery_id', 'merchant_id', 'intent_id', 'attempts', 'replays'])
     .execute();
@@ -212,6 +225,16 @@ export async function claimedDeliveries(db: Db, deliveryIds: string[]): Promise<
     .innerJoin('merchants as m', 'm.merchant_id', 'd.merchant_id')
     .select(SENDABLE_COLUMNS)
     .where('d.delivery_id', 'in', deliveryIds)
+    .execute();
+}
+
+/** What names the workflow that has each of these deliveries now (deliveryWorkflowId), and their state. */
+export async function deliveryOwners(db: Db, deliveryIds: string[]) {
+  if (!deliveryIds.length) return [];
+  return db
+    .selectFrom('deliveries')
+    .select(['delivery_id', 'intent_id', 'state', 'attempts', 'replays', 'replay_workflow_id'])
+    .where('delivery_id', 'in', deliveryIds)
     .execute();
 }
 
@@ -254,21 +277,10 @@ export async function listDispatchQueue(db: Db, f: QueueFilter, caller: Caller =
       .limit(f.limit)
       .execute(),
   ]);
-  const last = rows.length
-    ? await db
-        .selectFrom('delivery_attempts')
-        .selectAll()
-        .distinctOn('delivery_id')
-        .where(
-          'delivery_id',
-          'in',
-          rows.map((r) => r.delivery_id),
-        )
-        .orderBy('delivery_id')
-        .orderBy('attempt', 'desc')
-        .execute()
-    : [];
-  const lastById = new Map(last.map((a) => [a.delivery_id, a]));
+  const lastById = await lastAttempts(
+    db,
+    rows.map((r) => r.delivery_id),
+  );
   const summary = Object.fromEntries(DELIVERY_STATES.map((s) => [s, counts.find((c) => c.state === s)?.n ?? 0])) as Record<
     DeliveryState,
     number
@@ -296,10 +308,16 @@ export function attemptView(a: AttemptRow) {
 /**
  * The workflow that sends the delivery now, or sent it last: the fan-out (`surge-<intent_id>`) for
  * the first attempt, and the delivery's own run once it has one, which is when its first attempt did
- * not deliver (a retry waits in it; a dead letter ends it Failed) or it was replayed. (Deliveries
- * recorded before the fan-out sent first attempts all had runs: those delivered at attempt 1 show the fan-out.)
+ * not deliver (a retry waits in it; a dead letter ends it Failed). A replay is the dlqReplay workflow's
+ * while its own attempt is sent and once that attempt delivered it (`replay_workflow_id`), and its run
+ * `delivery-<id>-replay-<n>` once that attempt did not deliver. (Deliveries recorded before the fan-out
+ * sent first attempts all had runs: those delivered at attempt 1 show the fan-out. Replays delivered
+ * by their own attempt before `replay_workflow_id` was recorded show the run they would have had.)
  */
-export function deliveryWorkflowId(d: Pick<DeliveryRow, 'delivery_id' | 'intent_id' | 'state' | 'attempts' | 'replays'>): string {
+export function deliveryWorkflowId(
+  d: Pick<DeliveryRow, 'delivery_id' | 'intent_id' | 'state' | 'attempts' | 'replays' | 'replay_workflow_id'>,
+): string {
+  if (d.replay_workflow_id) return d.replay_workflow_id;
   const ownRun = d.replays > 0 || d.attempts > 1 || d.state === 'dlq' || (d.state === 'pending' && d.attempts === 1);
   return ownRun ? workflowIds.delivery(d.delivery_id, d.replays) : workflowIds.surge(d.intent_id);
 }
@@ -324,12 +342,37 @@ export function deliveryView(d: DeliveryRow, lastAttempt: AttemptRow | null) {
   };
 }
 
-/** Deliveries in the dead-letter queue now. */
-export async function countDeadLetters(db: Db): Promise<number> {
+/** Deliveries in the dead-letter queue now (one merchant's, when named). */
+export async function countDeadLetters(db: Db, f: { merchantId?: string } = {}): Promise<number> {
   const row = await db
     .selectFrom('deliveries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('state', '=', 'dlq')
+    .$if(f.merchantId !== undefined, (q) => q.where('merchant_id', '=', f.merchantId!))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Deliveries by id with their last attempt (null before the first), in no particular order. */
+export async function deliveriesWithLastAttempt(db: Db, ids: string[]): Promise<Array<{ delivery: DeliveryRow; last: AttemptRow | null }>> {
+  if (!ids.length) return [];
+  const [rows, last] = await Promise.all([
+    db.selectFrom('deliveries').selectAll().where('delivery_id', 'in', ids).execute(),
+    lastAttempts(db, ids),
+  ]);
+  return rows.map((delivery) => ({ delivery, last: last.get(delivery.delivery_id) ?? null }));
+}
+
+/** The last attempt of each of these deliveries. */
+async function lastAttempts(db: Db, ids: string[]): Promise<Map<string, AttemptRow>> {
+  if (!ids.length) return new Map();
+  const rows = await db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .distinctOn('delivery_id')
+    .where('delivery_id', 'in', ids)
+    .orderBy('delivery_id')
+    .orderBy('attempt', 'desc')
+    .execute();
+  return new Map(rows.map((a) => [a.delivery_id, a]));
 }

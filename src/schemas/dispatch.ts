@@ -35,8 +35,8 @@ export const Delivery = z
     workflow_id: z.string().meta({
       description:
         "The Temporal workflow that sends it now or sent it last: the intent's fan-out (surge-<intent_id>) for the first attempt; " +
-        "its own run (delivery-<id>) once the first attempt did not deliver. After a replay: the replay's run (delivery-<id>-replay-<n>), " +
-        "which exists only when the replay's own attempt (sent by the dlqReplay workflow, the retry answer's replay_workflow_id) did not deliver.",
+        "its own run (delivery-<id>) once the first attempt did not deliver. After a replay: the dlqReplay workflow (the retry answer's replay_workflow_id) " +
+        "while it sends the replay's own attempt and once that attempt delivered it; the replay's run (delivery-<id>-replay-<n>) once that attempt did not deliver.",
     }),
     next_attempt_at: isoDateTime.nullable(),
     last_attempt_at: isoDateTime.nullable(),
@@ -64,30 +64,67 @@ export const DeliveryDetail = z.object({ delivery: Delivery, attempts: z.array(D
 
 export const RetryBody = z
   .strictObject({
-    delivery_id: text(100).optional().meta({ description: 'Absent: every dead-lettered delivery (up to 2000 per call; see remaining).' }),
+    delivery_id: text(100)
+      .optional()
+      .meta({ description: 'Absent: every dead-lettered delivery (of merchant_id, when given; up to 2000 per call; see remaining).' }),
+    merchant_id: text(200).optional().meta({
+      description:
+        "Only this merchant's dead letters (with delivery_id: that delivery must be this merchant's, else 404). One that has none starts nothing.",
+    }),
     state: z.enum(['dlq'], { message: "only dead-lettered deliveries (state 'dlq') can be replayed" }).default('dlq'),
   })
   .meta({ id: 'DispatchRetryRequest' });
 
+export const ReplayedDelivery = z
+  .object({
+    delivery_id: z.string(),
+    merchant_id: z.string(),
+    outcome: z.enum(['delivered', 'retrying', 'dead_lettered', 'sending']).meta({
+      description:
+        'How the replay stands as the call answers: delivered; retrying (its attempt failed: its run delivery-<id>-replay-<n> attempts again at next_attempt_at); dead_lettered (again: reason says why); sending (no outcome yet: follow workflow_id, or GET the delivery).',
+    }),
+    state: DeliveryStateEnum.meta({ description: "The delivery's state now, as the queue shows it." }),
+    attempts: z.number().int(),
+    reason: z
+      .string()
+      .nullable()
+      .meta({ description: "retrying: the failed attempt's error; dead_lettered: the dead-letter reason; otherwise null." }),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The replay's last attempt's HTTP status (null before an answer, or without one)." }),
+    next_attempt_at: isoDateTime.nullable().meta({ description: 'retrying: when its run attempts again.' }),
+    workflow_id: z.string().meta({
+      description:
+        "The workflow that has the delivery now, as the queue names it: the replay workflow (replay_workflow_id) for one its own attempt delivered or is sending; otherwise the replay's run delivery-<id>-replay-<n>.",
+    }),
+    run_id: z
+      .string()
+      .nullable()
+      .meta({ description: "That workflow's run id (null: a run this call did not start, e.g. one that existed already)." }),
+  })
+  .meta({ id: 'DispatchReplayedDelivery' });
+
 export const RetryResult = z
   .object({
-    state: z.literal('dlq').meta({ description: "The queue replayed from: dead-lettered deliveries (the request's state)." }),
-    status: z
-      .enum(['scheduled', 'scheduling'])
-      .meta({ description: 'scheduling: the replay workflow is still sending the replays; follow replay_workflow_id.' }),
-    scheduled: z.number().int(),
+    state: z.literal('dlq').meta({
+      description: "The queue replayed from: dead-lettered deliveries (the request's state); each replay's own state is in replays.",
+    }),
+    status: z.enum(['scheduled', 'scheduling', 'nothing_to_replay']).meta({
+      description:
+        'scheduled: the replay workflow has sent every replay (each outcome in replays); scheduling: it is still sending them, follow replay_workflow_id; nothing_to_replay: no dead letter matched, no workflow was started.',
+    }),
+    scheduled: z.number().int().meta({ description: 'Deliveries replayed by this call.' }),
+    merchant_id: z.string().nullable().meta({ description: "The request's merchant_id filter, or null." }),
     remaining: z.number().int().meta({
       description:
-        'Deliveries still dead-lettered after this call (not replayed by it: past the 2000-per-call cap, or dead-lettered meanwhile). Not a count of failures; call again while it is above 0.',
+        "Deliveries still dead-lettered after this call (of merchant_id, when given): not replayed by it (past the 2000-per-call cap, or dead-lettered meanwhile, a replay's included). Call again while it is above 0.",
     }),
-    summary: z
-      .string()
-      .meta({ description: 'The answer in words: how many were replayed, how many are still dead-lettered and what to do next.' }),
-    replay_workflow_id: z.string(),
-    replays: z.array(z.object({ delivery_id: z.string(), workflow_id: z.string(), run_id: z.string().nullable() })).meta({
-      description:
-        "Each replay and the workflow that sent it: the replay workflow (replay_workflow_id, and its run id) when the replay's own attempt delivered; " +
-        'otherwise its run delivery-<id>-replay-<n>, which retries on the schedule or ends Failed if dead-lettered again (run_id null: that run already existed).',
+    summary: z.string().meta({
+      description: 'The answer in words: how many were replayed and how they went, how many are still dead-lettered and what to do next.',
     }),
+    replay_workflow_id: z.string().nullable().meta({ description: 'The dlqReplay workflow of this call; null when nothing was replayed.' }),
+    replays: z.array(ReplayedDelivery).meta({ description: 'Each replayed delivery with its outcome and the workflow that has it now.' }),
   })
   .meta({ id: 'DispatchRetryResult' });

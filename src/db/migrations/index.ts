@@ -29,6 +29,7 @@ import * as m0031 from './0031_catalog_partitions';
 import * as m0032 from './0032_merchant_protocols';
 import * as m0033 from './0033_checkout_abandonments';
 import * as m0034 from './0034_product_embeddings';
+import * as m0035 from './0035_delivery_replay_workflow';
 
 /** Forward-only migrations, applied in key order. Add new ones at the end; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0032_merchant_protocols': m0032,
   '0033_checkout_abandonments': m0033,
   '0034_product_embeddings': m0034,
+  '0035_delivery_replay_workflow': m0035,
 };
