@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { workflowIds } from '../src/temporal/names';
 import { call } from './helpers/http';
@@ -19,6 +19,7 @@ import { BUDGET_DEFAULTS } from '../src/schemas/runtime';
 import { insertRuntime } from '../src/runtime/store';
 import { ensureRuntimeReconcileSchedule, runtimeReconcileScheduleId } from '../src/runtime/reconcile';
 import { replayAndRecord as recordHistory } from './helpers/histories';
+import { startMerchantAgent } from '../examples/merchant-agent/agent';
 
 /**
  * Commerce runtime end to end (docs/RUNTIME.md): the real API starts `runtime-<id>` on Temporal, a
@@ -293,6 +294,67 @@ describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
     ]);
     expect([empty.bodies.length, second.bodies.length, third.bodies.length]).toEqual([1, 1, 0]);
     expect(rt.proposal.merchant_agent_id).toBe(ids[1]);
+  });
+
+  it('a merchant agent that does not answer runtime queries is a skipped step, not a failure: the reference agent (202 ignored) and one answering 501', async () => {
+    const tag = letters();
+    const ids = { good: `m-${tag}-a-good`, reference: `m-${tag}-b-ref`, unimplemented: `m-${tag}-c-501`, broken: `m-${tag}-d-broken` };
+    const good = await merchantAgent(() => offer(catalogPrice()));
+    await register(ids.good, good.server.url, [tag]);
+    // The reference merchant agent takes Intent.Surge deliveries and acknowledges any other event with 202.
+    const reg = await post('/v1/merchant/register', {
+      merchant_id: ids.reference,
+      agent_endpoint: 'http://127.0.0.1:9/later',
+      subscription_tags: [tag],
+    });
+    expect(reg.status, reg.text).toBe(200);
+    const reference = await startMerchantAgent({
+      merchantId: ids.reference,
+      merchantToken: reg.body.registration_token,
+      webhookSecret: reg.body.webhook_secret,
+      apiKey: dev.apiKey,
+      productId: product.product_id,
+      price: catalogPrice(),
+    });
+    onTestFinished(() => reference.close());
+    const moved = await post(
+      '/v1/merchant/register',
+      { merchant_id: ids.reference, agent_endpoint: reference.url },
+      { 'x-merchant-token': reg.body.registration_token },
+    );
+    expect(moved.status, moved.text).toBe(200);
+    const unimplemented = await startLoopback(async (req, res) => {
+      await readBody(req);
+      json(res, 501, { error: 'not_implemented' });
+    });
+    servers.push(unimplemented);
+    await register(ids.unimplemented, unimplemented.url, [tag]);
+    // Off the contract (no product named): that one is a failure still.
+    const broken = await merchantAgent(() => ({ proposals: [{ offer_title: 'something', price: 10, currency: 'USD' }] }));
+    await register(ids.broken, broken.server.url, [tag]);
+
+    const res = await post('/v1/commerce-runtime', { intent: intentBody(tag) });
+    expect(res.status, res.text).toBe(201);
+    const rt = res.body.runtime;
+    const queries = rt.agent_steps.filter((s: any) => s.kind === 'merchant_query');
+    expect(queries.map((s: any) => [s.agent_id, s.status])).toEqual([
+      [ids.good, 'succeeded'],
+      [ids.reference, 'skipped'],
+      [ids.unimplemented, 'skipped'],
+      [ids.broken, 'failed'],
+    ]);
+    const [, ignored, notImplemented, offContract] = queries;
+    expect(ignored).toMatchObject({ error: null, budget_consumed: { iterations: 1, merchant_queries: 1, proposal_versions: 0 } });
+    expect(ignored.output_summary).toBe(
+      'not answered: it acknowledged the query (HTTP 202) without proposals; the merchant agent does not answer runtime queries',
+    );
+    expect(notImplemented).toMatchObject({ error: null });
+    expect(notImplemented.output_summary).toMatch(/^not answered: it answered HTTP 501 Not Implemented;/);
+    expect(offContract.error).toMatch(/^invalid_answer: proposals\.0/);
+    // The reference agent was asked and said it ignores the event type; the run ended normally.
+    expect(reference.events).toEqual([expect.objectContaining({ outcome: 'ignored', httpStatus: 202, reason: 'type runtime.query' })]);
+    expect(rt.runtime_trace.audit_status).toBe('completed');
+    expect(rt.proposal.merchant_agent_id).toBe(ids.good);
   });
 
   it('require_user_confirmation_before_payment false: goes on to authorize payment', async () => {

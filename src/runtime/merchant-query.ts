@@ -40,9 +40,14 @@ const droppedOf = (summary: string) => Number(/(\d+) dropped by max_proposal_ver
 
 type MerchantQuery = StepRef & { intentId: string; merchantId: string; maxProposals: number; deadlineMs: number };
 
-/** What one merchant was asked and answered, before its step is recorded. */
+/**
+ * What one merchant was asked and answered, before its step is recorded. `skipped`: the merchant says
+ * it does not answer runtime queries (not a failure of the merchant: nothing was asked of it that it offers).
+ */
 type Asked =
-  { kind: 'answered'; offered: MerchantOffer[] } | { kind: 'no_answer'; status: 'failed' | 'timeout'; output: string; error: string };
+  | { kind: 'answered'; offered: MerchantOffer[] }
+  | { kind: 'no_answer'; status: 'failed' | 'timeout'; output: string; error: string }
+  | { kind: 'no_answer'; status: 'skipped'; output: string; error: null };
 type MerchantOffer = z.infer<typeof MerchantQueryAnswer>['proposals'][number];
 
 /** The intent and merchant rows a caller has just read (the resolve step of the same activity). */
@@ -159,6 +164,14 @@ async function askUcpCatalog(deps: RuntimeDeps, l: LoadedStep): Promise<Asked> {
   }
 }
 
+/** A merchant agent that says it does not answer runtime queries: its step is `skipped`, not failed. */
+const doesNotAnswer = (how: string): Asked => ({
+  kind: 'no_answer',
+  status: 'skipped',
+  output: `not answered: ${how}; the merchant agent does not answer runtime queries`,
+  error: null,
+});
+
 /** POSTs the intent to the merchant's agent_endpoint with the step's deadline and reads its answer. */
 async function ask(deps: RuntimeDeps, l: LoadedStep): Promise<Asked> {
   if (merchantProtocolOf(l.m) === 'ucp') return askUcpCatalog(deps, l);
@@ -199,15 +212,21 @@ async function ask(deps: RuntimeDeps, l: LoadedStep): Promise<Asked> {
       error: `${res.failure.reason}: ${res.failure.message}`,
     };
   }
+  if (res.status === 501) return doesNotAnswer(`it answered HTTP 501 Not Implemented`);
   if (res.outcome !== 'accepted')
     return { kind: 'no_answer', status: 'failed', output: `merchant answered HTTP ${res.status}`, error: `http_${res.status}` };
-  let answer;
+  let body: unknown;
   try {
-    answer = MerchantQueryAnswer.safeParse(JSON.parse(res.body.toString('utf8') || '{}'));
+    body = JSON.parse(res.body.toString('utf8') || '{}');
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
     return { kind: 'no_answer', status: 'failed', output: 'the answer is not JSON', error: 'invalid_answer: not JSON' };
   }
+  // A webhook receiver that takes Intent.Surge deliveries but not queries acknowledges the query and
+  // answers nothing (the reference agent: 202 {"status":"ignored"}): no `proposals` member at all.
+  if (typeof body === 'object' && body !== null && !Array.isArray(body) && !('proposals' in body))
+    return doesNotAnswer(`it acknowledged the query (HTTP ${res.status}) without proposals`);
+  const answer = MerchantQueryAnswer.safeParse(body);
   if (!answer.success) {
     const issue = answer.error.issues[0];
     return {

@@ -55,7 +55,8 @@ export interface ResolvedIntent {
 }
 
 export interface QueryResult {
-  status: 'succeeded' | 'failed' | 'timeout';
+  /** skipped: the merchant agent said it does not answer runtime queries (src/runtime/merchant-query.ts). */
+  status: 'succeeded' | 'failed' | 'timeout' | 'skipped';
   proposalIds: string[];
   /** Proposals offered beyond what the proposal-version budget let the loop keep. */
   dropped: number;
