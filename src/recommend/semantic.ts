@@ -20,6 +20,9 @@ export class SemanticTier {
   private encoder: Promise<TextEmbedder> | null = null;
   private readonly queries = new Map<string, Float32Array>();
   private readonly scans = new Map<string, SemanticHit[]>();
+  /** Sentences waiting for the encoder's next run, each with its callers. */
+  private waiting = new Map<string, Array<{ resolve(v: Float32Array): void; reject(err: unknown): void }>>();
+  private encoding = false;
   readonly index: SemanticIndex;
 
   constructor(
@@ -29,23 +32,52 @@ export class SemanticTier {
     this.index = new SemanticIndex(model.id, model.dims);
   }
 
-  /** The shopper's sentence as a unit vector (cached by its normalised text). */
-  async embedQuery(text: string): Promise<Float32Array> {
+  /**
+   * The shopper's sentence as a unit vector (cached by its normalised text). Sentences that arrive
+   * while the encoder is busy wait for its next run and go through it together, one batch: under
+   * load a batch of ten short sentences costs the encoder far less than ten runs of one, and the
+   * same sentence asked twice meanwhile is embedded once.
+   */
+  embedQuery(text: string): Promise<Float32Array> {
     const key = normalise(text);
     const hit = this.queries.get(key);
     if (hit) {
       this.queries.delete(key); // most recently used goes last
       this.queries.set(key, hit);
-      return hit;
+      return Promise.resolve(hit);
     }
-    this.encoder ??= this.loadEncoder().catch((err) => {
-      this.encoder = null; // a failed load is tried again by the next query
-      throw err;
+    return new Promise((resolve, reject) => {
+      const waiters = this.waiting.get(key);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.waiting.set(key, [{ resolve, reject }]);
+      void this.runWaiting();
     });
-    const [v] = await (await this.encoder).embed([key]);
-    this.queries.set(key, v!);
-    if (this.queries.size > QUERY_CACHE) this.queries.delete(this.queries.keys().next().value!);
-    return v!;
+  }
+
+  /** One encoder run at a time, over every sentence waiting when it starts. */
+  private async runWaiting(): Promise<void> {
+    if (this.encoding || !this.waiting.size) return;
+    this.encoding = true;
+    const batch = this.waiting;
+    this.waiting = new Map();
+    try {
+      this.encoder ??= this.loadEncoder().catch((err) => {
+        this.encoder = null; // a failed load is tried again by the next query
+        throw err;
+      });
+      const keys = [...batch.keys()];
+      const vectors = await (await this.encoder).embed(keys);
+      keys.forEach((key, i) => {
+        this.queries.set(key, vectors[i]!);
+        if (this.queries.size > QUERY_CACHE) this.queries.delete(this.queries.keys().next().value!);
+        for (const w of batch.get(key)!) w.resolve(vectors[i]!);
+      });
+    } catch (err) {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+    } finally {
+      this.encoding = false;
+      void this.runWaiting();
+    }
   }
 
   /**

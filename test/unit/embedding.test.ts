@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SentenceEncoder } from '../../src/embedding/encoder';
 import { EncoderThread } from '../../src/embedding/encoder-thread';
+import { SemanticTier } from '../../src/recommend/semantic';
 import {
   EMBEDDING_MODEL,
   EmbeddingModelCorrupt,
@@ -137,6 +138,22 @@ describe('EncoderThread (the same encoder on a worker thread of its own)', () =>
     }
     await expect(thread.embedOne('after')).rejects.toThrow('the encoder thread is closed');
     await expect(EncoderThread.start({ ...files, modelPath: path.join(tmpDir(), 'model.onnx') })).rejects.toThrow(/model\.onnx/);
+  });
+});
+
+describe("SemanticTier's query encoder", () => {
+  it('embeds the sentences that arrive while it is busy in one batch, a repeated one once, each as it would alone', async () => {
+    const runs: string[][] = [];
+    const counting = { modelId: encoder.modelId, dims: encoder.dims, embed: (texts: string[]) => (runs.push(texts), encoder.embed(texts)) };
+    const tier = new SemanticTier(async () => counting, { id: encoder.modelId, dims: encoder.dims });
+    const asked = ['Trail running shoes', 'a gift for a gardener', 'cast iron pan', 'a gift for a gardener', 'desk lamp', 'yoga mat'];
+    const together = await Promise.all(asked.map((t) => tier.embedQuery(t)));
+    // The first sentence starts a run alone; the five asked meanwhile wait for it and go in the next, the repeat once.
+    expect(runs).toEqual([['trail running shoes'], ['a gift for a gardener', 'cast iron pan', 'desk lamp', 'yoga mat']]);
+    for (const [i, text] of asked.entries()) expect(dot(together[i]!, await encoder.embedOne(text.toLowerCase()))).toBeGreaterThan(0.9999);
+    // Answered from the cache now: no run more.
+    await tier.embedQuery('  CAST iron   pan ');
+    expect(runs).toHaveLength(2);
   });
 });
 
