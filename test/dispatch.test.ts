@@ -233,6 +233,15 @@ describe('Intent.Surge fan-out and delivery (docs/DISPATCH.md)', () => {
     // The run took over after the fan-out's first attempt; its history, and the fan-out's, replay
     // deterministically against the current workflow code.
     expect(d.workflow_id).toBe(`delivery-${d.delivery_id}`);
+    // Its result says which intent went to which merchant, and the merchant's last answer.
+    expect(await api.temporal!.client.workflow.getHandle(d.workflow_id).result()).toEqual({
+      deliveryId: d.delivery_id,
+      state: 'delivered',
+      attempts: 3,
+      intentId: intent.intent_id,
+      merchantId: d.merchant_id,
+      statusCode: 200,
+    });
     await replayAndRecord(d.workflow_id, 'delivery-after-first-attempt.json');
     await replayAndRecord(workflowIds.surge(intent.intent_id), 'intent-surge.json');
   });

@@ -72,10 +72,15 @@ export interface DeliveryFailureDetails {
   next_action: string;
 }
 
+/** A delivery run's result (the UI's Result panel): which intent went to which merchant, and how it ended. */
 export interface DeliveryOutcome {
   deliveryId: string;
   state: DeliveryState;
   attempts: number;
+  intentId?: string;
+  merchantId?: string;
+  /** The merchant's answer to the last attempt. */
+  statusCode?: number | null;
 }
 
 /**

@@ -182,7 +182,14 @@ export async function delivery(input: DeliveryInput): Promise<DeliveryOutcome> {
     wf.setCurrentDetails(`attempt ${input.firstAttempt + i}: ${result.statusCode ?? result.error ?? result.outcome}`);
     if (result.state === 'dlq') return deadLettered(input.firstAttempt + i, result.statusCode, result.error ?? result.outcome);
     if (result.state !== 'pending' || result.nextDelayMs === null) {
-      return { deliveryId: input.deliveryId, state: result.state, attempts: input.firstAttempt + i };
+      return {
+        deliveryId: input.deliveryId,
+        state: result.state,
+        attempts: input.firstAttempt + i,
+        intentId: input.intentId,
+        merchantId: input.merchantId,
+        statusCode: result.statusCode ?? null,
+      };
     }
     waitMs = result.nextDelayMs;
   }
