@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('the served OpenAPI document describes both checkout modes and the saga', () => {
-  it('checkout_mode, handed_off, continue_url, failure.next_action; confirm declares 502 merchant_handoff_failed', async () => {
+  it('checkout_mode, handed_off, continue_url, failure.next_action, next_steps; confirm declares 502 merchant_handoff_failed and what its body carries', async () => {
     const r = new RouteRegistry();
     checkoutRoutes(r);
     const doc: any = buildOpenApiDocument(r.routes, { locale: 'en', serverUrl: 'http://127.0.0.1' });
@@ -33,13 +33,24 @@ describe('the served OpenAPI document describes both checkout modes and the saga
     expect(record.properties.checkout_mode.$ref).toBe('#/components/schemas/CheckoutMode');
     expect(Object.keys(record.properties)).toContain('continue_url');
     expect(schemas.AgenticCheckoutPlan.properties.checkout_mode.$ref).toBe('#/components/schemas/CheckoutMode');
+    // The next steps of a checkout in every state (the three of a failed checkout kept, search_again added).
     expect(schemas.CheckoutNextAction.properties.action.enum).toEqual([
+      'confirm_checkout',
+      'poll_checkout',
+      'follow_order',
+      'continue_on_merchant_page',
       'plan_new_checkout',
       'accept_match_again',
       'choose_another_proposal',
+      'search_again',
     ]);
+    expect(schemas.AgenticCheckoutEnvelope.required).toEqual(['checkout', 'next_steps']);
+    expect(schemas.AgenticCheckoutEnvelope.properties.next_steps.items.$ref).toBe('#/components/schemas/CheckoutNextAction');
+    expect(Object.keys(schemas.CheckoutFailure.properties)).toEqual(['status', 'code', 'message', 'next_action', 'merchant_reason']);
     const confirm = doc.paths['/v1/agentic-checkout/{checkoutId}/confirm'].post;
     expect(confirm.responses['502'].description).toContain('merchant_handoff_failed');
+    for (const member of ['checkout_id', 'merchant_reason', 'payment_voided', 'next_steps'])
+      expect(confirm.responses['502'].description).toContain(member);
     expect(confirm.responses['200'].description).toMatch(/handed_off/);
     expect(doc.paths['/v1/agentic-checkout'].post.description).toMatch(/merchant_redirect/);
   });

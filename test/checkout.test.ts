@@ -59,15 +59,18 @@ async function stack(env: Record<string, string> = {}): Promise<Stack> {
   };
 }
 
-/** A merchant agent that records every handoff and answers `status` (200: with an order id); `heal()` makes it answer 200 from then on. */
-async function merchantAgent(status = 200) {
+/**
+ * A merchant agent that records every handoff and answers `status` (200: with an order id; else
+ * `refusal` as its body); `heal()` makes it answer 200 from then on.
+ */
+async function merchantAgent(status = 200, refusal: unknown = { error: 'not today' }) {
   const bodies: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
   let answer = status;
   const server = await startLoopback(async (req, res) => {
     const body = await readBody(req);
     bodies.push({ headers: req.headers, body: body ? JSON.parse(body) : null });
     res.writeHead(answer, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(answer === 200 ? { order_id: `ord-${bodies.length}`, accepted: true } : { error: 'not today' }));
+    res.end(JSON.stringify(answer === 200 ? { order_id: `ord-${bodies.length}`, accepted: true } : refusal));
   });
   servers.push(server);
   return { url: `${server.url}/agent`, bodies, heal: () => (answer = 200) };
@@ -77,9 +80,15 @@ const post = (s: Stack, path: string, body?: unknown, headers: Record<string, st
   call(s.api.url, 'POST', path, { token: dev.apiKey, body, headers });
 const get = (s: Stack, path: string) => call(s.api.url, 'GET', path, { token: dev.apiKey });
 
-/** merchant → intent → proposal → match session → accept: a match token with its signed_token. */
-async function chain(s: Stack, opts: { shipping?: Record<string, unknown>; merchantStatus?: number } = {}) {
-  const agent = await merchantAgent(opts.merchantStatus);
+/**
+ * merchant → intent → proposal → match session → accept: a match token with its signed_token.
+ * `others`: that many more proposals of the merchant ranked in the same session (not accepted).
+ */
+async function chain(
+  s: Stack,
+  opts: { shipping?: Record<string, unknown>; merchantStatus?: number; refusal?: unknown; others?: number } = {},
+) {
+  const agent = await merchantAgent(opts.merchantStatus, opts.refusal);
   const merchant_id = uid('mer');
   const reg = await post(s, '/v1/merchant/register', { merchant_id, agent_endpoint: agent.url });
   expect(reg.status, reg.text).toBe(200);
@@ -101,7 +110,25 @@ async function chain(s: Stack, opts: { shipping?: Record<string, unknown>; merch
   );
   expect(proposal.status, proposal.text).toBe(201);
   const proposalId = proposal.body.proposal.proposal_id as string;
-  const session = await post(s, '/v1/match', { intent_id: intentId, proposal_ids: [proposalId] });
+  const otherProposalIds: string[] = [];
+  for (let i = 0; i < (opts.others ?? 0); i++) {
+    const other = await post(
+      s,
+      '/v1/proposals',
+      {
+        merchant_agent_id: merchant_id,
+        intent_id: intentId,
+        product_id: productId,
+        offer_title: `Trail bottle, colour ${i + 2}`,
+        price: priceCents / 100,
+        shipping_commitment: { max_days: 5, cost: 4.5 },
+      },
+      { 'x-merchant-token': reg.body.registration_token },
+    );
+    expect(other.status, other.text).toBe(201);
+    otherProposalIds.push(other.body.proposal.proposal_id as string);
+  }
+  const session = await post(s, '/v1/match', { intent_id: intentId, proposal_ids: [proposalId, ...otherProposalIds] });
   expect(session.status, session.text).toBe(201);
   const accept = await post(s, `/v1/match/${session.body.match_session.match_session_id}/accept`, { proposal_id: proposalId });
   expect(accept.status, accept.text).toBe(200);
@@ -111,6 +138,8 @@ async function chain(s: Stack, opts: { shipping?: Record<string, unknown>; merch
     merchantId: merchant_id,
     intentId,
     proposalId,
+    otherProposalIds,
+    matchSessionId: session.body.match_session.match_session_id as string,
     tokenId: token.match_token_id as string,
     jws: token.signed_token as string,
   };
@@ -581,19 +610,94 @@ describe('agentic checkout: confirm (Update with validator)', () => {
     expect(c.agent.bodies).toHaveLength(4);
   });
 
-  it('a merchant that refuses (HTTP 422) is not retried: 502 merchant_handoff_failed after one attempt', async () => {
-    const c = await chain(main, { merchantStatus: 422 });
+  it('a merchant that refuses (HTTP 422, "Sorry, this item just sold out."): not retried; the 502 names the checkout, the merchant\'s reason, the voided payment and the next steps its one-proposal session allows (search again)', async () => {
+    const sorry = 'Sorry, this item just sold out.';
+    const c = await chain(main, { merchantStatus: 422, refusal: { error: 'sold_out', message: sorry } });
     const { checkout_id } = await createCheckout(main, c);
     const res = await post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c));
     expect(res.status, res.text).toBe(502);
-    expect(res.body.error).toBe('merchant_handoff_failed');
+    expect(res.body).toMatchObject({
+      error: 'merchant_handoff_failed',
+      checkout_id,
+      merchant_reason: sorry,
+      payment_voided: true,
+      payment_authorization_id: expect.stringMatching(/^pauth_/),
+      next_action: { action: 'search_again' },
+    });
     expect(res.body.message).toContain('HTTP 422');
+    expect(res.body.message).toContain(sorry);
+    // The session ranked this proposal only, and its merchant said no: nothing else to choose from.
+    expect(res.body.next_steps.map((s: any) => s.action)).toEqual(['search_again']);
+    expect(res.body.next_steps[0]).toMatchObject({
+      description: expect.stringContaining(c.matchSessionId),
+      how: expect.stringContaining('/v1/recommend'),
+    });
     expect(c.agent.bodies).toHaveLength(1);
-    const stored = (await get(main, `/v1/agentic-checkout/${checkout_id}`)).body.checkout;
-    expect(stored.status).toBe('failed');
-    // The merchant said no: trying it again is pointless, the next step is another proposal.
-    expect(stored.failure.next_action.action).toBe('choose_another_proposal');
-    expect(stored.audit_trail.map((a: any) => a.step)).toContain('payment_voided');
+
+    const read = (await get(main, `/v1/agentic-checkout/${checkout_id}`)).body;
+    expect(read.checkout.status).toBe('failed');
+    expect(read.checkout.failure).toMatchObject({
+      code: 'merchant_handoff_failed',
+      merchant_reason: sorry,
+      next_action: { action: 'search_again' },
+    });
+    expect(read.next_steps).toEqual(res.body.next_steps);
+    expect(read.checkout.audit_trail.map((a: any) => a.step)).toContain('payment_voided');
+    expect(read.checkout.audit_trail.find((a: any) => a.step === 'merchant_handoff_attempt_1').detail).toMatchObject({
+      status_code: 422,
+      reason: sorry,
+    });
+    // The authorization reads voided, with why.
+    const auth = await get(main, `/v1/payment-authorizations/${res.body.payment_authorization_id}`);
+    expect(auth.status, auth.text).toBe(200);
+    expect(auth.body.payment_authorization).toMatchObject({
+      authorization_id: res.body.payment_authorization_id,
+      status: 'voided',
+      match_token_id: c.tokenId,
+      proposal_id: c.proposalId,
+      intent_id: c.intentId,
+      voided_at: expect.any(String),
+      void_reason: expect.stringContaining('merchant_handoff_failed'),
+    });
+    expect((await get(main, '/v1/payment-authorizations/pauth_missing')).body.error).toBe('payment_authorization_not_found');
+    // A later confirm answers the same, as 409 checkout_failed.
+    const again = await post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c));
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      error: 'checkout_failed',
+      failure_code: 'merchant_handoff_failed',
+      checkout_id,
+      merchant_reason: sorry,
+      payment_voided: true,
+      next_steps: res.body.next_steps,
+    });
+    expect(c.agent.bodies).toHaveLength(1);
+  });
+
+  it('a merchant that refuses while its session ranked other proposals: the next step is one of those, by id; its reason arrives as bounded plain text', async () => {
+    const hostile = `Sorry,\u0000 this item\r\n just sold out.\u202e ${'x'.repeat(700)}`;
+    const c = await chain(main, { merchantStatus: 409, refusal: { message: hostile }, others: 2 });
+    const { checkout_id } = await createCheckout(main, c);
+    const res = await post(main, `/v1/agentic-checkout/${checkout_id}/confirm`, confirmBody(c));
+    expect(res.status, res.text).toBe(502);
+    expect(res.body).toMatchObject({ error: 'merchant_handoff_failed', checkout_id, payment_voided: true });
+    expect(res.body.merchant_reason.startsWith('Sorry, this item just sold out. xxx')).toBe(true);
+    expect(res.body.merchant_reason.length).toBeLessThanOrEqual(500);
+    // eslint-disable-next-line no-control-regex
+    expect(res.body.merchant_reason).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(res.body.next_steps.map((s: any) => s.action)).toEqual(['choose_another_proposal']);
+    expect(res.body.next_action).toMatchObject({
+      action: 'choose_another_proposal',
+      match_session_id: c.matchSessionId,
+      proposal_ids: expect.arrayContaining(c.otherProposalIds),
+    });
+    expect(res.body.next_action.proposal_ids).toHaveLength(2);
+    expect(res.body.next_action.how).toBe(
+      `POST /v1/match/${c.matchSessionId}/accept with the chosen proposal_id, then POST /v1/agentic-checkout with the new token`,
+    );
+    // The step holds: another proposal of the session is accepted and bought.
+    const accept = await post(main, `/v1/match/${c.matchSessionId}/accept`, { proposal_id: c.otherProposalIds[0] });
+    expect(accept.status, accept.text).toBe(200);
   });
 
   it('an expired match token: 409 match_token_expired (MATCH_TOKEN_TTL_S=2)', async () => {

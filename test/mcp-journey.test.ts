@@ -32,14 +32,18 @@ const servers: LoopbackServer[] = [];
 const clients: Client[] = [];
 const letters = () => Array.from({ length: 8 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
 
-/** A merchant agent: offers the shoe (a little under catalog, free 3-day shipping) and accepts handoffs with an order id. */
-async function shoeMerchant() {
+/**
+ * A merchant agent: offers the shoe (a little under catalog, free 3-day shipping) and accepts handoffs
+ * with an order id, or (`refuse`) refuses them with HTTP 422 and that message.
+ */
+async function shoeMerchant(opts: { refuse?: string } = {}) {
   const tag = letters();
   const handoffs: Array<{ headers: Record<string, unknown>; body: any }> = [];
   const server = await startLoopback(async (req, res) => {
     const body = JSON.parse((await readBody(req)) || '{}');
     if (body.type === 'checkout.handoff') {
       handoffs.push({ headers: req.headers, body });
+      if (opts.refuse) return json(res, 422, { error: 'refused', message: opts.refuse });
       return json(res, 200, { order_id: `ord-${tag}-${handoffs.length}`, accepted: true });
     }
     if (body.type === 'runtime.query') {
@@ -245,6 +249,59 @@ describe('MCP journey with the TypeScript SDK: find trail running shoes under $1
     expect(missing.isError).toBe(true);
     expect((await tool(client, 'get_checkout', { checkout_id: plan.checkout_id })).status).toBe('awaiting_confirmation');
     expect(m.handoffs).toHaveLength(0);
+  });
+});
+
+describe('MCP journey: a merchant that refuses the order', () => {
+  it('"Sorry, this item just sold out.": confirm_checkout and get_checkout say why, that nothing is charged, and the next steps REST answers, in the same words', async () => {
+    const sorry = 'Sorry, this item just sold out.';
+    const m = await shoeMerchant({ refuse: sorry });
+    const client = await connect();
+    const rt = await tool(client, 'run_commerce_runtime', { intent: ASK, intent_tags: [m.tag], wait_s: 45 });
+    const plan = await tool(client, 'plan_checkout', { match_token_id: rt.match_token.match_token_id, buyer_agent_id: 'ts-shopper' });
+    const refused = (await client.callTool(
+      {
+        name: 'confirm_checkout',
+        arguments: {
+          checkout_id: plan.checkout_id,
+          consent_granted: true,
+          consent_statement: `Yes, buy ${plan.line_items[0].title} for ${plan.total} ${plan.currency}.`,
+          amount: plan.total,
+          currency: plan.currency,
+        },
+      },
+      undefined,
+      { timeout: 90_000 },
+    )) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    const error = JSON.parse((refused.content[0] as { text: string }).text);
+    expect(error).toMatchObject({
+      error: 'merchant_handoff_failed',
+      checkout_id: plan.checkout_id,
+      merchant_reason: sorry,
+      payment_voided: true,
+    });
+    expect(m.handoffs).toHaveLength(1);
+
+    const read = await tool(client, 'get_checkout', { checkout_id: plan.checkout_id });
+    expect(read).toMatchObject({
+      status: 'failed',
+      failure: { code: 'merchant_handoff_failed', merchant_reason: sorry, payment_voided: true },
+    });
+    expect(read.next_step).toContain(sorry);
+    expect(read.next_step).toContain('nothing is charged');
+    // The run's session ranked this merchant's offer only: nothing else to choose, search again.
+    expect(read.next_steps.map((s: any) => s.action)).toEqual(['search_again']);
+    expect(read.next_steps[0].how).toContain('recommend');
+    // confirm_checkout's error and get_checkout say the same steps.
+    const brief = (steps: any[]) => steps.map((s) => ({ action: s.action, description: s.description, how: s.how }));
+    expect(brief(error.next_steps)).toEqual(read.next_steps);
+    // REST says them in the same words, naming its own calls.
+    const rest = await call(api.url, 'GET', `/v1/agentic-checkout/${plan.checkout_id}`, { token: dev.apiKey });
+    expect(rest.body.next_steps.map((s: any) => [s.action, s.description])).toEqual(
+      read.next_steps.map((s: any) => [s.action, s.description]),
+    );
+    expect(rest.body.next_steps[0].how).toContain('/v1/recommend');
   });
 });
 

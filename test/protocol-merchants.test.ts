@@ -310,8 +310,17 @@ describe('a UCP business, registered by URL and bought from through the checkout
     );
     expect(res.status, res.text).toBe(402);
     expect(res.body.error).toBe('payment_declined');
+    // The business's own words, the voided payment, and a next step that keeps the proposal: another credential.
+    expect(res.body).toMatchObject({
+      checkout_id: checkout.checkout_id,
+      merchant_reason: 'Payment declined: insufficient funds',
+      payment_voided: true,
+      next_action: { action: 'plan_new_checkout', match_token_id: c.tokenId },
+    });
+    expect(res.body.next_action.description).toContain('another payment credential');
     const stored = (await get(`/v1/agentic-checkout/${checkout.checkout_id}`)).body.checkout;
     expect(stored.status).toBe('failed');
+    expect(stored.failure.merchant_reason).toBe('Payment declined: insufficient funds');
     expect((await authorizationOf(stored.payment_authorization_id))?.status).toBe('voided');
     expect(stored.audit_trail.filter((e: any) => e.step === 'merchant_session_canceled')).toHaveLength(1);
     // The refused attempt's entry says so (it is not left `sending`).
@@ -350,6 +359,14 @@ describe('a UCP business, registered by URL and bought from through the checkout
       const res = await post('/v1/agentic-checkout', planBody(c));
       expect(res.status, res.text).toBe(409);
       expect(res.body.error).toBe('inventory_unavailable');
+      // The plan failed on the merchant's refusal: which checkout, its words, nothing authorized, what next.
+      expect(res.body).toMatchObject({
+        checkout_id: expect.stringMatching(/^chk_/),
+        payment_authorization_id: null,
+        payment_voided: false,
+        next_action: { action: 'search_again' },
+      });
+      expect(res.body.merchant_reason).toMatch(/out of stock/);
     } finally {
       business.setStock('bouquet_tulips', 100);
     }
@@ -418,6 +435,10 @@ describe('a UCP business, registered by URL and bought from through the checkout
       );
       expect(res.status, res.text).toBe(409);
       expect(res.body.error).toBe('inventory_unavailable');
+      // Sold out: the business's words, the voided payment, and (its session ranked this one only) a new search.
+      expect(res.body).toMatchObject({ checkout_id: checkout.checkout_id, payment_voided: true, next_action: { action: 'search_again' } });
+      expect(res.body.merchant_reason).toMatch(/out of stock/);
+      expect(res.body.next_steps.map((s: any) => s.action)).toEqual(['search_again']);
       const stored = (await get(`/v1/agentic-checkout/${checkout.checkout_id}`)).body.checkout;
       expect((await authorizationOf(stored.payment_authorization_id))?.status).toBe('voided');
     } finally {
@@ -528,6 +549,13 @@ describe('an ACP seller, registered by URL with the credential it issued', () =>
         }),
       );
       expect(res.status, res.text).toBe(402);
+      expect(res.body).toMatchObject({
+        error: 'payment_declined',
+        checkout_id: checkout.checkout_id,
+        merchant_reason: 'The card issuer declined this payment.',
+        payment_voided: true,
+        next_action: { action: 'plan_new_checkout' },
+      });
       const stored = (await get(`/v1/agentic-checkout/${checkout.checkout_id}`)).body.checkout;
       expect((await authorizationOf(stored.payment_authorization_id))?.status).toBe('voided');
       expect(seller.count('cancel')).toBeGreaterThanOrEqual(1);

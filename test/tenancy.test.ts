@@ -475,6 +475,12 @@ const WALK: Record<string, Entry> = {
     req: (i) => ({ params: { matchTokenId: i.token! }, body: {} }),
     expect: [409, 'match_token_invalid'],
   },
+  'GET /v1/payment-authorizations/{authorizationId}': {
+    kind: 'owned',
+    ids: ['authorization'],
+    req: (i) => ({ params: { authorizationId: i.authorization! } }),
+    expect: [404, 'payment_authorization_not_found'],
+  },
   'GET /v1/recommend': { kind: 'self', reason: "creates the caller's own intent, proposals and session" },
   'GET /v1/cards/{recId}': {
     kind: 'public',
@@ -676,6 +682,7 @@ describe('tenancy: the route walk', () => {
       `/v1/proposals/${A.proposal}`,
       `/v1/match/${A.session}`,
       `/v1/match-tokens/${A.token}`,
+      `/v1/payment-authorizations/${A.authorization}`,
       `/v1/agentic-checkout/${A.checkout}`,
       `/v1/commerce-runtime/${A.runtime}`,
       `/v1/intents/${A.recIntent}`,

@@ -1,5 +1,7 @@
 import * as C from '../../src/schemas/checkout';
 import { checkoutView, getCheckoutAs } from '../../src/checkout/checkouts';
+import { checkoutNextSteps } from '../../src/checkout/next-steps';
+import type { Db } from '../../src/db/connect';
 import { callerOf } from '../caller';
 import { CHECKOUT_WAIT, checkoutStatusUrl, confirmCheckout, createCheckout, type CheckoutWait } from '../../src/checkout/client';
 import { preferredWaitMs } from '../prefer-wait';
@@ -23,9 +25,10 @@ const accepted = {
   links: checkoutLinks('$response.body#/checkout_id', false),
 };
 
-/** 201/200 with the checkout, or 202 with its status URL when the wait ran out first. */
-function answer(out: CheckoutWait, doneStatus: number) {
-  if (out.done) return { status: doneStatus, body: { checkout: out.checkout } };
+/** 201/200 with the checkout and its next steps, or 202 with its status URL when the wait ran out first. */
+async function answer(db: Db, out: CheckoutWait, doneStatus: number) {
+  if (out.done)
+    return { status: doneStatus, body: { checkout: out.checkout, next_steps: await checkoutNextSteps(db, out.checkout, 'rest') } };
   const statusUrl = checkoutStatusUrl(out.checkoutId);
   return { status: 202, headers: { location: statusUrl }, body: { checkout_id: out.checkoutId, status: 'pending', status_url: statusUrl } };
 }
@@ -71,14 +74,19 @@ export function checkoutRoutes(r: RouteRegistry): void {
         'A UCP/ACP merchant needs buyer and shipping_address (line1, city, region, postal_code, country); `fields` names what is missing.',
       ],
 
-      [502, 'merchant_refused', "The UCP/ACP merchant refused to open a checkout session; the message is the merchant's."],
+      [
+        502,
+        'merchant_refused',
+        "The UCP/ACP merchant refused to open a checkout session; the body carries checkout_id, merchant_reason (the merchant's own words) and next_steps.",
+      ],
       [502, 'merchant_unavailable', 'The UCP/ACP merchant did not open a checkout session through the retries.'],
       temporalUnavailable,
       noWorker,
     ],
     handler: async (ctx, { body }) => {
       const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
-      return answer(await createCheckout(ctx.deps.temporal, ctx.deps.db, body, callerOf(ctx), waitMs, keyedResourceId(ctx, 'chk')), 201);
+      const db = ctx.deps.db;
+      return answer(db, await createCheckout(ctx.deps.temporal, db, body, callerOf(ctx), waitMs, keyedResourceId(ctx, 'chk')), 201);
     },
   });
 
@@ -87,15 +95,17 @@ export function checkoutRoutes(r: RouteRegistry): void {
     path: '/v1/agentic-checkout/{checkoutId}',
     tag: TAG,
     summary: 'Get an agentic checkout',
-    description: 'Status, plan, receipt and audit trail, as stored by the checkout workflow.',
+    description:
+      'Status, plan, receipt and audit trail, as stored by the checkout workflow, and `next_steps`: what the buyer agent can do next as of now (for a failed or expired checkout: plan again with the token, accept the proposal again, choose another proposal the match session ranked, or search again).',
     auth: auth.apiKey('checkout'),
     params: C.CheckoutIdParams,
     notFoundCode: 'checkout_not_found',
     responses: { 200: { description: 'The checkout.', schema: C.CheckoutEnvelope } },
     errors: [notFound],
-    handler: async (ctx, { params }) => ({
-      body: { checkout: checkoutView(await getCheckoutAs(ctx.deps.db, params.checkoutId, callerOf(ctx))) },
-    }),
+    handler: async (ctx, { params }) => {
+      const checkout = checkoutView(await getCheckoutAs(ctx.deps.db, params.checkoutId, callerOf(ctx)));
+      return { body: { checkout, next_steps: await checkoutNextSteps(ctx.deps.db, checkout, 'rest') } };
+    },
   });
 
   r.add({
@@ -104,7 +114,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
     tag: TAG,
     summary: 'Confirm an agentic checkout',
     description:
-      "Requires explicit buyer-agent consent and the signed match token (JWS, verified against /.well-known/jwks.json keys); proposal, amount and currency must equal the plan. agent_handoff: authorizes payment, hands the order to the merchant agent's endpoint (Idempotency-Key: checkout id; merchants de-duplicate on it) and answers status confirmed with the receipt and audit trail; if the handoff fails for good the payment authorization is voided, the match token is accepted again while unexpired, and the answer is 502 merchant_handoff_failed with `next_action`. merchant_redirect: no payment; answers status handed_off with `continue_url`, the attributable /r/{rec_id} link to the product page. Confirming again returns the same result.",
+      "Requires explicit buyer-agent consent and the signed match token (JWS, verified against /.well-known/jwks.json keys); proposal, amount and currency must equal the plan. agent_handoff: authorizes payment, hands the order to the merchant agent's endpoint (Idempotency-Key: checkout id; merchants de-duplicate on it) and answers status confirmed with the receipt and audit trail; if the handoff fails for good the payment authorization is voided, the match token is accepted again while unexpired, and the answer is 502 merchant_handoff_failed. Every failure answer names the checkout (`checkout_id`), the merchant's own reason when it refused (`merchant_reason`, plain text, at most 500 characters), whether the payment authorization was voided (`payment_voided`, `payment_authorization_id`) and `next_steps` computed from the state as it is (`next_action`: the first). merchant_redirect: no payment; answers status handed_off with `continue_url`, the attributable /r/{rec_id} link to the product page. Confirming again returns the same result.",
     auth: auth.apiKey('checkout'),
     params: C.CheckoutIdParams,
     notFoundCode: 'checkout_not_found',
@@ -129,8 +139,12 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [409, 'proposal_mismatch', 'proposal_id differs from the plan.'],
       [409, 'amount_mismatch', 'amount differs from the plan total.'],
       [409, 'currency_mismatch', 'currency differs from the plan currency.'],
-      [409, 'checkout_expired', 'The plan expired before it was confirmed.'],
-      [409, 'checkout_failed', 'The checkout failed earlier (payment or merchant handoff); the body carries next_action.'],
+      [409, 'checkout_expired', 'The plan expired before it was confirmed; the body carries checkout_id and next_steps.'],
+      [
+        409,
+        'checkout_failed',
+        'The checkout failed earlier (payment or merchant handoff); the body carries failure_code, checkout_id, merchant_reason, payment_authorization_id, payment_voided, next_action and next_steps.',
+      ],
       [
         400,
         'payment_credential_required',
@@ -146,12 +160,12 @@ export function checkoutRoutes(r: RouteRegistry): void {
       [
         502,
         'merchant_refused',
-        'The UCP/ACP merchant refused the order (its message); the authorization was voided and its session canceled.',
+        'The UCP/ACP merchant refused the order (its words in merchant_reason); the authorization was voided and its session canceled.',
       ],
       [
         502,
         'merchant_handoff_failed',
-        'The merchant agent did not accept the handoff after retries; the payment authorization was voided. The body carries next_action (e.g. plan_new_checkout with the same match token).',
+        'The merchant agent refused the handoff (a 4xx: its reason in merchant_reason) or did not accept it after retries; the payment authorization was voided. The body carries checkout_id, merchant_reason, payment_authorization_id, payment_voided, next_action and next_steps (e.g. plan_new_checkout with the same match token, or choose_another_proposal).',
       ],
       temporalUnavailable,
       noWorker,
@@ -161,6 +175,7 @@ export function checkoutRoutes(r: RouteRegistry): void {
       const keys = { signingKey: signingKeys.matchToken, issuer: config.publicBaseUrl };
       const waitMs = preferredWaitMs(ctx.get('prefer'), CHECKOUT_WAIT);
       return answer(
+        db,
         await confirmCheckout(
           { db, temporal, keys, keyEncryptionKey: config.KEY_ENCRYPTION_KEY, defaultPaymentHandler: config.PROTOCOL_PAYMENT_HANDLER },
           params.checkoutId,

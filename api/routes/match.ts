@@ -5,7 +5,7 @@ import { createMatchSession, matchSessionView } from '../../src/matching/match-s
 import { renderMatchSessionJson } from '../../src/matching/session-render';
 import { acceptMatch, getMatchToken, matchTokenView } from '../../src/matching/match-tokens';
 import { requestResourceId } from '../middleware/idempotency';
-import { authorizePayment, paymentAuthorizationView } from '../../src/matching/payments';
+import { authorizePayment, getPaymentAuthorizationAs, paymentAuthorizationView } from '../../src/matching/payments';
 import type { AppContext } from '../context';
 import { callerOf } from '../caller';
 import { auth, linkTo, type ErrorRow, type ResponseLink, type RouteRegistry } from './registry';
@@ -190,6 +190,9 @@ export function matchRoutes(r: RouteRegistry): void {
           GetMatchToken: linkTo('get', '/v1/match-tokens/{matchTokenId}', {
             parameters: { 'path.matchTokenId': '$response.body#/match_token/match_token_id' },
           }),
+          GetPaymentAuthorization: linkTo('get', '/v1/payment-authorizations/{authorizationId}', {
+            parameters: { 'path.authorizationId': '$response.body#/payment_authorization/authorization_id' },
+          }),
         },
       },
     },
@@ -221,5 +224,22 @@ export function matchRoutes(r: RouteRegistry): void {
         },
       };
     },
+  });
+
+  r.add({
+    method: 'get',
+    path: '/v1/payment-authorizations/{authorizationId}',
+    tag: TAG,
+    summary: 'Get a payment authorization',
+    description:
+      "A payment authorization and its status: `authorized`, or `voided` (with voided_at and void_reason) once a checkout that could not complete released it (its merchant refused or never took the order), the merchant asked for the buyer on its page, or its match token expired without a checkout. The id is a checkout's `payment_authorization_id` or the answer of POST /v1/match-tokens/{matchTokenId}/payment-authorization. Another developer's authorization is not found.",
+    auth: auth.apiKey('payments'),
+    params: M.PaymentAuthorizationParams,
+    notFoundCode: 'payment_authorization_not_found',
+    responses: { 200: { description: 'The payment authorization.', schema: M.PaymentAuthorizationEnvelope } },
+    errors: [[404, 'payment_authorization_not_found', 'No payment authorization with this id.']],
+    handler: async (ctx, { params }) => ({
+      body: { payment_authorization: await getPaymentAuthorizationAs(ctx.deps.db, params.authorizationId, callerOf(ctx)) },
+    }),
   });
 }

@@ -10,6 +10,8 @@ import { callMerchant, merchantSecretOrNull } from '../outbound/merchant';
 import { iso } from '../time';
 import { mayAct, SYSTEM, type Caller } from '../tenancy';
 import { checkoutFailureStatus } from './failures';
+import { merchantReasonOf, reasonFromBody } from './merchant-reason';
+import { nextStepFacts, nextSteps } from './next-steps';
 import { missingBuyerDetails, type SessionAddress, type SessionBuyer } from '../protocols/merchant-session';
 import { checkoutModeOf, checkoutSellerFrom, continueUrl, redirectRecId } from './seller';
 import type { z } from 'zod';
@@ -606,8 +608,10 @@ export async function handOffToMerchant(
     throw new Error(`merchant handoff failed: ${reason}`);
   }
   if (res.outcome !== 'accepted') {
-    await note('failed', { endpoint: m.agent_endpoint, status_code: res.status });
-    if (res.outcome === 'refused') throw new HandoffRejected(`merchant answered HTTP ${res.status}`);
+    // A refusal's reason ("Sorry, this item just sold out.") is passed on to the buyer's agent, bounded.
+    const reason = res.outcome === 'refused' ? reasonFromBody(res.body, res.headers) : null;
+    await note('failed', { endpoint: m.agent_endpoint, status_code: res.status, ...(reason ? { reason } : {}) });
+    if (res.outcome === 'refused') throw new HandoffRejected(`merchant answered HTTP ${res.status}${reason ? `: ${reason}` : ''}`);
     throw new Error(`merchant answered HTTP ${res.status}`);
   }
   let response: unknown;
@@ -815,36 +819,6 @@ export async function handOffToMerchantSite(db: Db, checkoutId: string, consent:
   return checkoutView(row ?? (await getCheckout(db, checkoutId)));
 }
 
-/** What the buyer's agent can do once the checkout failed, from the token and proposal as they are now. */
-function nextActionFor(
-  token: { match_token_id: string; acceptance_state: string; expires_at: Date },
-  proposalUsable: boolean,
-  merchantRefused: boolean,
-): NextAction {
-  const now = new Date();
-  if (!proposalUsable || merchantRefused) {
-    return {
-      action: 'choose_another_proposal',
-      description: merchantRefused
-        ? 'The merchant refused this order; choose another proposal of the match session (accept it for a new match token) and plan a checkout for it.'
-        : 'This proposal can no longer be bought; choose another proposal of the match session (accept it for a new match token) and plan a checkout for it.',
-    };
-  }
-  if (token.acceptance_state === 'accepted' && token.expires_at > now) {
-    return {
-      action: 'plan_new_checkout',
-      description: `Match token ${token.match_token_id} is accepted again until ${token.expires_at.toISOString()}: plan a new checkout (POST /v1/agentic-checkout) with it to try again, or choose another proposal.`,
-      match_token_id: token.match_token_id,
-      until: token.expires_at.toISOString(),
-    };
-  }
-  return {
-    action: 'accept_match_again',
-    description: `Match token ${token.match_token_id} can no longer be used (${token.acceptance_state}); accept the match again (POST /v1/match/{match_session_id}/accept) for a new token, then plan a new checkout.`,
-    match_token_id: token.match_token_id,
-  };
-}
-
 /**
  * A confirm that could not complete (payment refused, merchant handoff failed): the saga's
  * compensation and the failure in one transaction. A payment authorization still standing is voided
@@ -866,32 +840,25 @@ export async function failCheckout(
     if (c.status !== 'awaiting_confirmation' && c.status !== 'confirming') return rejection;
     const audit: AuditEntry[] = [];
     audit.push(...(await voidStanding(trx, c, rejection.code, `checkout ${checkoutId} failed: ${rejection.code}`)));
-    const token = await trx
-      .selectFrom('match_tokens')
-      .select(['match_token_id', 'acceptance_state', 'expires_at'])
-      .where('match_token_id', '=', c.match_token_id)
-      .executeTakeFirstOrThrow();
-    const proposal = await trx
-      .selectFrom('proposals')
-      .select(['proposal_state', 'status', 'valid_until'])
-      .where('proposal_id', '=', c.proposal_id)
-      .executeTakeFirst();
-    const proposalUsable =
-      !!proposal &&
-      proposal.status === 'active' &&
-      ['pending_confirmation', 'accepted'].includes(proposal.proposal_state) &&
-      (!proposal.valid_until || proposal.valid_until > new Date());
-    const stored: Rejection = {
-      ...rejection,
-      status: rejection.status ?? checkoutFailureStatus(rejection.code),
-      next_action: rejection.next_action ?? nextActionFor(token, proposalUsable, opts.merchantRefused === true),
-    };
-    audit.push({
+    // The merchant's own reason: from its refusal of the plan's session, else from the refused attempt's audit entry.
+    const merchantReason = rejection.merchant_reason ?? merchantReasonOf(c.audit_trail);
+    const failed: AuditEntry = {
       step: 'failed',
       at: new Date().toISOString(),
       outcome: rejection.code,
-      detail: { message: rejection.message, next_action: stored.next_action!.action },
-    });
+      detail: { message: rejection.message, merchant_refused: opts.merchantRefused === true },
+    };
+    // The first next step, from the token, proposal and session as the void left them (src/checkout/next-steps.ts).
+    const asFailed = { ...checkoutView(c), status: 'failed', failure: rejection, audit_trail: [...c.audit_trail, ...audit, failed] };
+    const nextAction = rejection.next_action ?? nextSteps(asFailed, await nextStepFacts(trx, c), 'rest')[0]!;
+    const stored: Rejection = {
+      ...rejection,
+      status: rejection.status ?? checkoutFailureStatus(rejection.code),
+      next_action: nextAction,
+      ...(merchantReason ? { merchant_reason: merchantReason } : {}),
+    };
+    failed.detail = { ...failed.detail, next_action: nextAction.action };
+    audit.push(failed);
     await trx
       .updateTable('agentic_checkouts')
       .set({

@@ -16,7 +16,16 @@ import { sellsThroughSessions } from '../registry/merchant-protocol';
 import type { TemporalHandle } from '../temporal/client';
 import { searchAttributes as SA, workflowIds } from '../temporal/names';
 import { confirmUpdate, getPlanUpdate, type AgenticCheckoutWorkflow } from '../../workflows/checkout.shared';
-import { abandonCheckout, checkoutView, findCheckout, getCheckoutAs, reclaimCheckout, type CheckoutView } from './checkouts';
+import {
+  abandonCheckout,
+  checkoutView,
+  findCheckout,
+  getCheckoutAs,
+  reclaimCheckout,
+  type CheckoutRow,
+  type CheckoutView,
+} from './checkouts';
+import { checkoutFailedError, checkoutNextSteps, failureDetails, type Surface } from './next-steps';
 import { checkoutFailureStatus } from './failures';
 import { sealPaymentCredential } from './merchant-session';
 import { mayAct, ownerOf, type Caller } from '../tenancy';
@@ -164,6 +173,8 @@ export async function createCheckout(
   caller: Caller,
   waitMs = CHECKOUT_WAIT.defaultS * 1000,
   keyedCheckoutId?: string,
+  /** Who asked: a failure's next steps name that surface's calls. */
+  surface: Surface = 'rest',
 ): Promise<CheckoutWait> {
   const checkoutId = keyedCheckoutId ?? newId('chk');
   const t = requireTemporal(temporal);
@@ -216,7 +227,10 @@ export async function createCheckout(
     });
     return waited.done ? { done: true, checkout: waited.value } : { done: false, checkoutId };
   } catch (err) {
-    throw mapTemporalError(err);
+    const mapped = mapTemporalError(err);
+    // A merchant that refused to open its session failed the checkout: answered with what the failure stored.
+    if (err instanceof WorkflowUpdateFailedError) throw await asCheckoutFailure(db, checkoutId, mapped, surface);
+    throw mapped;
   }
 }
 
@@ -246,22 +260,40 @@ export async function verifyMatchTokenJws(
 
 /**
  * The outcome Postgres holds. The API reads outcomes here, never from the run's result: a failed
- * checkout ends its workflow Failed (for operators), which is not an API error.
+ * checkout ends its workflow Failed (for operators), which is not an API error. An expired or failed
+ * checkout answers with what can be done next (src/checkout/next-steps.ts), worded for `surface`.
  */
-const storedOutcome = (c: Awaited<ReturnType<typeof getCheckoutAs>>): CheckoutView | null => {
+async function storedOutcome(db: Db, c: CheckoutRow, surface: Surface): Promise<CheckoutView | null> {
   if (c.status === 'confirmed' || c.status === 'handed_off') return checkoutView(c);
-  if (c.status === 'expired') throw new AppError(409, 'checkout_expired', `The checkout plan expired at ${c.expires_at.toISOString()}.`);
+  if (c.status === 'expired') {
+    const next = await checkoutNextSteps(db, checkoutView(c), surface);
+    throw new AppError(409, 'checkout_expired', `The checkout plan expired at ${c.expires_at.toISOString()}.`, {
+      checkout_id: c.checkout_id,
+      next_action: next[0],
+      next_steps: next,
+    });
+  }
   if (c.status === 'failed') {
-    const f = (c.failure ?? {}) as { code?: string; message?: string; next_action?: unknown };
-    throw new AppError(
-      409,
-      'checkout_failed',
-      `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim(),
-      f.next_action ? { next_action: f.next_action } : undefined,
-    );
+    const f = (c.failure ?? {}) as { code?: string; message?: string };
+    throw new AppError(409, 'checkout_failed', `The checkout failed (${f.code ?? 'unknown'}): ${f.message ?? ''}`.trim(), {
+      failure_code: f.code ?? null,
+      ...(await failureDetails(db, checkoutView(c), surface)),
+    });
   }
   return null;
-};
+}
+
+/**
+ * The confirm or plan that failed the checkout, answered from what the failure stored: its code and
+ * status, with the checkout id, the merchant's reason, whether the payment was voided and the next
+ * steps. Any other error (a refused Update: consent, amount, …) is answered as it is.
+ */
+async function asCheckoutFailure(db: Db, checkoutId: string, err: unknown, surface: Surface): Promise<unknown> {
+  if (!(err instanceof AppError)) return err;
+  const c = await findCheckout(db, checkoutId);
+  if (c?.status !== 'failed' || c.failure?.code !== err.code) return err;
+  return checkoutFailedError(db, checkoutView(c), surface);
+}
 
 /**
  * The confirm's payment credential, sealed on the checkout (never in the workflow's history) for the
@@ -292,6 +324,8 @@ export async function confirmCheckout(
     keyEncryptionKey?: Buffer;
     /** PROTOCOL_PAYMENT_HANDLER: a UCP/ACP merchant's session is paid with it when the confirm names no credential. */
     defaultPaymentHandler?: string;
+    /** Who asked: a failure's next steps name that surface's calls (default REST). */
+    surface?: Surface;
   },
   checkoutId: string,
   body: CheckoutConfirmBody,
@@ -308,7 +342,8 @@ export async function confirmCheckout(
     );
   }
   // Confirmed already: the stored result, nothing repeated. Expired/failed: nothing to confirm.
-  const done = storedOutcome(c);
+  const surface = deps.surface ?? 'rest';
+  const done = await storedOutcome(deps.db, c, surface);
   if (done) return { done: true, checkout: done };
   const t = requireTemporal(deps.temporal);
   if (body.payment_credential) await storePaymentCredential(deps, c, body.payment_credential);
@@ -335,10 +370,11 @@ export async function confirmCheckout(
   } catch (err) {
     if (err instanceof AppError) throw err;
     const mapped = mapTemporalError(err);
-    if (mapped !== err) throw mapped;
+    if (mapped !== err)
+      throw err instanceof WorkflowUpdateFailedError ? await asCheckoutFailure(deps.db, checkoutId, mapped, surface) : mapped;
     // The run ended in between (timer, another confirm): answer from what it stored.
     const now = await findCheckout(deps.db, checkoutId);
-    const stored = now ? storedOutcome(now) : null;
+    const stored = now ? await storedOutcome(deps.db, now, surface) : null;
     if (stored) return { done: true, checkout: stored };
     throw err;
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { checkoutFailureStatus } from './failures';
+import { boundedReason } from './merchant-reason';
 import type { Db } from '../db/connect';
 import type { AuditEntry, OrderTracking, StoredMerchantOrder, StoredMerchantSession } from '../db/schema-checkout';
 import { fromMinorUnits } from '../money';
@@ -154,10 +155,10 @@ export async function openMerchantSession(deps: SessionDeps, checkoutId: string)
     const r = opened.refusal;
     const code = REFUSAL_CODES[r.code] ?? r.code;
     const named = r.missing?.length ? ` (missing: ${r.missing.join(', ')})` : '';
-    return {
-      ...rejection(checkoutFailureStatus(code), code, `${merchant.merchant_id}: ${r.message}${named}`),
-      session_id: opened.session_id,
-    };
+    // The merchant's own words, bounded as every reason the gateway passes on (src/checkout/merchant-reason.ts).
+    const reason = boundedReason(r.message);
+    const refused = rejection(checkoutFailureStatus(code), code, `${merchant.merchant_id}: ${reason ?? 'no reason given'}${named}`);
+    return { ok: false, rejection: { ...refused.rejection, merchant_reason: reason }, session_id: opened.session_id };
   }
   const s = opened.session;
   if (s.currency.toUpperCase() !== c.currency) {
@@ -307,16 +308,17 @@ export async function completeMerchantSession(deps: SessionDeps, checkoutId: str
     };
   }
   const code = REFUSAL_CODES[done.refusal.code] ?? done.refusal.code;
+  const reason = boundedReason(done.refusal.message);
   // The attempt's entry says how it ended (a refusal is not retried, so nothing settles it later).
   await deps.db
     .updateTable('agentic_checkouts')
     .set({
-      audit_trail: settleAudit(step, 'refused', { session_id: session.session_id, code, message: done.refusal.message }),
+      audit_trail: settleAudit(step, 'refused', { session_id: session.session_id, code, message: reason }),
       updated_at: new Date(),
     })
     .where('checkout_id', '=', checkoutId)
     .execute();
-  throw new SessionRefused(code, `${merchant.merchant_id} refused the order: ${done.refusal.message}`);
+  throw new SessionRefused(code, `${merchant.merchant_id} refused the order: ${reason ?? 'no reason given'}`);
 }
 
 /** Cancels the merchant's session of a checkout that failed or expired (once; a session already gone is fine). */

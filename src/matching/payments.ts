@@ -7,7 +7,7 @@ import { newId } from '../ids';
 import { expireDueTokens, tokenDue, type MatchTokenRow } from './match-tokens';
 import { fromMinorUnits, toMinorUnits } from '../money';
 import { transitionProposal } from './proposals';
-import { mayAct, type Caller } from '../tenancy';
+import { mayAct, mayRead, type Caller } from '../tenancy';
 
 /**
  * Payment authorization against a match token (docs/MATCHING.md). It succeeds only when every check
@@ -29,7 +29,29 @@ export function paymentAuthorizationView(a: PaymentAuthorizationRow, intentId: s
     amount: fromMinorUnits(a.amount_cents, a.currency),
     currency: a.currency,
     authorized_at: a.authorized_at.toISOString(),
+    voided_at: a.voided_at ? a.voided_at.toISOString() : null,
+    void_reason: a.void_reason,
   };
+}
+
+/**
+ * GET /v1/payment-authorizations/{id}: an authorization and its status (`voided` once a checkout
+ * that could not complete, or the reconciler, released it). Another developer's is not there for
+ * the caller: 404 `payment_authorization_not_found`, as an id that names nothing.
+ */
+export async function getPaymentAuthorizationAs(db: Db, authorizationId: string, caller: Caller) {
+  const row = await db
+    .selectFrom('payment_authorizations as a')
+    .innerJoin('match_tokens as t', 't.match_token_id', 'a.match_token_id')
+    .selectAll('a')
+    .select('t.intent_id')
+    .where('a.authorization_id', '=', authorizationId)
+    .executeTakeFirst();
+  if (!row || !mayRead(caller, row.developer_id)) {
+    throw new AppError(404, 'payment_authorization_not_found', `No payment authorization '${authorizationId}'.`);
+  }
+  const { intent_id, ...authorization } = row;
+  return paymentAuthorizationView(authorization, intent_id);
 }
 
 export interface PaymentRequest {

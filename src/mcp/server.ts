@@ -25,7 +25,8 @@ import { renderMatchSession, renderMatchSessionBody, type FrozenTopCache } from 
 import { acceptMatch, getMatchToken, matchTokenView } from '../matching/match-tokens';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { getProposal, listProposals, proposalView } from '../matching/proposals';
-import { checkoutView, getCheckoutAs, shippingMinor } from '../checkout/checkouts';
+import { checkoutView, getCheckoutAs, shippingMinor, type CheckoutView } from '../checkout/checkouts';
+import { checkoutNextSteps } from '../checkout/next-steps';
 import { fromMinorUnits } from '../money';
 import { confirmCheckout, createCheckout, settledCheckout } from '../checkout/client';
 import { loadRuntime } from '../runtime/store';
@@ -365,6 +366,9 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     }
   };
 
+  /** A checkout with its next steps worded for MCP (src/checkout/next-steps.ts): the steps REST answers. */
+  const summarize = async (view: CheckoutView, d: Detail) => checkoutSummary(view, d, await checkoutNextSteps(deps.db, view, 'mcp'));
+
   const renderSession = async (sessionId: string, limit: number, d: Detail) => {
     const r = await renderMatchSession(deps.db, sessionId, limit, me, deps.frozenTops);
     const body = d === 'full' ? await renderMatchSessionBody(deps.db, sessionId, limit, me, deps.frozenTops) : null;
@@ -546,9 +550,12 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
               metadata: { via: 'mcp' },
             }),
             me,
+            undefined,
+            undefined,
+            'mcp',
           ),
         );
-        return checkoutSummary(view, d);
+        return summarize(view, d);
       }),
   );
 
@@ -576,6 +583,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
               keys: { signingKey: deps.signingKeys.matchToken, issuer: deps.config.publicBaseUrl },
               keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY,
               defaultPaymentHandler: deps.config.PROTOCOL_PAYMENT_HANDLER,
+              surface: 'mcp',
             },
             checkout_id,
             {
@@ -589,7 +597,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
             me,
           ),
         );
-        return checkoutSummary(view, d);
+        return summarize(view, d);
       }),
   );
 
@@ -598,13 +606,13 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller, info: { name: 
     {
       title: 'Read a checkout',
       description:
-        'A checkout (as GET /v1/agentic-checkout/{id}): status, total, the merchant order id or continue_url, or why it failed. Scope: checkout.',
+        "A checkout (as GET /v1/agentic-checkout/{id}): status, total, the merchant order id or continue_url, or why it failed (the merchant's reason, whether the payment was voided), and next_steps: what can be done now (try again with the token, another proposal of the session, or a new search). Scope: checkout.",
       inputSchema: GetCheckoutInput,
       outputSchema: CheckoutOut,
       annotations: { readOnlyHint: true },
     },
     ({ checkout_id, detail: d }) =>
-      run('get_checkout', async () => checkoutSummary(checkoutView(await getCheckoutAs(deps.db, checkout_id, me)), d)),
+      run('get_checkout', async () => summarize(checkoutView(await getCheckoutAs(deps.db, checkout_id, me)), d)),
   );
 
   server.registerTool(
@@ -684,7 +692,7 @@ export function buyFlowText(request: string, buyerAgentId: string): string {
     `3. Call plan_checkout with match_token_id and buyer_agent_id "${buyerAgentId}" (add the shipping address when you have it). Nothing is paid yet.`,
     '4. Show the user the plan: product, total and currency, and ask: "Shall I buy it?" Wait for an explicit yes. Never assume it.',
     "5. Only after the yes, call confirm_checkout with checkout_id, consent_granted true, consent_statement quoting what the user agreed to, and the plan's total as amount and its currency.",
-    '6. Tell the user the outcome: status confirmed → the merchant order_id; status handed_off → give continue_url verbatim, where they finish on the merchant page; failed → the reason and next_step. get_checkout reads it again at any time.',
+    "6. Tell the user the outcome: status confirmed → the merchant order_id; status handed_off → give continue_url verbatim, where they finish on the merchant page; failed → the reason (the merchant's own words when it refused), that nothing is charged when the payment was voided, and next_step. get_checkout reads it again at any time.",
     'Every answer has a next_step: follow it when unsure.',
   ].join('\n');
 }

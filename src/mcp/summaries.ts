@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { fromMinorUnits } from '../money';
 import type { ProductCardDocumentT } from '../schemas/catalog';
 import type { CheckoutView } from '../checkout/checkouts';
+import { merchantReasonOf } from '../checkout/merchant-reason';
+import { paymentVoided, type NextStep } from '../checkout/next-steps';
 import type { IntentView } from '../matching/intents';
 import type { ProposalView } from '../matching/proposals';
 import type { RankedProposal } from '../schemas/match';
@@ -149,8 +151,18 @@ export const CheckoutOut = z.object({
   order_id: orNull(z.string()).meta({ description: "The merchant's order id once handed off." }),
   receipt_id: orNull(z.string()),
   continue_url: orNull(z.string()).meta({ description: 'Where the user finishes the purchase (merchant_redirect): pass it verbatim.' }),
-  failure: z.object({ code: z.string(), message: z.string() }).nullable(),
+  failure: z
+    .object({
+      code: z.string(),
+      message: z.string(),
+      merchant_reason: orNull(z.string()).meta({ description: "The merchant's own reason when it refused the order; tell the user." }),
+      payment_voided: z.boolean().meta({ description: 'The payment authorization was voided: nothing is charged.' }),
+    })
+    .nullable(),
   next_step: nextStep,
+  next_steps: z.array(z.object({ action: z.string(), description: z.string(), how: z.string() })).meta({
+    description: 'What can be done next, best first (the same steps GET /v1/agentic-checkout/{id} lists); next_step says them in one text.',
+  }),
   full,
 });
 
@@ -368,13 +380,15 @@ export function tokenSummary(
 /** Members another checkout mode may add to the view (merchant_redirect): read when present. */
 type CheckoutExtras = { checkout_mode?: string; continue_url?: string | null };
 
-/** A UCP/ACP merchant is paid through one of its handlers: what confirm_checkout's payment_credential names. */
-const payWith = (c: CheckoutView) =>
-  c.merchant_session
-    ? `, and payment_credential {handler, token} for one of the merchant's payment handlers (${c.merchant_session.payment_handlers.map((h) => h.id).join(', ') || 'none listed'}) unless the gateway is configured with one`
-    : '';
+/** The merchant's reason as the failure stored it (or, for failures stored before, its audit trail). */
+const merchantReasonOfCheckout = (c: CheckoutView) =>
+  (c.failure as { merchant_reason?: string | null } | null)?.merchant_reason ?? merchantReasonOf(c.audit_trail);
 
-export function checkoutSummary(c: CheckoutView, detail: Detail) {
+/**
+ * A checkout with its next steps (src/checkout/next-steps.ts, worded for MCP): the same steps REST
+ * answers, so get_checkout and a failed confirm_checkout say the same thing.
+ */
+export function checkoutSummary(c: CheckoutView, detail: Detail, steps: NextStep[]) {
   const extras = c as CheckoutView & CheckoutExtras;
   const receipt = (c.receipt ?? null) as {
     receipt_id?: string;
@@ -384,14 +398,14 @@ export function checkoutSummary(c: CheckoutView, detail: Detail) {
   const failure = (c.failure ?? null) as { code?: string; message?: string } | null;
   const continueUrl = extras.continue_url ?? receipt?.continue_url ?? null;
   const total = c.plan.amount ?? c.amount;
-  const next: Record<string, string> = {
-    awaiting_confirmation: `Show the user the plan (${c.plan.line_items.map((l) => l.title).join(', ')}, total ${total} ${c.currency}) and ask for explicit consent. Only after the user says yes, call confirm_checkout with checkout_id, consent_granted true, consent_statement (what the user agreed to), amount ${total} and currency ${c.currency}${payWith(c)}, before ${c.expires_at}.`,
-    confirmed: `Done: the merchant has the order${receipt?.merchant_response?.order_id ? ` ${receipt.merchant_response.order_id}` : ''}. Tell the user.`,
-    handed_off: `Give the user continue_url verbatim: they finish the purchase on the merchant's page.`,
-    expired:
-      'The plan expired before it was confirmed: call plan_checkout again with the match token (accept_match again if the token expired too).',
-    failed: `The checkout failed${failure?.code ? ` (${failure.code})` : ''}: ${failure?.message ?? 'see full'}. Tell the user; accept_match and plan_checkout again to retry.`,
-  };
+  const reason = failure ? merchantReasonOfCheckout(c) : null;
+  const voided = paymentVoided(c);
+  const why =
+    c.status === 'failed'
+      ? `The checkout failed${failure?.code ? ` (${failure.code})` : ''}: ${failure?.message ?? 'see full'}.${reason ? ` The merchant said: "${reason}".` : ''}${voided ? ' The payment authorization was voided: nothing is charged.' : ''} Tell the user. Next: `
+      : c.status === 'expired'
+        ? 'The plan expired before it was confirmed. Next: '
+        : '';
   return withFull(
     {
       checkout_id: c.checkout_id,
@@ -410,8 +424,11 @@ export function checkoutSummary(c: CheckoutView, detail: Detail) {
       order_id: receipt?.merchant_response?.order_id ?? null,
       receipt_id: receipt?.receipt_id ?? null,
       continue_url: continueUrl,
-      failure: failure ? { code: failure.code ?? 'unknown', message: failure.message ?? '' } : null,
-      next_step: next[c.status] ?? `Checkout is ${c.status}: call get_checkout to follow it.`,
+      failure: failure
+        ? { code: failure.code ?? 'unknown', message: failure.message ?? '', merchant_reason: reason, payment_voided: voided }
+        : null,
+      next_step: `${why}${steps.map((s) => `${s.description} (${s.how})`).join(' Or: ')}`,
+      next_steps: steps.map((s) => ({ action: s.action, description: s.description, how: s.how })),
     },
     detail,
     { checkout: c },

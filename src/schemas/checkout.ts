@@ -109,22 +109,51 @@ export const CheckoutMode = z.enum(['agent_handoff', 'merchant_redirect']).meta(
 
 export const NextAction = z
   .object({
-    action: z.enum(['plan_new_checkout', 'accept_match_again', 'choose_another_proposal']).meta({
-      description:
-        'plan_new_checkout: the match token is accepted again (payment voided), plan a new checkout with it; accept_match_again: the token is spent or expired, accept the match again; choose_another_proposal: this proposal cannot be bought (merchant refused, proposal gone).',
-    }),
-    description: z.string(),
+    action: z
+      .enum([
+        'confirm_checkout',
+        'poll_checkout',
+        'follow_order',
+        'continue_on_merchant_page',
+        'plan_new_checkout',
+        'accept_match_again',
+        'choose_another_proposal',
+        'search_again',
+      ])
+      .meta({
+        description:
+          "confirm_checkout: the plan waits for the buyer's consent; poll_checkout: the confirm is under way; follow_order: the merchant has the order; continue_on_merchant_page: the buyer finishes at continue_url. After a failed or expired checkout: plan_new_checkout: the match token can still be used (a voided payment put it back), plan again with it; accept_match_again: the token is spent or expired, accept the proposal again; choose_another_proposal: the match session ranked other proposals that can still be bought (`proposal_ids`); search_again: nothing left to buy from this session.",
+      }),
+    description: z.string().meta({ description: 'What to do, in the same words over REST, MCP and A2A.' }),
+    how: z.string().optional().meta({ description: 'The calls that do it (REST paths here; MCP tools and A2A skills there).' }),
     match_token_id: z.string().optional(),
     until: isoDateTime.optional().meta({ description: 'plan_new_checkout: the token can be used until then.' }),
+    match_session_id: z.string().optional(),
+    proposal_id: z.string().optional().meta({ description: 'accept_match_again: the proposal to accept again.' }),
+    proposal_ids: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'choose_another_proposal: the proposals of the session that can still be bought, best ranked first.' }),
+    continue_url: z.string().optional(),
   })
-  .meta({ id: 'CheckoutNextAction', description: 'What the buyer agent can do after a failed checkout.' });
+  .meta({
+    id: 'CheckoutNextAction',
+    description:
+      "What the buyer agent can do next with a checkout, computed from its state as it is now (the checkout, its match token and proposal, and what else its match session ranked). The same steps, in the same words, in MCP's get_checkout and confirm_checkout and in A2A tasks.",
+  });
 
 export const CheckoutFailure = z
   .object({
     status: z.number().int().meta({ description: 'The HTTP status the failing confirm answered.' }),
     code: z.string(),
     message: z.string(),
-    next_action: NextAction.optional(),
+    next_action: NextAction.optional().meta({
+      description: 'The first next step when the checkout failed (next_steps has them as of now).',
+    }),
+    merchant_reason: z.string().nullable().optional().meta({
+      description:
+        'The merchant\'s own reason when it refused the order (e.g. "Sorry, this item just sold out."): plain text, at most 500 characters, control characters removed. Null when it gave none.',
+    }),
   })
   .meta({
     id: 'CheckoutFailure',
@@ -271,7 +300,14 @@ export const CheckoutRecord = z
   })
   .meta({ id: 'AgenticCheckout' });
 
-export const CheckoutEnvelope = z.object({ checkout: CheckoutRecord }).meta({ id: 'AgenticCheckoutEnvelope' });
+export const CheckoutEnvelope = z
+  .object({
+    checkout: CheckoutRecord,
+    next_steps: z.array(NextAction).meta({
+      description: 'What the buyer agent can do next, as of this answer (the first is the one to take; the others are alternatives).',
+    }),
+  })
+  .meta({ id: 'AgenticCheckoutEnvelope' });
 /** Past the wait (`Prefer: wait=N`): the checkout goes on; its status URL says how it ended. */
 export const CheckoutAccepted = z
   .object({ checkout_id: z.string(), status: z.literal('pending'), status_url: z.string() })

@@ -108,8 +108,19 @@ export const PaymentAuthorization = z
     amount: z.number(),
     currency: z.string(),
     authorized_at: isoDateTime,
+    voided_at: isoDateTime.nullable().meta({ description: 'When it was voided; null while authorized.' }),
+    void_reason: z.string().nullable().meta({
+      description:
+        'Why it was voided, in words: the checkout that failed and its code (e.g. `checkout chk_… failed: merchant_handoff_failed`), a merchant that asked for the buyer on its page, or a token that expired without a checkout; null while authorized.',
+    }),
   })
   .meta({ id: 'PaymentAuthorization' });
+
+export const PaymentAuthorizationParams = z.object({ authorizationId: z.string().min(1).max(100) });
+
+export const PaymentAuthorizationEnvelope = z
+  .object({ payment_authorization: PaymentAuthorization })
+  .meta({ id: 'PaymentAuthorizationEnvelope' });
 
 export const PaymentAuthorizationResponse = z
   .object({ payment_authorization: PaymentAuthorization, match_token: MatchToken })

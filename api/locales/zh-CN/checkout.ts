@@ -19,7 +19,7 @@ export const checkoutZhCN: LocaleTexts = {
         '409':
           '`proposal_expired`: 该提案已过期。 `proposal_state_invalid`: 该提案的状态不允许结账（需要 pending_confirmation 或 accepted）。 `proposal_intent_mismatch`: 该提案回应的是另一个意图。 `inventory_unavailable`: 该提案已无库存。 `match_token_mismatch`: 该匹配令牌指向另一个提案。 `match_token_expired`: 该匹配令牌已过期。 `acceptance_state_invalid`: 该匹配令牌未被接受（或已被使用）。 `match_token_in_checkout`: 另一个进行中的结账已在使用该匹配令牌。 `amount_mismatch`: 金额与提案价格加运费不一致。 `currency_mismatch`: 币种与提案币种不一致。',
         '502':
-          '`merchant_refused`: UCP/ACP 商家拒绝开启结账会话；消息为商家原文。 `merchant_unavailable`: UCP/ACP 商家在重试后仍未开启结账会话。',
+          '`merchant_refused`: UCP/ACP 商家拒绝开启结账会话；响应体包含 checkout_id、merchant_reason（商家原话）与 next_steps。 `merchant_unavailable`: UCP/ACP 商家在重试后仍未开启结账会话。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
@@ -29,7 +29,8 @@ export const checkoutZhCN: LocaleTexts = {
     },
     getV1AgenticCheckoutCheckoutId: {
       summary: '获取智能体结账',
-      description: '状态、计划、回执与审计轨迹，由结账工作流存储。',
+      description:
+        '状态、计划、回执与审计轨迹，由结账工作流存储；以及 `next_steps`：买方智能体此刻可以采取的下一步（失败或过期的结账：用该令牌重新创建计划、再次接受该提案、选择匹配会话中排序的其他提案，或重新搜索）。',
       responses: {
         '200': '该结账。',
         '400':
@@ -43,7 +44,7 @@ export const checkoutZhCN: LocaleTexts = {
     postV1AgenticCheckoutCheckoutIdConfirm: {
       summary: '确认智能体结账',
       description:
-        '需要买方智能体的明确同意以及已签名的匹配令牌（JWS，按 /.well-known/jwks.json 中的公钥校验）；提案、金额与币种必须与计划一致。agent_handoff：授权支付，将订单交接到商家智能体的端点（Idempotency-Key：结账 id；商家据此去重），并以 confirmed 状态返回回执与审计轨迹；若交接最终失败，则撤销支付授权，匹配令牌在未过期时恢复为 accepted，并返回 502 merchant_handoff_failed 及 `next_action`。merchant_redirect：不支付；以 handed_off 状态返回 `continue_url`，即指向商品页的可归因 /r/{rec_id} 链接。重复确认返回相同结果。',
+        '需要买方智能体的明确同意以及已签名的匹配令牌（JWS，按 /.well-known/jwks.json 中的公钥校验）；提案、金额与币种必须与计划一致。agent_handoff：授权支付，将订单交接到商家智能体的端点（Idempotency-Key：结账 id；商家据此去重），并以 confirmed 状态返回回执与审计轨迹；若交接最终失败，则撤销支付授权，匹配令牌在未过期时恢复为 accepted，并返回 502 merchant_handoff_failed。每个失败响应都包含该结账（`checkout_id`）、商家拒绝时的原话（`merchant_reason`，纯文本，最多 500 个字符）、支付授权是否已撤销（`payment_voided`、`payment_authorization_id`），以及按当前状态计算的 `next_steps`（`next_action`：其中第一项）。merchant_redirect：不支付；以 handed_off 状态返回 `continue_url`，即指向商品页的可归因 /r/{rec_id} 链接。重复确认返回相同结果。',
       responses: {
         '200': 'agent_handoff：状态 confirmed，附商家交接回执与审计轨迹。merchant_redirect：状态 handed_off，附 continue_url。',
         '202': '等待时间（`Prefer: wait=N`，0..60 秒，默认 60）结束时仍在处理：请轮询 status_url（也在 Location 中）。',
@@ -54,12 +55,12 @@ export const checkoutZhCN: LocaleTexts = {
         '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
         '404': '`checkout_not_found`: 不存在该 id 的智能体结账。',
         '409':
-          '`consent_invalid`: 未授予同意或缺少同意声明。 `match_token_invalid`: 匹配令牌 JWS 为伪造、格式错误或由其他密钥签名。 `match_token_expired`: 该匹配令牌已过期。 `match_token_mismatch`: 该匹配令牌不是创建此结账计划时使用的令牌。 `proposal_mismatch`: proposal_id 与计划不一致。 `amount_mismatch`: amount 与计划合计不一致。 `currency_mismatch`: currency 与计划币种不一致。 `checkout_expired`: 计划在确认前已过期。 `checkout_failed`: 该结账此前已失败（支付或商家交接）；响应体包含 next_action。 `price_changed`: UCP/ACP 商家的合计自计划以来已变化：未完成任何操作；支付授权已撤销。 `inventory_unavailable`: UCP/ACP 商家已无库存：支付授权已撤销，其会话已取消。',
+          '`consent_invalid`: 未授予同意或缺少同意声明。 `match_token_invalid`: 匹配令牌 JWS 为伪造、格式错误或由其他密钥签名。 `match_token_expired`: 该匹配令牌已过期。 `match_token_mismatch`: 该匹配令牌不是创建此结账计划时使用的令牌。 `proposal_mismatch`: proposal_id 与计划不一致。 `amount_mismatch`: amount 与计划合计不一致。 `currency_mismatch`: currency 与计划币种不一致。 `checkout_expired`: 计划在确认前已过期；响应体包含 checkout_id 与 next_steps。 `checkout_failed`: 该结账此前已失败（支付或商家交接）；响应体包含 failure_code、checkout_id、merchant_reason、payment_authorization_id、payment_voided、next_action 与 next_steps。 `price_changed`: UCP/ACP 商家的合计自计划以来已变化：未完成任何操作；支付授权已撤销。 `inventory_unavailable`: UCP/ACP 商家已无库存：支付授权已撤销，其会话已取消。',
         '413': '`payload_too_large`: 请求体超过 1 MB。',
         '415': '`unsupported_media_type`: 请求体不是 application/json。',
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
         '502':
-          '`merchant_handoff_failed`: 商家智能体在重试后仍未接受交接；支付授权已撤销。响应体包含 next_action（例如用同一匹配令牌 plan_new_checkout）。 `merchant_refused`: UCP/ACP 商家拒绝了订单（其原文消息）；支付授权已撤销，其会话已取消。',
+          '`merchant_handoff_failed`: 商家智能体拒绝了交接（4xx：其理由在 merchant_reason 中），或在重试后仍未接受交接；支付授权已撤销。响应体包含 checkout_id、merchant_reason、payment_authorization_id、payment_voided、next_action 与 next_steps（例如用同一匹配令牌 plan_new_checkout，或 choose_another_proposal）。 `merchant_refused`: UCP/ACP 商家拒绝了订单（其原话在 merchant_reason 中）；支付授权已撤销，其会话已取消。',
         '503':
           '`temporal_unavailable`: 无法连接 Temporal。 `no_worker`: 没有 worker 轮询任务队列：不会等待 worker；请在 Retry-After 之后重试。',
       },
@@ -91,10 +92,20 @@ export const checkoutZhCN: LocaleTexts = {
     CheckoutFailure: {
       '': '结账失败的原因（任何支付授权均已先行撤销）以及智能体的下一步。',
       status: '失败的确认请求所返回的 HTTP 状态码。',
+      next_action: '结账失败时的第一个下一步（next_steps 给出此刻的全部下一步）。',
+      merchant_reason:
+        '商家拒绝订单时的原话（例如 "Sorry, this item just sold out."）：纯文本，最多 500 个字符，已去除控制字符。商家未给出理由时为 null。',
     },
     CheckoutNextAction: {
-      '': '结账失败后买方智能体可以采取的下一步。',
+      '': '买方智能体此刻对该结账可以采取的下一步，按其当前状态计算（结账本身、其匹配令牌与提案，以及其匹配会话排序的其他提案）。MCP 的 get_checkout 与 confirm_checkout 以及 A2A 任务给出相同的步骤与相同的措辞。',
+      description: '要做什么，在 REST、MCP 与 A2A 中措辞相同。',
+      how: '完成该步骤的调用（此处为 REST 路径；MCP 中为工具，A2A 中为技能）。',
       until: 'plan_new_checkout：令牌在此时间之前可用。',
+      proposal_id: 'accept_match_again：需要再次接受的提案。',
+      proposal_ids: 'choose_another_proposal：该会话中仍可购买的其他提案，按排序从高到低。',
+    },
+    AgenticCheckoutEnvelope: {
+      next_steps: '截至本次响应，买方智能体可以采取的下一步（第一项为应采取的一步，其余为备选）。',
     },
     AgenticCheckoutRequest: {
       buyer_agent_id: '进行购买的购物方智能体。',

@@ -82,10 +82,29 @@ export const matchZhCN: LocaleTexts = {
         '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
       },
     },
+    getV1PaymentAuthorizationsAuthorizationId: {
+      summary: '获取支付授权',
+      description:
+        '支付授权及其状态：`authorized`，或 `voided`（附 voided_at 与 void_reason）：无法完成的结账释放了它（商家拒绝或始终未接受订单）、商家要求买方到其页面完成购买，或其匹配令牌在没有结账的情况下过期。id 为结账的 `payment_authorization_id`，或 POST /v1/match-tokens/{matchTokenId}/payment-authorization 的响应。其他开发者的授权视为不存在。',
+      responses: {
+        '200': '该支付授权。',
+        '400':
+          '`invalid_payload`: 请求未通过校验；`fields` 指出出错的字段。 `invalid_query`: 查询中含有该操作未声明的参数；`fields` 指出该参数。',
+        '401': '`invalid_api_key`: API 密钥缺失、无效、已吊销或已删除。',
+        '403': '`insufficient_scope`: API 密钥缺少此操作所需的权限范围。',
+        '404': '`payment_authorization_not_found`: 不存在该 id 的支付授权。',
+        '429': '`rate_limited`: 请求过多；请在 Retry-After 头（秒）之后重试。',
+      },
+    },
   },
   schemas: {
     MatchCreateRequest: {
       proposal_ids: '缺省时：该意图的全部有效提案。',
+    },
+    PaymentAuthorization: {
+      voided_at: '撤销时间；仍处于授权状态时为 null。',
+      void_reason:
+        '撤销原因的文字说明：失败的结账及其代码（例如 `checkout chk_… failed: merchant_handoff_failed`）、商家要求买方到其页面完成购买，或令牌在没有结账的情况下过期；仍处于授权状态时为 null。',
     },
   },
 };
