@@ -174,6 +174,70 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
     );
   });
 
+  it('"Find me trail running shoes under $120" (find only): input-required naming the product, price and merchant and how to buy; a compact event; "buy it" plans, "yes" buys', async () => {
+    const FIND = 'Find me trail running shoes under $120';
+    const messageId = `msg-${letters()}`;
+    // The wire, as any client receives it (1.0 JSON-RPC): one event, compact by default.
+    const raw = await call(api.url, 'POST', '/a2a', {
+      token: dev.apiKey,
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId, role: 'ROLE_USER', parts: [{ text: FIND }] } },
+      },
+    });
+    expect(raw.status, raw.text).toBe(200);
+    const found = raw.body.result.task;
+    expect(found.status.state, JSON.stringify(found.status)).toBe('TASK_STATE_INPUT_REQUIRED');
+    const said = found.status.message.parts[0].text as string;
+    const price = (shoe.price_cents / 100).toFixed(2);
+    expect(said).toBe(
+      `Found: ${shoe.title} from ${merchantId} at ${price} USD with free shipping. To buy it, reply on this task with "buy it": the checkout is planned and its total (with shipping and any tax) shown to you for your explicit consent; nothing is charged before you confirm. The offer holds until ${found.status.message.parts[1].data.expires_at}.`,
+    );
+    expect(found.status.message.parts[1].data).toMatchObject({
+      found: { title: shoe.title, merchant_id: merchantId, price: shoe.price_cents / 100, currency: 'USD', product_id: shoe.product_id },
+      reply_with: { text: 'buy it' },
+    });
+    // Only the runtime, compact: nothing is planned for a request that only finds.
+    expect(found.artifacts.map((a: any) => a.name)).toEqual(['commerce_runtime']);
+    expect(found.artifacts[0].parts[0].data.runtime.agent_steps).toBeUndefined();
+    // A compact event: under 4 KB on the wire (the whole runtime document is several times that).
+    const FOUR_KB = 4096;
+    expect(Buffer.byteLength(raw.text)).toBeLessThan(FOUR_KB);
+    const full = await call(api.url, 'POST', '/a2a', {
+      token: dev.apiKey,
+      body: { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: found.id, metadata: { detail: 'full' } } },
+    });
+    expect(full.body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(full.body.result.artifacts[0].parts[0].data.runtime.agent_steps.length).toBeGreaterThan(0);
+    expect(Buffer.byteLength(full.text)).toBeGreaterThan(Buffer.byteLength(raw.text));
+    expect(handoffs.filter((h) => h.proposal_id === found.artifacts[0].parts[0].data.runtime.proposal.proposal_id)).toHaveLength(0);
+
+    // "buy it" on the task: the checkout is planned and its total put to the buyer; still nothing bought.
+    const client = await new ClientFactory().createFromUrl(api.url);
+    const auth = { serviceParameters: { Authorization: `Bearer ${dev.apiKey}` } };
+    const send = (message: Message) => client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, auth);
+    const task = await client.getTask({ tenant: '', id: found.id, historyLength: undefined }, auth);
+    const unsure = (await send(userMessage([textPart('hmm')], task))) as Task;
+    expect(unsure.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(texts(unsure.status?.message)[0]).toMatch(/^That is not an answer to buy it\. Found: /);
+    const asked = (await send(userMessage([textPart('buy it')], task))) as Task;
+    expect(asked.status?.state, JSON.stringify(asked.status)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const plan = artifact(asked, 'agentic_checkout').checkout;
+    expect(plan).toMatchObject({ status: 'awaiting_confirmation', merchant_id: merchantId, amount: shoe.price_cents / 100 });
+    expect(dataOf(asked.status?.message?.parts)[0].consent_request).toMatchObject({ checkout_id: plan.checkout_id });
+    expect(handoffs.filter((h) => h.checkout_id === plan.checkout_id)).toHaveLength(0);
+    // GetTask reads the same waiting task back (the plan is this run's token's).
+    expect((await client.getTask({ tenant: '', id: found.id, historyLength: undefined }, auth)).status?.state).toBe(
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+    );
+    const done = (await send(userMessage([textPart('yes, buy it')], task))) as Task;
+    expect(done.status?.state, JSON.stringify(done.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(texts(done.status?.message)[0]).toMatch(/^Bought /);
+    expect(handoffs.filter((h) => h.checkout_id === plan.checkout_id)).toHaveLength(1);
+  });
+
   it("streaming: the card says false, so the JS client's sendMessageStream (defaults) yields the task once over SendMessage", async () => {
     const client = await new ClientFactory().createFromUrl(api.url);
     expect((await client.getAgentCard()).capabilities?.streaming).toBe(false);
@@ -204,7 +268,7 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
       const body = JSON.parse((await readBody(req)) || '{}');
       if (body.type === 'checkout.handoff') {
         refusals.push(body);
-        return json(res, 400, { error: 'not selling today' });
+        return json(res, 422, { error: 'sold_out', message: 'Sorry, this item just sold out.' });
       }
       json(res, 200, {
         proposals: [
@@ -240,7 +304,19 @@ describe('A2A journey: find and buy, official clients with their defaults', () =
 
       const failed = (await send(userMessage([textPart('yes, buy it')], asked))) as Task;
       expect(failed.status?.state, JSON.stringify(failed.status)).toBe(TaskState.TASK_STATE_FAILED);
-      expect(texts(failed.status?.message)[0]).toMatch(/^Not bought/);
+      // Why (the merchant's own words), that nothing is charged, and what can be done: its one offer
+      // was refused and the session ranked nothing else, so a new search.
+      const why = texts(failed.status?.message)[0]!;
+      expect(why).toMatch(/^Not bought \(merchant_handoff_failed: /);
+      expect(why).toContain(`${id} said: "Sorry, this item just sold out."`);
+      expect(why).toContain('The payment authorization was voided: nothing is charged.');
+      expect(why).toContain('search again');
+      expect(dataOf(failed.status?.message?.parts)[0]).toMatchObject({
+        error: 'merchant_handoff_failed',
+        merchant_reason: 'Sorry, this item just sold out.',
+        payment_voided: true,
+        next_steps: [{ action: 'search_again', how: expect.stringContaining('send a new message') }],
+      });
       expect(artifact(failed, 'agentic_checkout').checkout).toMatchObject({ status: 'failed', receipt: null });
       expect(refusals).toHaveLength(1);
       expect((await client.getTask({ tenant: '', id: asked.id, historyLength: undefined }, auth)).status?.state).toBe(

@@ -123,16 +123,26 @@ describe('A2A agent card', () => {
 });
 
 describe('A2A message/send run_commerce_runtime', () => {
-  it('returns a completed task whose artifact holds the runtime with intent, proposal, match session and token', async () => {
+  it('returns a task waiting for the buyer (input-required) that names what was found; its artifact holds the runtime with intent, proposal, match session and token, compact', async () => {
     const client = await a2aClient(dev.apiKey);
     const task = asTask(
       await withTestWorker(api.config, api.db, () =>
         send(client, dataMessage({ operation: 'run_commerce_runtime', input: runtimeInput() })),
       ),
     );
-    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // The run stopped at awaiting_user_confirmation: the task waits for the buyer, and says for what.
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(task.status?.timestamp).toEqual(expect.any(String));
     const rt = runtimeOf(task);
+    const said = task.status!.message!.parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : [])).join(' ');
+    expect(said).toContain(
+      `Found: ${rt.proposal.offer_title} from ${rt.proposal.merchant_agent_id} at ${rt.proposal.price.toFixed(2)} USD`,
+    );
+    expect(said).toContain('reply on this task with "buy it"');
+    expect(said).not.toMatch(/finished|stage awaiting_user_confirmation/);
+    // Compact: the members an agent acts on, not the run's steps.
+    expect(rt.agent_steps).toBeUndefined();
+    expect(rt.runtime_session.stage).toBe('awaiting_user_confirmation');
     expect(task.id).toBe(rt.runtime_session.runtime_id);
     expect(task.contextId).toEqual(expect.any(String));
     expect(rt.runtime_trace.audit_status).toBe('completed');
@@ -152,8 +162,19 @@ describe('A2A message/send run_commerce_runtime', () => {
     // tasks/get reads the same task back from the database, in the same context.
     const again = await client.getTask({ tenant: '', id: task.id });
     expect(again).toMatchObject({ id: task.id, contextId: task.contextId });
-    expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(runtimeOf(again).match_token.match_token_id).toBe(rt.match_token.match_token_id);
+  });
+
+  it('metadata.detail "full" answers the whole runtime document, and GetTask keeps answering it so', async () => {
+    const client = await a2aClient(dev.apiKey);
+    const message = dataMessage({ operation: 'run_commerce_runtime', input: runtimeInput() }, { detail: 'full' });
+    const task = asTask(await withTestWorker(api.config, api.db, () => send(client, message)));
+    const rt = runtimeOf(task);
+    expect(rt.agent_steps.length).toBeGreaterThan(0);
+    expect(rt.commerce_budget).toMatchObject({ require_user_confirmation_before_payment: true });
+    expect(rt).toEqual((await get(`/v1/commerce-runtime/${task.id}`)).body.runtime);
+    expect(runtimeOf(await client.getTask({ tenant: '', id: task.id })).agent_steps).toEqual(rt.agent_steps);
   });
 
   it('past the wait bound answers a working task; tasks/get polls it to completion (input as the data part, skill in metadata)', async () => {
@@ -174,7 +195,7 @@ describe('A2A message/send run_commerce_runtime', () => {
       throw new Error('the runtime did not finish');
     });
     expect(done).toMatchObject({ id: working.id, contextId: message.contextId });
-    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(runtimeOf(done).match_token).not.toBeNull();
   });
 });

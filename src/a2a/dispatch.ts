@@ -4,9 +4,18 @@ import { newId } from '../ids';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { startRuntime } from '../runtime/client';
 import { getRuntimeRow, loadRuntime } from '../runtime/store';
-import { RUN_COMMERCE_RUNTIME, type A2aOrigin } from './runtime-task';
+import { RUN_COMMERCE_RUNTIME, type A2aOrigin, type Detail } from './runtime-task';
 import { Buyer, ShippingAddress } from '../schemas/checkout';
-import { checkoutForToken, confirmBuy, journeyTask, readConsent, runtimeFromText, asksToBuy, type JourneyDeps } from './journey';
+import {
+  checkoutForToken,
+  confirmBuy,
+  journeyTask,
+  readBuyReply,
+  readConsent,
+  runtimeFromText,
+  asksToBuy,
+  type JourneyDeps,
+} from './journey';
 import { SKILL_OPERATIONS, SkillInputError } from './skills';
 import type { A2aCaller, A2aDeps } from './deps';
 import { errorOut, isV1Method, sendResultOut, taskOut, V1_METHODS, sendParamsIn } from './v1';
@@ -148,7 +157,16 @@ const journeyDeps = (deps: A2aDeps, caller: A2aCaller): JourneyDeps => ({
 });
 
 /** What a run started over A2A keeps in its request (`commerce_runtimes.request.a2a`). */
-type StoredOrigin = A2aOrigin & { buy?: boolean; purchase?: PurchaseData };
+type StoredOrigin = A2aOrigin & { buy?: boolean; purchase?: PurchaseData; detail?: Detail };
+
+/**
+ * The detail a request asks for (`metadata.detail`: "summary" or "full") on the request or the
+ * message; undefined when none does (the run's stored choice, else summary, applies).
+ */
+function detailOf(...sources: Array<Record<string, unknown> | undefined>): Detail | undefined {
+  for (const m of sources) if (m?.detail === 'full' || m?.detail === 'summary') return m.detail;
+  return undefined;
+}
 
 async function runAsTask(
   deps: A2aDeps,
@@ -159,11 +177,14 @@ async function runAsTask(
   buy: boolean,
   purchase?: PurchaseData,
 ): Promise<Task> {
+  const detail = detailOf(params.metadata, params.message.metadata);
   const origin: StoredOrigin = {
     context_id: params.message.contextId ?? newId('ctx'),
     message_id: params.message.messageId,
     ...(buy ? { buy } : {}),
     ...(purchase ? { purchase } : {}),
+    // GetTask answers a run as its first message asked (full documents, or the compact default).
+    ...(detail === 'full' ? { detail } : {}),
   };
   const wait = params.configuration?.blocking === false ? 0 : waitMs;
   const out = await startRuntime(deps, body, caller, wait, { a2a: origin });
@@ -173,6 +194,7 @@ async function runAsTask(
     workflowEnded: out.status === 'completed',
     plan: true,
     purchase,
+    detail,
   });
 }
 
@@ -196,15 +218,28 @@ async function ownRun(deps: A2aDeps, id: string, caller: A2aCaller) {
   });
   if (row.developer_id && row.developer_id !== caller.developerId) throw notFound();
   const origin = (row.request as { a2a?: Partial<StoredOrigin> }).a2a;
-  return { contextId: origin?.context_id ?? id, buy: origin?.buy === true, purchase: origin?.purchase };
+  return { contextId: origin?.context_id ?? id, buy: origin?.buy === true, purchase: origin?.purchase, detail: origin?.detail };
 }
 
-/** A message on an existing task: the buyer's answer to the consent request. */
+/** The buyer's answer in front of the question still asked (the task keeps waiting). */
+function stillAsking(task: Task, note: string): Task {
+  const first = task.status.message!.parts[0];
+  if (first?.kind === 'text') first.text = `${note} ${first.text}`;
+  return task;
+}
+
+/**
+ * A message on an existing task: the buyer's answer to a found offer ("buy it": the checkout is
+ * planned and its total put to the buyer) or to the consent request (the checkout is confirmed).
+ */
 async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2aCaller, taskId: string): Promise<Task> {
-  const { contextId, buy, purchase } = await ownRun(deps, taskId, caller);
+  const run = await ownRun(deps, taskId, caller);
+  const { contextId, buy } = run;
+  const detail = detailOf(params.metadata, params.message.metadata) ?? run.detail;
+  const purchase = purchaseOf(params) ?? run.purchase;
   const jd = journeyDeps(deps, caller);
   const runtime = await loadRuntime(deps.db, taskId, jd.caller);
-  const task = await journeyTask(jd, runtime, contextId, { buy, plan: true, purchase });
+  const task = await journeyTask(jd, runtime, contextId, { buy, plan: true, purchase, detail });
   if (task.status.state !== 'input-required') {
     const terminal = ['completed', 'failed', 'canceled', 'rejected'].includes(task.status.state);
     throw rpcError(
@@ -216,15 +251,19 @@ async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2
       { task_state: task.status.state },
     );
   }
-  const checkout = (await checkoutForToken(deps.db, runtime.match_token!.match_token_id))!;
+  const checkout = await checkoutForToken(deps.db, runtime.match_token!.match_token_id);
+  if (!checkout) {
+    // A found offer: "buy it" plans its checkout (as a request to buy does), and the task then asks
+    // for consent to the plan's total; a plan the checkout refuses ends the task failed with its reason.
+    const answer = readBuyReply(params.message);
+    if (answer !== 'buy') return stillAsking(task, answer === 'declined' ? 'Not bought.' : 'That is not an answer to buy it.');
+    return journeyTask(jd, runtime, contextId, { buy: true, plan: true, purchase, detail });
+  }
   const what = `${runtime.proposal!.offer_title} from ${runtime.proposal!.merchant_agent_id}`;
   const reply = readConsent(params.message, checkout, what);
   if (reply.kind !== 'consent') {
     // Still waiting: the status message says what is asked; this reply is answered in front of it.
-    const note = reply.kind === 'declined' ? 'Not bought.' : 'That is not an explicit consent.';
-    const first = task.status.message!.parts[0];
-    if (first?.kind === 'text') first.text = `${note} ${first.text}`;
-    return task;
+    return stillAsking(task, reply.kind === 'declined' ? 'Not bought.' : 'That is not an explicit consent.');
   }
   try {
     await confirmBuy(jd, runtime, checkout, reply.consent, reply.payment_credential);
@@ -232,11 +271,11 @@ async function continueTask(deps: A2aDeps, params: MessageSendParams, caller: A2
     // A confirm the checkout failed on (e.g. the merchant refused the handoff) is the task's outcome;
     // one refused before anything happened (consent_invalid, ...) is the caller's error.
     if (!(err instanceof AppError)) throw err;
-    const after = await journeyTask(jd, runtime, contextId, { buy, plan: false });
+    const after = await journeyTask(jd, runtime, contextId, { buy, plan: false, detail });
     if (after.status.state === 'input-required') throw err;
     return after;
   }
-  return journeyTask(jd, await loadRuntime(deps.db, taskId, jd.caller), contextId, { buy, plan: false });
+  return journeyTask(jd, await loadRuntime(deps.db, taskId, jd.caller), contextId, { buy, plan: false, detail });
 }
 
 async function messageSend(deps: A2aDeps, raw: unknown, caller: A2aCaller, waitMs: number): Promise<Task | Message> {
@@ -270,11 +309,12 @@ async function tasksGet(deps: A2aDeps, raw: unknown, caller: A2aCaller): Promise
   const parsed = TaskQueryParams.safeParse(raw);
   if (!parsed.success) throw issuesToRpc(parsed.error, 'params', 'invalid_params');
   const { id } = parsed.data;
-  const { contextId, buy, purchase } = await ownRun(deps, id, caller);
+  const { contextId, buy, purchase, detail } = await ownRun(deps, id, caller);
   return journeyTask(journeyDeps(deps, caller), await loadRuntime(deps.db, id, apiCaller(caller.developerId)), contextId, {
     buy,
     plan: true,
     purchase,
+    detail: detailOf(parsed.data.metadata) ?? detail,
   });
 }
 

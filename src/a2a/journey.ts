@@ -6,9 +6,11 @@ import type { CatalogSnapshotCache } from '../recommend/catalog-snapshot';
 import { RuntimeCreateBody, type RuntimeCreateInput } from '../schemas/runtime';
 import { checkoutView, shippingMinor, type CheckoutView } from '../checkout/checkouts';
 import { confirmCheckout, createCheckout, settledCheckout, type VerifyKeys } from '../checkout/client';
+import { merchantReasonOf } from '../checkout/merchant-reason';
+import { checkoutNextSteps, paymentVoided } from '../checkout/next-steps';
 import type { TemporalHandle } from '../temporal/client';
 import type { Caller } from '../tenancy';
-import { runtimeTask, type Runtime } from './runtime-task';
+import { runtimeTask, type Detail, type Runtime } from './runtime-task';
 import type { Artifact, Message, MessageIn, Part, Task } from './types';
 import type { PaymentCredential, SessionBuyer } from '../protocols/merchant-session';
 import type { CheckoutCreateBody } from '../schemas/checkout';
@@ -89,7 +91,10 @@ async function checkoutForToken(db: Db, matchTokenId: string) {
   return row ? checkoutView(row) : null;
 }
 
-/** Plans the checkout of the run's chosen proposal (amount = price + shipping, as POST /v1/agentic-checkout expects). */
+/**
+ * Plans the checkout of the run's chosen proposal (amount = price + shipping, as POST /v1/agentic-checkout
+ * expects): for a request to buy, or the buyer's "buy it" to a found offer.
+ */
 async function planBuy(deps: JourneyDeps, runtime: Runtime, purchase?: Purchase): Promise<CheckoutView> {
   const p = runtime.proposal!;
   const amountMinor =
@@ -112,6 +117,9 @@ async function planBuy(deps: JourneyDeps, runtime: Runtime, purchase?: Purchase)
           metadata: { a2a_task_id: runtime.runtime_session.runtime_id },
         },
         deps.caller,
+        undefined,
+        undefined,
+        'a2a',
       ),
     );
   } catch (err) {
@@ -132,12 +140,124 @@ function agentMessage(taskId: string, contextId: string, suffix: string, text: s
   return { kind: 'message', messageId: `${taskId}-${suffix}`, role: 'agent', parts, taskId, contextId };
 }
 
-const checkoutArtifact = (taskId: string, checkout: CheckoutView): Artifact => ({
+/**
+ * The checkout with the members an agent acts on, in the shape of the full document (a projection):
+ * status, seller, total, the order or the page to continue on, and why it failed.
+ */
+export function compactCheckout(c: CheckoutView) {
+  const receipt = c.receipt as {
+    receipt_id?: string;
+    status?: string;
+    merchant_response?: { status_code?: number; order_id?: string | null };
+    continue_url?: string;
+  } | null;
+  const failure = c.failure as { status?: number; code?: string; message?: string; merchant_reason?: string | null } | null;
+  return {
+    checkout_id: c.checkout_id,
+    status: c.status,
+    checkout_mode: c.checkout_mode,
+    merchant_id: c.merchant_id,
+    proposal_id: c.proposal_id,
+    match_token_id: c.match_token_id,
+    amount: c.amount,
+    currency: c.currency,
+    expires_at: c.expires_at,
+    continue_url: c.continue_url,
+    payment_authorization_id: c.payment_authorization_id,
+    plan: {
+      line_items: c.plan.line_items.map((l) => ({ title: l.title, quantity: l.quantity, amount_minor: l.amount_minor })),
+      totals: c.plan.totals,
+    },
+    receipt: receipt
+      ? {
+          receipt_id: receipt.receipt_id ?? null,
+          status: receipt.status ?? null,
+          ...(receipt.merchant_response
+            ? {
+                merchant_response: {
+                  status_code: receipt.merchant_response.status_code,
+                  order_id: receipt.merchant_response.order_id ?? null,
+                },
+              }
+            : {}),
+          ...(receipt.continue_url ? { continue_url: receipt.continue_url } : {}),
+        }
+      : null,
+    failure: failure
+      ? { status: failure.status, code: failure.code, message: failure.message, merchant_reason: failure.merchant_reason ?? null }
+      : null,
+  };
+}
+
+const checkoutArtifact = (taskId: string, checkout: CheckoutView, detail: Detail): Artifact => ({
   artifactId: `${taskId}-checkout`,
   name: 'agentic_checkout',
-  description: 'The checkout of the chosen proposal: plan, consent, receipt and audit trail (as GET /v1/agentic-checkout/{id}).',
-  parts: [{ kind: 'data', data: { checkout } }],
+  description:
+    detail === 'full'
+      ? 'The checkout of the chosen proposal: plan, consent, receipt and audit trail (as GET /v1/agentic-checkout/{id}).'
+      : 'The checkout of the chosen proposal, compact: status, seller, total, the order or the page to continue on (metadata.detail "full" for the whole document).',
+  parts: [{ kind: 'data', data: { checkout: detail === 'full' ? checkout : compactCheckout(checkout) } }],
 });
+
+/** The words for a price with its shipping, as the proposal states them. */
+function priceWithShipping(p: NonNullable<Runtime['proposal']>): string {
+  const shipping = shippingMinor((p.shipping_commitment ?? {}) as Record<string, unknown>, p.currency);
+  const price = money(p.price ?? 0, p.currency);
+  return shipping === 0
+    ? `${price} with free shipping`
+    : `${price} plus ${money(fromMinorUnits(shipping, p.currency), p.currency)} shipping`;
+}
+
+/** The token of a found offer can still buy it (accepted, or paid for by the run, and unexpired). */
+const tokenUsable = (t: NonNullable<Runtime['match_token']>) =>
+  (t.acceptance_state === 'accepted' || t.acceptance_state === 'payment_authorized') && Date.parse(t.expires_at ?? '') > Date.now();
+
+/**
+ * A request that only asked to find: what was found (product, price, merchant) and how to buy it.
+ * While its match token can buy it the task waits for the buyer (`input-required`): a reply on the
+ * task that says to buy plans the checkout and asks for consent to its total. A lapsed offer is a
+ * finished search (`completed`).
+ */
+function foundTask(task: Task, runtime: Runtime, contextId: string): Task {
+  const p = runtime.proposal!;
+  const t = runtime.match_token!;
+  const found = {
+    proposal_id: p.proposal_id,
+    product_id: p.product_id,
+    title: p.offer_title,
+    merchant_id: p.merchant_agent_id,
+    price: p.price,
+    currency: p.currency,
+  };
+  const what = `${p.offer_title} from ${p.merchant_agent_id} at ${priceWithShipping(p)}`;
+  const now = new Date().toISOString();
+  if (tokenUsable(t)) {
+    task.status = {
+      state: 'input-required',
+      timestamp: now,
+      message: agentMessage(
+        task.id,
+        contextId,
+        'found',
+        `Found: ${what}. To buy it, reply on this task with "buy it": the checkout is planned and its total (with shipping and any tax) shown to you for your explicit consent; nothing is charged before you confirm. The offer holds until ${t.expires_at}.`,
+        { found, match_token_id: t.match_token_id, expires_at: t.expires_at, reply_with: { text: 'buy it' } },
+      ),
+    };
+  } else {
+    task.status = {
+      state: 'completed',
+      timestamp: now,
+      message: agentMessage(
+        task.id,
+        contextId,
+        'found-lapsed',
+        `Found: ${what}, but the offer is no longer open (match token ${t.acceptance_state}, until ${t.expires_at}). Send a new message to search again.`,
+        { found, match_token_id: t.match_token_id, acceptance_state: t.acceptance_state },
+      ),
+    };
+  }
+  return task;
+}
 
 /** What the buyer is asked to send to confirm (also shown in the task's status message). */
 export function consentRequest(checkout: CheckoutView) {
@@ -171,24 +291,27 @@ export async function journeyTask(
   deps: JourneyDeps,
   runtime: Runtime,
   contextId: string,
-  opts: { buy: boolean; workflowEnded?: boolean; plan: boolean; purchase?: Purchase },
+  opts: { buy: boolean; workflowEnded?: boolean; plan: boolean; purchase?: Purchase; detail?: Detail },
 ): Promise<Task> {
-  const task = runtimeTask(runtime, contextId, { workflowEnded: opts.workflowEnded });
+  const detail = opts.detail ?? 'summary';
+  const task = runtimeTask(runtime, contextId, { workflowEnded: opts.workflowEnded, detail });
   const id = task.id;
-  if (!opts.buy || task.status.state !== 'completed') return task;
+  if (task.status.state !== 'completed') return task;
   const token = runtime.match_token;
   const proposal = runtime.proposal;
   if (!token || !proposal) {
+    const asked = runtime.intent?.raw_query ? ` for "${runtime.intent.raw_query.slice(0, 200)}"` : '';
     task.status.message = agentMessage(
       id,
       contextId,
       'nothing-to-buy',
-      `Nothing to buy: the run found no proposal it could mint a match token for (audit ${runtime.runtime_trace.audit_status}).`,
+      `Found nothing to buy${asked}: no proposal fit (stage ${runtime.runtime_session.stage}, audit ${runtime.runtime_trace.audit_status}). Send a new message to search again, in other words or with another budget.`,
     );
     return task;
   }
+  // The checkout of this run's token, whoever planned it (a buy request, the reply to a find, the skill).
   let checkout = await checkoutForToken(deps.db, token.match_token_id);
-  if (!checkout && opts.plan) {
+  if (!checkout && opts.buy && opts.plan) {
     try {
       checkout = await planBuy(deps, runtime, opts.purchase);
     } catch (err) {
@@ -205,9 +328,9 @@ export async function journeyTask(
       return task;
     }
   }
-  if (!checkout) return task;
+  if (!checkout) return opts.buy ? task : foundTask(task, runtime, contextId);
 
-  task.artifacts = [...(task.artifacts ?? []), checkoutArtifact(id, checkout)];
+  task.artifacts = [...(task.artifacts ?? []), checkoutArtifact(id, checkout, detail)];
   task.metadata = { ...task.metadata, checkout_id: checkout.checkout_id, checkout_url: `/v1/agentic-checkout/${checkout.checkout_id}` };
   const what = `${proposal.offer_title} from ${proposal.merchant_agent_id}`;
   const now = new Date().toISOString();
@@ -251,15 +374,28 @@ export async function journeyTask(
       }),
     };
   } else {
-    const f = (checkout.failure ?? {}) as { code?: string; message?: string };
+    // Failed or expired: why, the merchant's own reason, whether money was voided, and the next steps
+    // as the checkout's state allows them (the same steps REST and MCP answer, worded for A2A).
+    const f = (checkout.failure ?? {}) as { code?: string; message?: string; merchant_reason?: string | null };
     const why = status === 'expired' ? 'the offer expired before it was confirmed' : `${f.code ?? 'failed'}: ${f.message ?? ''}`.trim();
+    const reason = f.merchant_reason ?? merchantReasonOf(checkout.audit_trail);
+    const voided = paymentVoided(checkout);
+    const steps = await checkoutNextSteps(deps.db, checkout, 'a2a');
+    const text =
+      `Not bought (${why}).` +
+      (reason ? ` ${checkout.merchant_id} said: "${reason}".` : '') +
+      (voided ? ' The payment authorization was voided: nothing is charged.' : '') +
+      ` Next: ${steps.map((s) => `${s.description} (${s.how})`).join(' Or: ')}`;
     task.status = {
       state: 'failed',
       timestamp: now,
-      message: agentMessage(id, contextId, 'checkout-failed', `Not bought (${why}). Send a new message to search again.`, {
+      message: agentMessage(id, contextId, 'checkout-failed', text, {
         checkout_id: checkout.checkout_id,
         status,
         error: f.code ?? status,
+        merchant_reason: reason,
+        payment_voided: voided,
+        next_steps: steps.map((s) => ({ action: s.action, description: s.description, how: s.how })),
       }),
     };
   }
@@ -321,6 +457,28 @@ export function readConsent(message: MessageIn, checkout: CheckoutView, what: st
   if (!YES.test(words)) return { kind: 'unclear' };
   const statement = `The buyer answered "${words.slice(0, 500)}" to buying ${what} for ${money(checkout.amount, checkout.currency)} (checkout ${checkout.checkout_id}).`;
   return { kind: 'consent', consent: { granted: true, statement, granted_at: new Date().toISOString() } };
+}
+
+/**
+ * The buyer's answer to a found offer ("buy it"): words that say yes (or to buy) and nothing negative,
+ * or a data part with a granted consent, ask to buy it; the checkout is then planned and its total put
+ * to the buyer for consent (readConsent), so nothing is confirmed by this answer.
+ */
+export function readBuyReply(message: MessageIn): 'buy' | 'declined' | 'unclear' {
+  for (const p of message.parts) {
+    if (p.kind !== 'data') continue;
+    const c = (
+      typeof p.data.consent === 'object' && p.data.consent !== null ? p.data.consent : typeof p.data.granted === 'boolean' ? p.data : null
+    ) as Record<string, unknown> | null;
+    if (c) return c.granted === true ? 'buy' : 'declined';
+  }
+  const words = message.parts
+    .flatMap((p) => (p.kind === 'text' ? [p.text] : []))
+    .join(' ')
+    .trim();
+  if (!words) return 'unclear';
+  if (NO.test(words)) return 'declined';
+  return YES.test(words) ? 'buy' : 'unclear';
 }
 
 /** Confirms the planned checkout with the buyer's consent, as POST /v1/agentic-checkout/{id}/confirm does. */

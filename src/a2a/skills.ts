@@ -12,7 +12,8 @@ import { createIntentAndStartSurge } from '../dispatch/client';
 import { createMatchSession, matchSessionView } from '../matching/match-sessions';
 import { renderMatchSessionBody } from '../matching/session-render';
 import { acceptMatch, matchTokenView } from '../matching/match-tokens';
-import { checkoutView, getCheckoutAs } from '../checkout/checkouts';
+import { checkoutView, getCheckoutAs, type CheckoutView } from '../checkout/checkouts';
+import { checkoutNextSteps } from '../checkout/next-steps';
 import { apiCaller } from '../tenancy';
 import { confirmCheckout, createCheckout, settledCheckout } from '../checkout/client';
 import type { A2aCaller, A2aDeps } from './deps';
@@ -22,7 +23,7 @@ import type { A2aCaller, A2aDeps } from './deps';
  * each a data part `{operation: <skill id>, input: {...}}`. Every one calls the same domain function
  * as its REST route, with the same validation, error codes and API-key scope, as the caller's
  * developer. They answer at once, so the answer is an A2A Message (no task to poll) whose data part
- * is the REST response body.
+ * is the REST response body (a checkout's next steps name the A2A skills instead of REST paths).
  */
 
 type Op = (deps: A2aDeps, input: unknown, caller: A2aCaller) => Promise<Record<string, unknown>>;
@@ -113,14 +114,20 @@ const intentMatchingOp: Op = async (deps, input, caller) => {
   throw new SkillInputError('invalid_payload', 'Unknown action.', ['input.action']);
 };
 
+/** The REST body of a checkout: the checkout and its next steps, worded for A2A (src/checkout/next-steps.ts). */
+const withNextSteps = async (deps: A2aDeps, checkout: CheckoutView) => ({
+  checkout,
+  next_steps: await checkoutNextSteps(deps.db, checkout, 'a2a'),
+});
+
 const checkoutOp: Op = async (deps, input, caller) => {
   requireScope(caller, 'checkout');
   const q = parse(CheckoutInput, input, 'input');
   switch (q.action) {
     case 'plan': {
       const { action: _a, ...body } = q;
-      const planned = await createCheckout(deps.temporal, deps.db, body, apiCaller(caller.developerId));
-      return { checkout: await settledCheckout(deps.db, planned) };
+      const planned = await createCheckout(deps.temporal, deps.db, body, apiCaller(caller.developerId), undefined, undefined, 'a2a');
+      return withNextSteps(deps, await settledCheckout(deps.db, planned));
     }
     case 'confirm': {
       const { action: _a, checkout_id, ...body } = q;
@@ -132,15 +139,16 @@ const checkoutOp: Op = async (deps, input, caller) => {
           keys,
           keyEncryptionKey: deps.config.KEY_ENCRYPTION_KEY,
           defaultPaymentHandler: deps.config.PROTOCOL_PAYMENT_HANDLER,
+          surface: 'a2a',
         },
         checkout_id,
         body,
         apiCaller(caller.developerId),
       );
-      return { checkout: await settledCheckout(deps.db, confirmed) };
+      return withNextSteps(deps, await settledCheckout(deps.db, confirmed));
     }
     case 'get':
-      return { checkout: checkoutView(await getCheckoutAs(deps.db, q.checkout_id, apiCaller(caller.developerId))) };
+      return withNextSteps(deps, checkoutView(await getCheckoutAs(deps.db, q.checkout_id, apiCaller(caller.developerId))));
   }
   throw new SkillInputError('invalid_payload', 'Unknown action.', ['input.action']);
 };
