@@ -78,6 +78,13 @@ export interface ImportOptions {
   onProgress?: (p: { rows: number; bytes: number; final?: boolean }) => void;
   /** How many of the feed's products (the first, in feed order) the report maps to their gateway ids; default none. */
   mapIds?: number;
+  /** Timings measured before the import (a scheduled refresh's fetch), recorded with the run's own. */
+  timingsMs?: Record<string, number>;
+  /**
+   * Runs once the import is committed, before the run is recorded as succeeded: whoever reads a
+   * finished run (the merchant's runs list, the next refresh) finds what goes with it already written.
+   */
+  beforeFinish?: () => Promise<void>;
 }
 
 /** Header aliases, lower-case (Google Merchant Center and ACP names are accepted too). */
@@ -193,7 +200,7 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
     removed: 0,
     rejected: 0,
     skipped: [],
-    timings_ms: {},
+    timings_ms: { ...opts.timingsMs },
     products: [],
   };
   await db
@@ -243,6 +250,7 @@ export async function importFeedSource(db: Db, source: AsyncIterable<Buffer>, op
   } finally {
     client.release();
   }
+  await opts.beforeFinish?.();
   await finishRun(db, report, counting.bytes, 'succeeded', null);
   return report;
 }

@@ -263,6 +263,10 @@ export async function refreshFeed(
       .execute();
     return { runId: input.runId, status: 'not_modified', ...none };
   }
+  const header = (name: string) => {
+    const v = res.headers[name];
+    return typeof v === 'string' && v.length <= 1024 ? v : null;
+  };
   let report: FeedReport;
   try {
     report = await importFeedSource(
@@ -279,27 +283,22 @@ export async function refreshFeed(
         runId: input.runId,
         workflowId: input.workflowId,
         trigger: 'schedule',
+        timingsMs: { fetch: fetchMs },
+        // The validators are kept only once the content they describe is in the catalog, and before
+        // the run reads as succeeded: the next refresh (or a reader of the run) finds them.
+        beforeFinish: async () => {
+          await db
+            .updateTable('merchant_feeds')
+            .set({ etag: header('etag'), last_modified: header('last-modified'), updated_at: new Date() })
+            .where('feed_id', '=', feed.feed_id)
+            .execute();
+        },
       },
     );
   } catch (err) {
     if (err instanceof FeedFileError) throw new FeedRefreshError(`the feed cannot be imported, nothing was: ${err.message}`);
     throw err;
   }
-  const header = (name: string) => {
-    const v = res.headers[name];
-    return typeof v === 'string' && v.length <= 1024 ? v : null;
-  };
-  // The validators are kept only once the content they describe is in the catalog.
-  await db
-    .updateTable('merchant_feeds')
-    .set({ etag: header('etag'), last_modified: header('last-modified'), updated_at: new Date() })
-    .where('feed_id', '=', feed.feed_id)
-    .execute();
-  await db
-    .updateTable('feed_runs')
-    .set({ timings_ms: JSON.stringify({ fetch: fetchMs, ...report.timings_ms }) })
-    .where('run_id', '=', input.runId)
-    .execute();
   const { rows_read: rowsRead, imported: added, changed, removed, rejected } = report;
   return { runId: input.runId, status: 'succeeded', rowsRead, added, changed, removed, rejected };
 }
