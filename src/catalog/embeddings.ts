@@ -1,3 +1,4 @@
+import { endianness } from 'node:os';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/connect';
@@ -43,12 +44,24 @@ export function embeddingText(p: EmbeddedFields): string {
 
 export const textHash = (text: string) => createHash('sha256').update(text).digest().subarray(0, 16);
 
-export const vectorToBytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+/** Vectors are stored as float32 little-endian: on such hosts (x64, arm64) a copy of the bytes, no conversion. */
+const HOST_IS_LE = endianness() === 'LE';
 
-/** A stored vector back as floats (copied: a pg Buffer may share a pool and be unaligned). */
+export function vectorToBytes(v: Float32Array): Buffer {
+  if (HOST_IS_LE) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  const b = Buffer.alloc(v.length * 4);
+  v.forEach((x, i) => b.writeFloatLE(x, i * 4));
+  return b;
+}
+
+/**
+ * A stored vector back as floats, copied (a pg Buffer may share a pool and be unaligned): one memcpy
+ * on a little-endian host, where reading float by float made loading 1,000,000 vectors take ~30 s.
+ */
 export function bytesToVector(b: Buffer): Float32Array {
-  const out = new Float32Array(b.byteLength / 4);
-  for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
+  const out = new Float32Array(b.byteLength >> 2);
+  if (HOST_IS_LE) new Uint8Array(out.buffer).set(b.subarray(0, out.length * 4));
+  else for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
   return out;
 }
 
