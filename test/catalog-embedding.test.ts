@@ -8,7 +8,8 @@ import { createScratchDatabase, type ScratchDatabase } from '../src/dev/scratch-
 import { seedCatalog } from '../src/catalog/seed';
 import { embeddingCoverage } from '../src/catalog/embeddings';
 import { EMBEDDING_MODEL } from '../src/embedding/model';
-import { catalogEmbeddingScheduleId, ensureCatalogEmbeddingSchedule } from '../src/catalog-embedding/client';
+import { catalogEmbeddingWorkflowId } from '../src/catalog-embedding/client';
+import { ensureSystemChores, runChore, systemChoresWorkflowId } from '../src/housekeeping/chores';
 import { CATALOG_EMBEDDING_WORKFLOW, type CatalogEmbeddingOutcome } from '../workflows/catalog-embedding.shared';
 import { call } from './helpers/http';
 import { onboard, type Onboarded } from './helpers/console';
@@ -19,8 +20,9 @@ import { replayAndRecord as recordHistory } from './helpers/histories';
 /**
  * The catalog-embedding flow and the semantic tier it feeds (docs/RECOMMEND.md): a scratch catalog of
  * 50 seeded products, a real worker running the walk with the real model, a merchant's feed imported
- * through the API (which triggers the walk through the flow's Schedule), and recommendations that
- * find the imported products by meaning, in words the feed does not use.
+ * through the API (which starts the walk at once), the system-chores loop's check that starts a walk
+ * only when the catalog changed, and recommendations that find the imported products by meaning, in
+ * words the feed does not use.
  */
 
 const HEADER = 'id\ttitle\tdescription\tlink\timage_link\tavailability\tprice\tbrand';
@@ -54,6 +56,10 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await api?.temporal?.client.workflow
+    .getHandle(systemChoresWorkflowId(api.config.TEMPORAL_TASK_QUEUE))
+    .terminate('test over')
+    .catch(() => undefined);
   await worker?.stop();
   await api?.close();
   await db?.destroy();
@@ -94,8 +100,7 @@ describe('catalog embedding', () => {
     await recordHistory(api.temporal!.client, again, 'catalog-embedding-up-to-date.json');
   });
 
-  it('an import through the API is embedded by the scheduled flow, and recommendations find it in words the feed does not use', async () => {
-    await ensureCatalogEmbeddingSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
+  it('an import through the API starts a walk at once, and recommendations find it in words the feed does not use', async () => {
     const merchantId = `hearthwood-${Date.now()}`;
     const reg = await call(api.url, 'POST', '/v1/merchant/register', {
       token: dev.apiKey,
@@ -112,6 +117,9 @@ describe('catalog embedding', () => {
       const c = await embeddingCoverage(db, EMBEDDING_MODEL.id);
       return c.embedded === c.products && c.products === 52;
     });
+    // The walk the import started, under the task queue's one walk id, records the catalog embedded.
+    const walk = api.temporal!.client.workflow.getHandle(catalogEmbeddingWorkflowId(api.config.TEMPORAL_TASK_QUEUE));
+    expect(await walk.result()).toMatchObject({ status: 'embedded', embedded: 2 });
 
     for (const [sentence, external] of [
       ['a comfy couch for the living room', 'sofa-3'],
@@ -143,15 +151,33 @@ describe('catalog embedding', () => {
       .orderBy('product_id')
       .limit(1)
       .executeTakeFirstOrThrow();
+    // The loop, as a worker boot starts it; its first tick finds the catalog embedded (no walk).
+    const loop = await ensureSystemChores(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
+    await eventually('the loop ticked once', async () => {
+      const { currentDetails } = await api
+        .temporal!.client.workflow.getHandle(loop.workflowId)
+        .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      return /catalog embedded: no walk needed/.test(currentDetails ?? '');
+    });
     await db.updateTable('products').set({ title: 'Renamed: a cast iron skillet' }).where('product_id', '=', before.product_id).execute();
-    await api.temporal!.client.schedule.getHandle(catalogEmbeddingScheduleId(api.config.TEMPORAL_TASK_QUEUE)).trigger('SKIP');
-    await eventually('the renamed product embedded again', async () => {
-      const after = await db
-        .selectFrom('product_embeddings')
-        .select(['seq', 'text_hash'])
-        .where('product_id', '=', before.product_id)
-        .executeTakeFirstOrThrow();
-      return BigInt(after.seq) > BigInt(before.seq) && !after.text_hash.equals(before.text_hash);
+    // The system-chores loop's check (run now through its Update) starts a walk: the catalog changed.
+    const check = await runChore(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE, 'catalogEmbedding');
+    expect(check).toEqual({ chore: 'catalogEmbedding', walk: catalogEmbeddingWorkflowId(api.config.TEMPORAL_TASK_QUEUE) });
+    expect(await api.temporal!.client.workflow.getHandle((check as { walk: string }).walk).result()).toMatchObject({
+      status: 'embedded',
+      embedded: 1,
+    });
+    const after = await db
+      .selectFrom('product_embeddings')
+      .select(['seq', 'text_hash'])
+      .where('product_id', '=', before.product_id)
+      .executeTakeFirstOrThrow();
+    expect(BigInt(after.seq) > BigInt(before.seq)).toBe(true);
+    expect(after.text_hash.equals(before.text_hash)).toBe(false);
+    // Nothing changed since: the check starts no walk (no run at all in the list).
+    expect(await runChore(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE, 'catalogEmbedding')).toEqual({
+      chore: 'catalogEmbedding',
+      walk: null,
     });
   });
 });

@@ -257,12 +257,7 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
       .executeTakeFirstOrThrow();
 
     const booted = await bootWorker({ deps: { db, config: api.config }, temporal: api.temporal! });
-    const others = [
-      booted.schedules.reconciliation,
-      booted.schedules.runtimeReconcile,
-      booted.schedules.catalogEmbedding,
-      ...booted.schedules.housekeeping,
-    ];
+    const others = [booted.schedules.reconciliation, booted.schedules.purge];
     try {
       await booted.worker.runUntil(Promise.resolve());
     } finally {
@@ -272,6 +267,11 @@ describe('a registered feed refreshed by its Temporal Schedule', () => {
           .getHandle(s.scheduleId)
           .delete()
           .catch(() => undefined);
+      // The boot's system-chores loop would tick on this queue after the test.
+      await client.workflow
+        .getHandle(booted.systemChores.workflowId)
+        .terminate('test over')
+        .catch(() => undefined);
     }
     expect(booted.schedules.feeds).toEqual({ ensured: 1, created: [scheduleId] });
     const described = await client.schedule.getHandle(scheduleId).describe();

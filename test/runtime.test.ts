@@ -17,7 +17,7 @@ import { createRuntimeDeps, rankRuntimeProposals, resolveRuntimeIntent } from '.
 import { queryMerchantAgents } from '../src/runtime/merchant-query';
 import { BUDGET_DEFAULTS } from '../src/schemas/runtime';
 import { insertRuntime } from '../src/runtime/store';
-import { ensureRuntimeReconcileSchedule, runtimeReconcileScheduleId } from '../src/runtime/reconcile';
+import { ensureSystemChores, runChore, systemChoresWorkflowId } from '../src/housekeeping/chores';
 import { replayAndRecord as recordHistory } from './helpers/histories';
 import { startMerchantAgent } from '../examples/merchant-agent/agent';
 
@@ -88,10 +88,27 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await stopTheLoop();
   await worker?.stop();
   await Promise.all(servers.map((s) => s.close()));
   await api?.close();
 });
+
+/**
+ * One pass of the runtime reconciler through the task queue's system-chores loop (started here as a
+ * worker boot starts it), answered by its `runChore` Update; the loop is stopped after the test.
+ */
+async function reconcileThroughTheLoop() {
+  await ensureSystemChores(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
+  onTestFinished(stopTheLoop);
+  return runChore(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE, 'runtimeReconcile');
+}
+async function stopTheLoop() {
+  await api?.temporal?.client.workflow
+    .getHandle(systemChoresWorkflowId(api.config.TEMPORAL_TASK_QUEUE))
+    .terminate('test over')
+    .catch(() => undefined);
+}
 
 describe('POST /v1/commerce-runtime (docs/RUNTIME.md)', () => {
   it('runs the loop over 3 merchant agents: the honest one is chosen, the slow one times out, the liar loses on trust', async () => {
@@ -560,7 +577,7 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
     });
   });
 
-  it('the runtime-reconcile Schedule closes a row whose workflow was terminated, and one whose workflow never started', async () => {
+  it('the runtime-reconcile chore closes a row whose workflow was terminated, and one whose workflow never started', async () => {
     const tag = letters();
     const hang = await merchantAgent(() => 'hang');
     await register(`m-${tag}-hang`, hang.server.url, [tag]);
@@ -592,33 +609,18 @@ describe('exactly-once steps, visible failures, the reconciler', () => {
       .where('runtime_id', '=', orphan)
       .execute();
 
-    const schedule = await ensureRuntimeReconcileSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
-    expect(schedule.scheduleId).toBe(runtimeReconcileScheduleId(api.config.TEMPORAL_TASK_QUEUE));
-    const handle = api.temporal!.client.schedule.getHandle(schedule.scheduleId);
-    try {
-      await handle.trigger();
-      const deadline = Date.now() + 30_000;
-      let rows;
-      for (;;) {
-        rows = await api.db
-          .selectFrom('commerce_runtimes')
-          .select(['runtime_id', 'stage', 'finished_at', 'runtime_trace'])
-          .where('runtime_id', 'in', [terminated, orphan])
-          .orderBy('runtime_id')
-          .execute();
-        if (rows.every((r) => r.finished_at)) break;
-        if (Date.now() > deadline) throw new Error(`not reconciled: ${JSON.stringify(rows)}`);
-        await sleep(250);
-      }
-      const byId = new Map(rows.map((r) => [r.runtime_id, r]));
-      expect(byId.get(terminated)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_terminated' } });
-      expect(byId.get(orphan)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_not_started' } });
-      const { workflowId, firstExecutionRunId } = (await handle.describe()).info.recentActions.at(-1)!.action.workflow;
-      await api.temporal!.client.workflow.getHandle(workflowId, firstExecutionRunId).result();
-      await recordHistory(api.temporal!.client, workflowId, 'runtime-reconciler.json');
-    } finally {
-      await handle.delete();
-    }
+    const reconciled = await reconcileThroughTheLoop();
+    expect(reconciled).toMatchObject({ chore: 'runtimeReconcile', checked: expect.any(Number), closed: expect.any(Number) });
+    // Closed by this pass, or by the loop's own first tick just before it (one chore at a time).
+    const rows = await api.db
+      .selectFrom('commerce_runtimes')
+      .select(['runtime_id', 'stage', 'finished_at', 'runtime_trace'])
+      .where('runtime_id', 'in', [terminated, orphan])
+      .orderBy('runtime_id')
+      .execute();
+    const byId = new Map(rows.map((r) => [r.runtime_id, r]));
+    expect(byId.get(terminated)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_terminated' } });
+    expect(byId.get(orphan)).toMatchObject({ stage: 'failed', runtime_trace: { audit_status: 'failed:workflow_not_started' } });
   });
 });
 
@@ -643,7 +645,7 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
     await recordHistory(api.temporal!.client, rt.runtime_session.workflow_id, 'commerce-runtime-authorize-skipped.json');
   });
 
-  it('the runtime-reconcile Schedule voids an authorization whose token expired without a checkout (payment_voided), and keeps one a live checkout holds', async () => {
+  it('the runtime-reconcile chore voids an authorization whose token expired without a checkout (payment_voided), and keeps one a live checkout holds', async () => {
     const authorizedRun = async () => {
       const tag = letters();
       const good = await merchantAgent(() => offer(catalogPrice()));
@@ -675,39 +677,19 @@ describe('payment a runtime authorizes: only what can be handed off, and voided 
       .where('match_token_id', 'in', tokens)
       .execute();
 
-    const schedule = await ensureRuntimeReconcileSchedule(api.temporal!.client, api.config.TEMPORAL_TASK_QUEUE);
-    const handle = api.temporal!.client.schedule.getHandle(schedule.scheduleId);
     // What the sweep must void: every token expired when it ran (other test files' tokens keep expiring after).
     const { rows: clock } = await sql<{ at: Date }>`select now() as at`.execute(api.db);
     const sweptFrom = clock[0]!.at;
-    try {
-      const before = (await handle.describe()).info.recentActions.length;
-      await handle.trigger();
-      // The sweep's run, waited for to its end (bounded): it voids in its own transactions, one by one.
-      let ran = false;
-      for (let i = 0; i < 120 && !ran; i++) {
-        const actions = (await handle.describe()).info.recentActions;
-        if (actions.length > before) {
-          const { workflowId, firstExecutionRunId } = actions.at(-1)!.action.workflow;
-          await answersWithin(
-            'the reconcile sweep',
-            api.temporal!.client.workflow.getHandle(workflowId, firstExecutionRunId).result(),
-            60_000,
-          );
-          ran = true;
-        } else await sleep(250);
-      }
-      expect(ran, 'the schedule started a sweep').toBe(true);
-      const auth = await api.db
-        .selectFrom('payment_authorizations')
-        .selectAll()
-        .where('match_token_id', '=', tokens[0]!)
-        .executeTakeFirstOrThrow();
-      expect(auth.status).toBe('voided');
-      expect(auth.void_reason).toBe('match_token_expired_without_checkout');
-    } finally {
-      await handle.delete();
-    }
+    // The pass run now, waited for to its end (bounded): it voids in its own transactions, one by one.
+    const reconciled = await answersWithin('the reconcile chore', reconcileThroughTheLoop(), 60_000);
+    expect(reconciled).toMatchObject({ chore: 'runtimeReconcile', voided: expect.any(Number) });
+    const auth = await api.db
+      .selectFrom('payment_authorizations')
+      .selectAll()
+      .where('match_token_id', '=', tokens[0]!)
+      .executeTakeFirstOrThrow();
+    expect(auth.status).toBe('voided');
+    expect(auth.void_reason).toBe('match_token_expired_without_checkout');
     const after = (await get(`/v1/commerce-runtime/${stranded.runtime_session.runtime_id}`)).body.runtime;
     expect(after.match_token.acceptance_state).toBe('expired');
     expect(after.proposal.proposal_state).toBe('pending_confirmation');

@@ -40,6 +40,7 @@ async function main() {
     close: closeWorker,
     addedSearchAttributes,
     schedules,
+    systemChores,
     promoteVersion,
   } = await bootWorker({
     deps: { db, config },
@@ -47,7 +48,8 @@ async function main() {
   });
   if (addedSearchAttributes.length) logger.info({ added: addedSearchAttributes }, 'registered search attributes');
   logger.info(schedules.reconciliation, 'reconciliation schedule in place');
-  logger.info(schedules.runtimeReconcile, 'runtime reconcile schedule in place');
+  logger.info(systemChores, 'system chores loop running');
+  if (schedules.removed.length) logger.info({ removed: schedules.removed }, 'schedules replaced by the system chores loop removed');
   observeDeliveries(db);
   const metrics = config.WORKER_METRICS_PORT
     ? await startWorkerMetricsServer({
@@ -58,7 +60,7 @@ async function main() {
       })
     : undefined;
   if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'worker metrics listening');
-  logger.info({ schedules: schedules.housekeeping }, 'housekeeping schedules in place');
+  logger.info(schedules.purge, 'housekeeping purge schedule in place');
   logger.info({ feeds: schedules.feeds.ensured, recreated: schedules.feeds.created.length }, 'feed refresh schedules in place');
   // SIGINT/SIGTERM (the SDK's default shutdown signals) call worker.shutdown(): polling stops, in-flight
   // activities get SHUTDOWN_GRACE_MS to finish, and Worker.run() returns once they have.

@@ -10,14 +10,13 @@ import { createActivities } from '../activities/index';
 import type { ActivityDeps } from '../activities/deps';
 import { activityMetricsInterceptor } from '../src/metrics/worker';
 import { ensureReconciliationSchedule } from '../src/reconciliation/schedule';
-import { ensureRuntimeReconcileSchedule } from '../src/runtime/reconcile';
 import type { TemporalHandle } from '../src/temporal/client';
 import { ensureSearchAttributes } from '../src/temporal/search-attributes';
 import { deploymentOptions, ensureCurrentVersion, workerVersion, type Promotion, type WorkerVersion } from '../src/temporal/versioning';
 import type { Logger } from '../src/logger';
-import { ensureHousekeepingSchedules } from '../src/housekeeping/schedules';
+import { ensurePurgeSchedule } from '../src/housekeeping/schedules';
+import { deleteReplacedSchedules, ensureSystemChores } from '../src/housekeeping/chores';
 import { ensureFeedSchedules } from '../src/feed-refresh/client';
-import { ensureCatalogEmbeddingSchedule } from '../src/catalog-embedding/client';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import { workflowBundle } from './bundle';
 
@@ -89,8 +88,9 @@ export async function createWorker(opts: {
 
 /**
  * The worker side of a deployment, the same for `npm run worker` (worker/main.ts) and `npm start`
- * (bin/all-in-one.ts): the search attributes the flows write, the worker itself, and the Schedules that
- * start the scheduled flows, one per active registered feed included. The caller runs the worker and closes it.
+ * (bin/all-in-one.ts): the search attributes the flows write, the worker itself, the Schedules that
+ * start the scheduled flows (one per active registered feed included), and the task queue's
+ * system-chores loop. The caller runs the worker and closes it.
  */
 export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalHandle }) {
   const { config } = opts.deps;
@@ -105,20 +105,23 @@ export async function bootWorker(opts: { deps: ActivityDeps; temporal: TemporalH
   });
   const schedules = {
     reconciliation: await ensureReconciliationSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
-    runtimeReconcile: await ensureRuntimeReconcileSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
-    // Housekeeping (purges, expiry sweep, missed fan-outs) once per deployment, not per API process.
-    housekeeping: await ensureHousekeepingSchedules(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
+    // The hourly purge once per deployment, not per API process.
+    purge: await ensurePurgeSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
     // Feeds registered before a namespace reset (or whose schedule was deleted by hand) refresh again.
     feeds: await ensureFeedSchedules(opts.temporal.client, opts.deps.db, config.TEMPORAL_TASK_QUEUE),
-    // The semantic tier's product vectors follow the catalog (and catch up with what changed meanwhile).
-    catalogEmbedding: await ensureCatalogEmbeddingSchedule(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
+    // The four Schedules the system-chores loop replaced stop with an upgraded deployment's first boot.
+    removed: await deleteReplacedSchedules(opts.temporal.client, config.TEMPORAL_TASK_QUEUE),
   };
+  // The frequent chores (missed fan-outs, proposal expiry, runtime reconcile, the catalog-embedding
+  // check) in one loop per task queue, however many workers boot (docs/OPERATIONS.md, "System chores").
+  const systemChores = await ensureSystemChores(opts.temporal.client, config.TEMPORAL_TASK_QUEUE);
   return {
     worker,
     version,
     close,
     addedSearchAttributes: added,
     schedules,
+    systemChores,
     /**
      * Once `worker.run()` has started (the deployment and the version exist after the first poll):
      * make the version current when it should be (src/temporal/versioning.ts), logged. Bounded, never

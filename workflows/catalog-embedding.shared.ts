@@ -1,8 +1,9 @@
 /**
  * The catalog-embedding flow (docs/RECOMMEND.md, "The semantic tier"): a walk over the catalog by
- * product id that embeds every product whose vector is missing or stale, started by its Schedule
- * (`catalog-embedding`, every minute, one at a time) and triggered at once by a seed or an import.
- * What clients (the schedule, the API, tests) import. No Node or activity imports here.
+ * product id that embeds every product whose vector is missing or stale, one at a time (a fixed
+ * workflow id), started by the system-chores loop when the catalog changed and at once by an import
+ * (src/catalog-embedding/client.ts). What clients (the loop's activity, the API, tests) import. No
+ * Node or activity imports here.
  */
 
 export const CATALOG_EMBEDDING_WORKFLOW = 'catalogEmbedding';

@@ -7,5 +7,5 @@ export { commerceRuntime } from './runtime';
 export { reconciliation } from './reconciliation';
 export { runtimeReconciler } from './runtime-reconciler';
 export { feedRefresh } from './feed-refresh';
-export { housekeepingPurge, proposalExpirySweep, surgeSweep } from './housekeeping';
+export { housekeepingPurge, proposalExpirySweep, surgeSweep, systemChores } from './housekeeping';
 export { catalogEmbedding } from './catalog-embedding';

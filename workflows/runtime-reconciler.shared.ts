@@ -1,6 +1,7 @@
 /**
  * The runtime reconciler's contract: what one pass of workflows/runtime-reconciler.ts reports. Its
- * only client is the `runtime-reconcile` Schedule (src/runtime/reconcile.ts), started by type name.
+ * client was the `runtime-reconcile` Schedule, replaced by the `runtimeReconcile` chore of the
+ * system-chores loop (src/housekeeping/chores.ts); the workflow stays so recorded runs replay.
  */
 export interface ReconcilerOutcome {
   /** Open runtime rows looked at. */

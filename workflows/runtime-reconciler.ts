@@ -9,13 +9,14 @@ const activities = wf.proxyActivities<RuntimeReconcilerActivities>({
 });
 
 /**
- * Started every minute by the `runtime-reconcile` Schedule (src/runtime/reconcile.ts): closes the
- * commerce runtime rows whose workflow has closed without closing them.
+ * Was started every minute by the `runtime-reconcile` Schedule: closes the commerce runtime rows whose
+ * workflow has closed without closing them. The system-chores loop runs its activity now (the
+ * `runtimeReconcile` chore, workflows/housekeeping.ts); kept registered so recorded runs replay.
  */
 export async function runtimeReconciler(): Promise<ReconcilerOutcome> {
   const r = await activities.reconcileOpenRuntimes();
   wf.setCurrentDetails(`checked ${r.checked} open runtime row(s), closed ${r.closed.length}`);
   return { checked: r.checked, closed: r.closed.length };
 }
-// Pinned: a scheduled sweep of seconds; each Schedule tick starts on the current version.
+// Pinned: a sweep of seconds.
 statesVersioning('PINNED', runtimeReconciler);

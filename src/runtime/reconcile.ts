@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
-import { Client, Connection, WorkflowNotFoundError, type ScheduleOptions } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/connect';
-import { ensureSchedule } from '../temporal/schedules';
-import { DEFAULT_TASK_QUEUE, workflowIds } from '../temporal/names';
+import { workflowIds } from '../temporal/names';
 import type { RuntimeOutcome } from '../../workflows/runtime.shared';
 import { voidStrandedAuthorizations } from './payment';
 
@@ -11,8 +10,8 @@ import { voidStrandedAuthorizations } from './payment';
  * The runtime reconciler (docs/OPERATIONS.md, failure modes): a run's own workflow closes its row
  * (its last step retries until Postgres answers), but a workflow terminated, reset or timed out
  * from outside, or a start that never reached Temporal, leaves a row that says `running` forever.
- * A Temporal Schedule runs `runtimeReconciler` every minute; it closes every such row from what
- * Temporal knows about the run. The same pass voids payment authorizations whose token expired with
+ * The system-chores loop runs it every minute (its `runtimeReconcile` chore, src/housekeeping/chores.ts);
+ * it closes every such row from what Temporal knows about the run. The same pass voids payment authorizations whose token expired with
  * no live checkout (src/runtime/payment.ts).
  */
 
@@ -21,9 +20,6 @@ export const RECONCILE_AFTER_S = 60;
 /** A row whose workflow Temporal has never heard of is closed only after this long (the API's start may be slow). */
 export const NOT_STARTED_AFTER_S = 600;
 const BATCH = 200;
-
-export const runtimeReconcileScheduleId = (taskQueue: string) =>
-  taskQueue === DEFAULT_TASK_QUEUE ? 'runtime-reconcile' : `runtime-reconcile-${taskQueue}`;
 
 export interface ReconciledRuntime {
   runtimeId: string;
@@ -50,7 +46,7 @@ async function closeOpenRuntime(db: Db, runtimeId: string, stage: string, auditS
 }
 
 /**
- * One pass of the runtime reconciler (the `runtimeReconciler` workflow's activity). It asks Temporal
+ * One pass of the runtime reconciler (a local activity of the system-chores loop). It asks Temporal
  * about other runs: a connection per pass (once a minute), closed after it, so nothing outlives the
  * worker's shutdown.
  */
@@ -108,26 +104,4 @@ export async function reconcileRuntimes(
       closed.push({ runtimeId: row.runtime_id, workflowStatus: status, stage, auditStatus: audit });
   }
   return { checked: open.length, closed };
-}
-
-function scheduleOptions(taskQueue: string): ScheduleOptions {
-  return {
-    scheduleId: runtimeReconcileScheduleId(taskQueue),
-    spec: { intervals: [{ every: '1 minute' }] },
-    action: {
-      type: 'startWorkflow',
-      workflowType: 'runtimeReconciler',
-      workflowId: `runtime-reconcile-${taskQueue}`,
-      taskQueue,
-      args: [],
-      staticSummary: 'Closes commerce runtime rows whose workflow has closed; voids payment authorizations no checkout took up',
-    },
-    // One at a time; a tick missed while the cluster was down is not worth catching up (the next one covers it).
-    policies: { overlap: 'SKIP', catchupWindow: '1 minute', pauseOnFailure: false },
-  };
-}
-
-/** Creates the schedule, or brings an existing one to this code's spec and action. Safe on every worker start. */
-export function ensureRuntimeReconcileSchedule(client: Client, taskQueue: string): Promise<{ scheduleId: string; created: boolean }> {
-  return ensureSchedule(client, scheduleOptions(taskQueue));
 }

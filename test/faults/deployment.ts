@@ -7,8 +7,8 @@ import { startApiProcess, type ApiProcess } from '../helpers/api-process';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 import { TEST_ENCRYPTION_KEY, TEST_INVITE, TEST_SUPPLY_KEY, type TestApi } from '../helpers/stack';
 import { freePort } from '../../src/net';
-import { housekeepingScheduleId } from '../../src/housekeeping/schedules';
-import { HOUSEKEEPING_WORKFLOWS } from '../../workflows/housekeeping.shared';
+import { purgeScheduleId } from '../../src/housekeeping/schedules';
+import { systemChoresWorkflowId } from '../../src/housekeeping/chores';
 
 /**
  * The split deployment of `npm run api` + `npm run worker` as real processes, for the fault suite:
@@ -91,6 +91,8 @@ export async function startDeployment(opts: {
     async close() {
       await Promise.all(d.workers.map((w) => w.stop()));
       await d.api?.stop();
+      // The loop the workers booted would tick on after the test (bounded: Temporal may be the fault).
+      await Promise.race([stopHousekeeping(d.temporal, taskQueue), sleep(10_000)]);
       await connection.close();
     },
   };
@@ -257,12 +259,17 @@ export const confirmBody = (b: Buyable) => ({
   currency: 'USD',
 });
 
-/** Removes the housekeeping Schedules a deployment's workers ensured on its task queue (they would tick on after the test). */
-export async function deleteHousekeepingSchedules(temporal: Client | undefined, taskQueue: string): Promise<void> {
-  for (const id of Object.keys(HOUSEKEEPING_WORKFLOWS)) {
-    await temporal?.schedule
-      .getHandle(housekeepingScheduleId(id as keyof typeof HOUSEKEEPING_WORKFLOWS, taskQueue))
-      .delete()
-      .catch(() => {});
-  }
+/**
+ * Removes the housekeeping a deployment's workers started on its task queue (it would tick on after the
+ * test): the purge Schedule, and the system-chores loop (terminated).
+ */
+export async function stopHousekeeping(temporal: Client | undefined, taskQueue: string): Promise<void> {
+  await temporal?.schedule
+    .getHandle(purgeScheduleId(taskQueue))
+    .delete()
+    .catch(() => {});
+  await temporal?.workflow
+    .getHandle(systemChoresWorkflowId(taskQueue))
+    .terminate('test over')
+    .catch(() => {});
 }

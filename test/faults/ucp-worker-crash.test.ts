@@ -8,7 +8,7 @@ import { onboard, type Onboarded } from '../helpers/console';
 import { answersWithin } from '../helpers/deadline';
 import { MOCK_HANDLER, startUcpBusiness, TOKEN_OK, type UcpBusiness } from '../helpers/ucp-business';
 import type { UcpSchemaVersion } from '../helpers/ucp-schemas';
-import { deleteHousekeepingSchedules, eventually, letters, startDeployment, type Deployment } from './deployment';
+import { stopHousekeeping, eventually, letters, startDeployment, type Deployment } from './deployment';
 
 /**
  * Worker SIGKILL while it completes a UCP business's checkout session, in the split deployment (API
@@ -53,7 +53,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const b of businesses) await b.close();
-  await deleteHousekeepingSchedules(d?.temporal, d?.taskQueue ?? '');
+  await stopHousekeeping(d?.temporal, d?.taskQueue ?? '');
   await d?.close();
   await db?.destroy();
 });

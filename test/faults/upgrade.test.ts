@@ -23,7 +23,7 @@ import {
   orderMerchant,
   proposingMerchant,
   type Buyable,
-  deleteHousekeepingSchedules,
+  stopHousekeeping,
 } from './deployment';
 
 /**
@@ -119,7 +119,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers) await w.stop(30_000);
   for (const a of apis) await a.stop(30_000);
-  await deleteHousekeepingSchedules(temporal, taskQueue);
+  await stopHousekeeping(temporal, taskQueue);
   await connection?.close();
   await db?.destroy();
 });

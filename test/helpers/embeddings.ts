@@ -2,7 +2,8 @@ import os from 'node:os';
 import { appendFile, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../../src/db/connect';
-import { embedWholeCatalog, textHash, type TextEmbedder } from '../../src/catalog/embeddings';
+import { embedWholeCatalog, recordCatalogEmbedded, textHash, type TextEmbedder } from '../../src/catalog/embeddings';
+import { readCatalogVersion } from '../../src/catalog/version';
 import { SentenceEncoder } from '../../src/embedding/encoder';
 import { findEmbeddingModel } from '../../src/embedding/model';
 import { PROJECT_ROOT } from '../../src/temporal/cli';
@@ -88,7 +89,11 @@ async function embedWithCache(db: Db): Promise<{ scanned: number; embedded: numb
     },
   };
   try {
+    const catalogVersion = await readCatalogVersion(db);
     const done = await embedWholeCatalog(db, cached, { pageSize: 512 });
+    // Recorded as a walk records it: a worker's catalog check finds nothing due until a test changes
+    // the catalog (else every booted worker's system-chores loop walks the whole seeded catalog again).
+    await recordCatalogEmbedded(db, encoder.modelId, catalogVersion);
     return { ...done, fromCache };
   } finally {
     await encoder.close();
