@@ -87,8 +87,6 @@ interface ChildReport {
   peakRss: number;
   queryMs: Stats;
   scanMs: Stats;
-  /** The inverted-file index built over the same vectors afterwards: its build, scans and recall against the exact scan. */
-  ann: { buildMs: number; lists: number; probes: number; scanMs: Stats; recallAt10: number; recallAtK: number };
 }
 
 /** Wall milliseconds per item, and this process's CPU milliseconds per item over the same loop. */
@@ -159,8 +157,7 @@ async function child(cfg: { url: string; label: string; queries: number }): Prom
   const queryCpu = cpuMsSince(cpu);
   const withModel = memory();
 
-  // Exact first (no inverted-file index until asked for below, whatever the size).
-  const index = new SemanticIndex(EMBEDDING_MODEL.id, EMBEDDING_MODEL.dims, 2000, Number.POSITIVE_INFINITY);
+  const index = new SemanticIndex(EMBEDDING_MODEL.id, EMBEDDING_MODEL.dims);
   t = performance.now();
   await index.catchUp(db);
   const loadMs = performance.now() - t;
@@ -171,34 +168,13 @@ async function child(cfg: { url: string; label: string; queries: number }): Prom
   const scans = index.size > 100_000 ? vectors.slice(0, 40) : vectors;
   for (const q of scans.slice(0, 3)) index.search(q, SCAN_K, SCAN_MIN);
   const scanMs: number[] = [];
-  const exactHits: number[][] = [];
   cpu = process.cpuUsage();
   for (const q of scans) {
     t = performance.now();
-    exactHits.push(index.search(q, SCAN_K, SCAN_MIN).map((h) => h.productId));
+    index.search(q, SCAN_K, SCAN_MIN);
     scanMs.push(performance.now() - t);
   }
   const scanCpu = cpuMsSince(cpu);
-
-  // The inverted-file index over the same vectors, as the API builds it past ANN_MIN_VECTORS.
-  t = performance.now();
-  await index.maintainAnn(0);
-  const annBuildMs = performance.now() - t;
-  const annMs: number[] = [];
-  let found10 = 0;
-  let foundK = 0;
-  cpu = process.cpuUsage();
-  for (const [i, q] of scans.entries()) {
-    t = performance.now();
-    const hits = index.search(q, SCAN_K, SCAN_MIN).map((h) => h.productId);
-    annMs.push(performance.now() - t);
-    const top10 = new Set(hits.slice(0, 10));
-    found10 += exactHits[i]!.slice(0, 10).filter((id) => top10.has(id)).length / Math.max(1, Math.min(10, exactHits[i]!.length));
-    const all = new Set(hits);
-    foundK += exactHits[i]!.filter((id) => all.has(id)).length / Math.max(1, exactHits[i]!.length);
-  }
-  const annCpu = cpuMsSince(cpu);
-  const mode = index.mode;
   const report: ChildReport = {
     label: cfg.label,
     size: index.size,
@@ -210,14 +186,6 @@ async function child(cfg: { url: string; label: string; queries: number }): Prom
     peakRss: peakRss(),
     queryMs: stats(queryMs, queryCpu),
     scanMs: stats(scanMs, scanCpu),
-    ann: {
-      buildMs: annBuildMs,
-      lists: mode.kind === 'ann' ? mode.lists : 0,
-      probes: mode.kind === 'ann' ? mode.probes : 0,
-      scanMs: stats(annMs, annCpu),
-      recallAt10: found10 / scans.length,
-      recallAtK: foundK / scans.length,
-    },
   };
   await encoder.close();
   console.log(JSON.stringify(report));
@@ -452,16 +420,6 @@ async function main(): Promise<void> {
     line('query encoder, distinct shopper sentence (1 thread)', r20k.queryMs);
     line(`exact scan, ${r20k.size.toLocaleString('en')} vectors (k ${SCAN_K}, min ${SCAN_MIN})`, r20k.scanMs);
     line(`exact scan, ${r1m.size.toLocaleString('en')} vectors (k ${SCAN_K}, min ${SCAN_MIN})`, r1m.scanMs);
-    for (const r of [r20k, r1m])
-      line(
-        `inverted-file index, ${r.size.toLocaleString('en')} vectors, ${r.ann.probes} of ${r.ann.lists} lists (k ${SCAN_K}, min ${SCAN_MIN})`,
-        r.ann.scanMs,
-      );
-    for (const r of [r20k, r1m])
-      console.log(
-        `inverted-file index over ${r.size.toLocaleString('en')} vectors: built in ${(r.ann.buildMs / 1000).toFixed(1)} s; ` +
-          `recall against the exact scan: top 10 ${r.ann.recallAt10.toFixed(3)}, top ${SCAN_K} ${r.ann.recallAtK.toFixed(3)}`,
-      );
     console.log(`\nload average before ${loadBefore}, after ${loadAfter}; finished ${new Date().toISOString()}`);
   } finally {
     await db.destroy();

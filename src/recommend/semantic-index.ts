@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/connect';
 import { bytesToVector } from '../catalog/embeddings';
-import { IvfIndex } from './ivf';
 
 export interface SemanticHit {
   productId: number;
@@ -11,11 +10,6 @@ export interface SemanticHit {
 
 /** Rows read from Postgres per round trip while the index catches up. */
 const LOAD_PAGE = 5000;
-/**
- * From this many vectors a search scans an inverted-file index (src/recommend/ivf.ts) instead of
- * every vector: an exact scan of 100,000 takes ~65 ms, of 1,000,000 ~650 ms (docs/BENCHMARKS.md).
- */
-export const ANN_MIN_VECTORS = 100_000;
 
 /**
  * The catalog's product vectors of one model, held in this process for search (docs/RECOMMEND.md,
@@ -31,47 +25,14 @@ export class SemanticIndex {
   private lastSeq = '0';
   private checkedAt = 0;
   private pending: Promise<void> | null = null;
-  /** The inverted-file index once built; rebuilt in the background when the vectors doubled since. */
-  private ann: IvfIndex | null = null;
-  private annBuiltAt = 0;
-  private annBuilding: Promise<void> | null = null;
 
   constructor(
     readonly modelId: string,
     readonly dims: number,
     private readonly checkEveryMs = 2000,
-    private readonly annMin = ANN_MIN_VECTORS,
   ) {
     this.vectors = new Float32Array(dims * 1024);
   }
-
-  /** How searches run now: `exact`, or `ann` with the index's list count (for logs and tests). */
-  get mode(): { kind: 'exact' } | { kind: 'ann'; lists: number; probes: number; vectors: number } {
-    return this.ann ? { kind: 'ann', lists: this.ann.lists, probes: this.ann.defaultProbes, vectors: this.annBuiltAt } : { kind: 'exact' };
-  }
-
-  /**
-   * Builds the inverted-file index when the vectors reached `min` (default the index's threshold) or
-   * doubled since the last build, in slices between other work; searches stay exact until it is
-   * ready. Resolves when any build it started is done.
-   */
-  maintainAnn(min = this.annMin): Promise<void> {
-    const n = this.ids.length;
-    if (this.annBuilding || n < min || (this.ann && n < this.annBuiltAt * 2)) return this.annBuilding ?? Promise.resolve();
-    this.annBuilding = (async () => {
-      const built = await IvfIndex.build(this.vectors, n, this.dims);
-      // Vectors that came (or changed) while it was built: placed from the current array.
-      for (let slot = n; slot < this.ids.length; slot++) built.place(this.vectors, slot);
-      for (const slot of this.changedDuringBuild) built.place(this.vectors, slot);
-      this.ann = built;
-      this.annBuiltAt = n;
-    })().finally(() => {
-      this.annBuilding = null;
-      this.changedDuringBuild.clear();
-    });
-    return this.annBuilding;
-  }
-  private readonly changedDuringBuild = new Set<number>();
 
   /** Changes whenever the vectors held do (the highest seq loaded). */
   get version(): string {
@@ -109,8 +70,6 @@ export class SemanticIndex {
         if (rows.length < LOAD_PAGE) break;
       }
       this.checkedAt = Date.now();
-      // Not awaited: a build of seconds never holds up the search that asked for the catch-up.
-      void this.maintainAnn().catch(() => undefined);
     })().finally(() => {
       this.pending = null;
     });
@@ -129,21 +88,12 @@ export class SemanticIndex {
       }
       this.ids.push(productId);
       this.slotOf.set(productId, slot);
-      this.vectors.set(v, slot * this.dims);
-    } else {
-      this.vectors.set(v, slot * this.dims);
-      if (this.annBuilding) this.changedDuringBuild.add(slot);
     }
-    this.ann?.place(this.vectors, slot);
+    this.vectors.set(v, slot * this.dims);
   }
 
   /** The `k` nearest products to the unit vector `q` with a similarity of at least `minScore`, best first. */
   search(q: Float32Array, k: number, minScore = -1): SemanticHit[] {
-    if (this.ann) {
-      return this.ann
-        .search(this.vectors, q, k, this.ann.defaultProbes, minScore)
-        .map((h) => ({ productId: this.ids[h.slot]!, score: h.score }));
-    }
     const d = this.dims;
     const vs = this.vectors;
     // A sorted list of the best k so far; a candidate must beat its last to get in.
