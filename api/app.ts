@@ -14,6 +14,7 @@ import { jsonBody } from './middleware/body';
 import { methodNotAllowed, RouteRegistry } from './routes/registry';
 import { systemRoutes } from './routes/system';
 import { protocolRoutes } from './routes/protocols';
+import { ucpBusinessRoutes } from './routes/ucp-business';
 import { developerRoutes } from './routes/developers';
 import { merchantRoutes } from './routes/merchants';
 import { agentRoutes } from './routes/agents';
@@ -56,6 +57,7 @@ export function buildRoutes(): RouteRegistry {
   reportRoutes(routes);
   reconciliationRoutes(routes);
   protocolRoutes(routes);
+  ucpBusinessRoutes(routes);
   return routes;
 }
 

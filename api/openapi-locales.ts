@@ -28,6 +28,7 @@ import { feedsZhCN } from './locales/zh-CN/feeds';
 import { reportsZhCN } from './locales/zh-CN/reports';
 import { reconciliationZhCN } from './locales/zh-CN/reconciliation';
 import { protocolsZhCN } from './locales/zh-CN/protocols';
+import { ucpBusinessZhCN } from './locales/zh-CN/ucp-business';
 
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -54,6 +55,7 @@ export const translations: Record<Exclude<Locale, 'en'>, LocaleTexts> = {
     reportsZhCN,
     reconciliationZhCN,
     protocolsZhCN,
+    ucpBusinessZhCN,
   ),
 };
 

@@ -33,7 +33,15 @@ const UNKNOWN = 'zz_not_a_member';
  * may add some, and the signature covers the bytes as sent, so the document declares them open
  * (`additionalProperties` a schema) and the route takes any member. Every other body is closed.
  */
-const PROTOCOL_BODIES = ['POST /ucp/webhooks/orders', 'POST /acp/webhooks/{merchantId}/orders'];
+const PROTOCOL_BODIES = [
+  'POST /ucp/webhooks/orders',
+  'POST /acp/webhooks/{merchantId}/orders',
+  // The gateway's UCP business surface (api/routes/ucp-business.ts): UCP request documents, open as
+  // the UCP schemas declare them (context, filters, signals, attribution… take members a newer release adds).
+  'POST /ucp/catalog/search',
+  'POST /ucp/catalog/lookup',
+  'POST /ucp/catalog/product',
+];
 
 type SchemaNode = Record<string, any>;
 

@@ -243,6 +243,25 @@ const WALK: Record<string, Entry> = {
     req: () => ({ params: { version: '2026-01-11' } }),
     expect: [200],
   },
+  'GET /.well-known/ucp': {
+    kind: 'public',
+    reason: "the gateway's UCP business profile, read by platforms",
+    req: () => ({}),
+    expect: [200],
+  },
+  'POST /ucp/catalog/search': { kind: 'self', reason: "creates the caller's own intent, proposals and session, as GET /v1/recommend" },
+  'POST /ucp/catalog/lookup': {
+    kind: 'public',
+    reason: 'catalog (UCP lookup by catalog product id)',
+    req: () => ({ body: { ids: [A.product] }, headers: { 'ucp-agent': `profile="${api.url}/.well-known/ucp"` } }),
+    expect: [200],
+  },
+  'POST /ucp/catalog/product': {
+    kind: 'public',
+    reason: 'catalog (UCP get product by catalog product id)',
+    req: () => ({ body: { id: A.product }, headers: { 'ucp-agent': `profile="${api.url}/.well-known/ucp"` } }),
+    expect: [200],
+  },
   'POST /ucp/webhooks/orders': {
     kind: 'credential',
     reason: "a UCP business's order event: only its signature (its profile's keys) is a credential, never an API key",

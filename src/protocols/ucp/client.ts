@@ -24,6 +24,8 @@ export interface UcpClientDeps {
   platformProfileUrl: string;
   /** The gateway's UCP signing key; without it requests go unsigned. */
   signer?: UcpSigner;
+  /** A bearer credential the business issued to the platform (REST binding `Authorization`); none by default. */
+  bearer?: string;
 }
 
 /** Largest answer read from a business. */
@@ -88,6 +90,7 @@ export async function ucpRequestHeaders(
     'ucp-agent': ucpAgentHeader(platformProfileUrlFor(deps.platformProfileUrl, business.version)),
     'request-id': randomUUID(),
   };
+  if (deps.bearer) headers.authorization = `Bearer ${deps.bearer}`;
   if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
   if (bodyText !== undefined) {
     headers['content-type'] = 'application/json';
