@@ -197,7 +197,7 @@ async function expectOneOrderConfirmed(p: Planned, confirmed: HttpResult) {
   expect(done.order).toMatchObject({ status: 'placed', order_id: expect.stringMatching(/^ord_/) });
   const orderId = done.order.order_id as string;
   expect(done.receipt).toMatchObject({
-    status: 'handed_off',
+    status: 'order_placed',
     merchant_id: p.merchantId,
     merchant_response: { status_code: 200, order_id: orderId, body: { protocol: 'ucp', session_id: p.sessionId, order_id: orderId } },
     amount: p.amount,

@@ -171,7 +171,7 @@ describe('upgrading one worker to a new version while runs are in flight', () =>
         const confirm = async (api: number, c: { b: Buyable; id: string }) => {
           const res = await post(api, `/v1/agentic-checkout/${c.id}/confirm`, confirmBody(c.b), { prefer: 'wait=30' });
           expect(res.status, res.text).toBe(200);
-          expect(res.body.checkout).toMatchObject({ checkout_id: c.id, status: 'confirmed', receipt: { status: 'handed_off' } });
+          expect(res.body.checkout).toMatchObject({ checkout_id: c.id, status: 'confirmed', receipt: { status: 'order_placed' } });
           return res.body.checkout;
         };
 
@@ -258,7 +258,7 @@ describe('upgrading one worker to a new version while runs are in flight', () =>
           },
           90_000,
         );
-        expect(done).toMatchObject({ checkout_id: stranded.id, status: 'confirmed', receipt: { status: 'handed_off' } });
+        expect(done).toMatchObject({ checkout_id: stranded.id, status: 'confirmed', receipt: { status: 'order_placed' } });
         expect(new Set((await taskVersions(workflowIds.checkout(stranded.id))).map((t) => t.buildId))).toEqual(new Set([r1]));
         expect((await deployment()).current).toBe(r2);
 

@@ -204,7 +204,7 @@ describe('a worker killed mid-confirm (merchant handoff in flight)', () => {
       const done = confirmed.body.checkout;
       expect(done).toMatchObject({ checkout_id: checkoutId, status: 'confirmed' });
       expect(done.receipt).toMatchObject({
-        status: 'handed_off',
+        status: 'order_placed',
         merchant_id: merchantId,
         merchant_response: { status_code: 200, order_id: 'ord-1' },
         amount: b.amount,
