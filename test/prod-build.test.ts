@@ -133,13 +133,16 @@ describe('production build', () => {
       expect(migrate.output()).toContain('database is up to date');
 
       const api = start('api:prod', dir, env);
-      const worker = start('worker:prod', dir, env);
+      let worker: ReturnType<typeof start> | undefined;
       const base = `http://127.0.0.1:${port}`;
       try {
         const health = await waitForHealth(base, 200, 90_000).catch((err) => {
           throw new Error(`${(err as Error).message}\napi:\n${api.output()}`);
         });
         expect(health.body).toMatchObject({ status: 'ok', db: 'ok', temporal: 'ok' });
+        // The worker starts once the API listens: it takes a free port of its own for the SDK's
+        // metrics, which could otherwise be the API's, chosen above and free until the API takes it.
+        worker = start('worker:prod', dir, env);
         // The worker polls once its own health check answers.
         const workerBase = `http://127.0.0.1:${metricsPort}`;
         const deadline = Date.now() + 90_000;
@@ -200,7 +203,7 @@ describe('production build', () => {
         );
       } finally {
         stop(api.child);
-        stop(worker.child);
+        if (worker) stop(worker.child);
       }
       expect(await api.exited).toBe(0);
       expect(await worker.exited).toBe(0);

@@ -24,7 +24,10 @@ async function main() {
   if (traced) logger.info('OpenTelemetry tracing on (OTEL_* env)');
   // The SDK's runtime metrics (pollers, slots, task latencies, workflow outcomes) in Prometheus format
   // on a loopback port; the worker's listener serves them with its own. Must precede any connection.
-  const sdkMetricsPort = config.WORKER_METRICS_PORT ? await freePort() : undefined;
+  // (Never the port the worker's own listener is about to take, which is free until it does.)
+  let sdkMetricsPort: number | undefined;
+  for (let i = 0; config.WORKER_METRICS_PORT && i < 10 && (!sdkMetricsPort || sdkMetricsPort === config.WORKER_METRICS_PORT); i++)
+    sdkMetricsPort = await freePort();
   if (sdkMetricsPort) {
     Runtime.install({
       telemetryOptions: {
