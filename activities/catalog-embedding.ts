@@ -29,7 +29,8 @@ export function createCatalogEmbeddingActivities({ db, config }: ActivityDeps) {
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
-        return await embedCatalogPage(db, await loaded(), input);
+        // Cancelled (the worker drains past its grace, or the walk was cancelled): stops between two stores.
+        return await embedCatalogPage(db, await loaded(), { ...input, signal: ctx.cancellationSignal });
       } finally {
         clearInterval(beat);
       }

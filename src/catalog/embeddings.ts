@@ -72,15 +72,19 @@ export interface EmbedPageResult {
   embedded: number;
 }
 
+/** Products embedded and stored at a time within a page: a page stopped midway keeps what it did. */
+const STORE_EVERY = 32;
+
 /**
  * One page of the walk: the next `pageSize` products after `after` (by id), embedding those whose
- * stored embedding is missing, of another model, or of other words. Safe to repeat: a retried page
- * finds its products embedded and writes nothing.
+ * stored embedding is missing, of another model, or of other words, and storing them 32 at a time.
+ * `signal` stops it between two of those (a worker draining does not wait for a whole page; the
+ * page runs again elsewhere). Safe to repeat: a retried page finds what it stored embedded.
  */
 export async function embedCatalogPage(
   db: Db,
   embedder: TextEmbedder,
-  opts: { after: number; pageSize: number },
+  opts: { after: number; pageSize: number; signal?: AbortSignal },
 ): Promise<EmbedPageResult> {
   const rows = await db
     .selectFrom('products as p')
@@ -97,12 +101,14 @@ export async function embedCatalogPage(
       return { r, text, hash: textHash(text) };
     })
     .filter((x) => x.r.model_id !== embedder.modelId || !x.r.text_hash || !x.hash.equals(x.r.text_hash));
-  if (stale.length) {
-    const vectors = await embedder.embed(stale.map((x) => x.text));
+  for (let at = 0; at < stale.length; at += STORE_EVERY) {
+    opts.signal?.throwIfAborted();
+    const part = stale.slice(at, at + STORE_EVERY);
+    const vectors = await embedder.embed(part.map((x) => x.text));
     await storeEmbeddings(
       db,
       embedder.modelId,
-      stale.map((x, i) => ({ productId: x.r.product_id, hash: x.hash, vec: vectors[i]! })),
+      part.map((x, i) => ({ productId: x.r.product_id, hash: x.hash, vec: vectors[i]! })),
     );
   }
   return { cursor: rows.at(-1)!.product_id, scanned: rows.length, embedded: stale.length };
