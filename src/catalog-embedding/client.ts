@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/connect';
 import type { TemporalHandle } from '../temporal/client';
-import { DEFAULT_TASK_QUEUE } from '../temporal/names';
+import { perTaskQueue } from '../temporal/names';
 import { catalogEmbeddingDue } from '../catalog/embeddings';
 import { EMBEDDING_MODEL } from '../embedding/model';
 import { CATALOG_EMBEDDING_WORKFLOW } from '../../workflows/catalog-embedding.shared';
@@ -16,7 +16,7 @@ import { CATALOG_EMBEDDING_WORKFLOW } from '../../workflows/catalog-embedding.sh
  * start must join the same walk. Operators see each walk's progress in the UI.
  */
 export function catalogEmbeddingWorkflowId(taskQueue: string): string {
-  return taskQueue === DEFAULT_TASK_QUEUE ? 'catalog-embedding' : `catalog-embedding-${taskQueue}`;
+  return perTaskQueue('catalog-embedding', taskQueue);
 }
 
 /** Starts a walk, or finds the one running; its workflow id. */

@@ -1,5 +1,5 @@
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
-import { DEFAULT_TASK_QUEUE } from '../temporal/names';
+import { perTaskQueue } from '../temporal/names';
 import {
   SYSTEM_CHORES_UPDATES,
   SYSTEM_CHORES_WORKFLOW,
@@ -16,7 +16,7 @@ import {
  * its own every 2 hours and a catalog walk only when the catalog changed (docs/DECISIONS.md).
  */
 export function systemChoresWorkflowId(taskQueue: string): string {
-  return taskQueue === DEFAULT_TASK_QUEUE ? 'system-chores' : `system-chores-${taskQueue}`;
+  return perTaskQueue('system-chores', taskQueue);
 }
 
 /**
@@ -53,8 +53,9 @@ export function setSystemChoresPaused(client: Client, taskQueue: string, paused:
 
 /** The Schedules the loop replaced, by id (default task queue: no suffix, as every schedule id). */
 export function replacedScheduleIds(taskQueue: string): string[] {
-  const ids = ['housekeeping-surge-sweep', 'housekeeping-proposal-expiry', 'runtime-reconcile', 'catalog-embedding'];
-  return taskQueue === DEFAULT_TASK_QUEUE ? ids : ids.map((id) => `${id}-${taskQueue}`);
+  return ['housekeeping-surge-sweep', 'housekeeping-proposal-expiry', 'runtime-reconcile', 'catalog-embedding'].map((id) =>
+    perTaskQueue(id, taskQueue),
+  );
 }
 
 /** Deletes the replaced Schedules a deployment before this release created, so their runs stop; the ids deleted. */

@@ -1,6 +1,6 @@
 import type { Client, ScheduleOptions } from '@temporalio/client';
 import { ensureSchedule } from '../temporal/schedules';
-import { DEFAULT_TASK_QUEUE } from '../temporal/names';
+import { perTaskQueue } from '../temporal/names';
 import { HOUSEKEEPING_WORKFLOWS } from '../../workflows/housekeeping.shared';
 
 /**
@@ -11,7 +11,7 @@ import { HOUSEKEEPING_WORKFLOWS } from '../../workflows/housekeeping.shared';
  * system-chores loop instead (src/housekeeping/chores.ts).
  */
 export function purgeScheduleId(taskQueue: string): string {
-  return taskQueue === DEFAULT_TASK_QUEUE ? 'housekeeping-purge' : `housekeeping-purge-${taskQueue}`;
+  return perTaskQueue('housekeeping-purge', taskQueue);
 }
 
 function scheduleOptions(taskQueue: string): ScheduleOptions {

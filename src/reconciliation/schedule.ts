@@ -1,6 +1,6 @@
 import { type Client, type ScheduleOptions } from '@temporalio/client';
 import { ensureSchedule } from '../temporal/schedules';
-import { DEFAULT_TASK_QUEUE, searchAttributes as SA, workflowIds } from '../temporal/names';
+import { perTaskQueue, searchAttributes as SA, workflowIds } from '../temporal/names';
 import type { ReconciliationInput } from '../../workflows/reconciliation.shared';
 import { DEFAULT_ORDER_SOURCE } from '../supply/affiliate-orders';
 
@@ -13,8 +13,7 @@ import { DEFAULT_ORDER_SOURCE } from '../supply/affiliate-orders';
 
 export const RECONCILIATION_SCHEDULE_HOUR_UTC = 3;
 
-export const reconciliationScheduleId = (taskQueue: string) =>
-  taskQueue === DEFAULT_TASK_QUEUE ? 'reconcile-daily' : `reconcile-daily-${taskQueue}`;
+export const reconciliationScheduleId = (taskQueue: string) => perTaskQueue('reconcile-daily', taskQueue);
 
 function scheduleOptions(taskQueue: string): ScheduleOptions {
   const args: [ReconciliationInput] = [{ trigger: 'schedule', days: 1, source: DEFAULT_ORDER_SOURCE }];

@@ -3,6 +3,13 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 /** The task queue a deployment uses unless TEMPORAL_TASK_QUEUE says otherwise. */
 export const DEFAULT_TASK_QUEUE = 'gateway';
 
+/**
+ * The id of a deployment-wide thing (a Schedule, a long-running loop) on `taskQueue`: `name` on the
+ * default queue, `name-<task queue>` on any other (tests, a second deployment in one namespace), so no
+ * worker re-points another queue's.
+ */
+export const perTaskQueue = (name: string, taskQueue: string): string => (taskQueue === DEFAULT_TASK_QUEUE ? name : `${name}-${taskQueue}`);
+
 /** Search attributes operators filter on in the Temporal UI (docs/CONTRACT.md#temporal). All keywords. */
 export const SEARCH_ATTRIBUTE_NAMES = ['IntentId', 'MerchantId', 'CheckoutId', 'FlowStage', 'DeliveryState'] as const;
 
@@ -25,7 +32,7 @@ export const workflowIds = {
    * Reconciliation run by the daily Schedule: Temporal appends the scheduled time
    * (`reconcile-2026-11-24T03:00:00Z`); another task queue's schedule gets its own prefix.
    */
-  reconcileScheduled: (taskQueue: string) => (taskQueue === DEFAULT_TASK_QUEUE ? 'reconcile' : `reconcile-${taskQueue}`),
+  reconcileScheduled: (taskQueue: string) => perTaskQueue('reconcile', taskQueue),
   /** On demand: one id per day (or explicit as_of), source and length, so a repeated call joins a running run. */
   reconcileOnDemand: (asOf: string | undefined, today: Date, source: string, days: number) =>
     `reconcile-${asOf ?? today.toISOString().slice(0, 10)}-${source}-${days}d`,
